@@ -1,0 +1,59 @@
+//! Command-line flags (clap). Flags say how *this run* behaves; what corpus to build is in the
+//! topic file (see `topic.rs`).
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::run::Stage;
+
+/// glaneur builds topic corpora from the web for linguists: seeds, a keyword formula, a
+/// polite best-first crawl, clean UTF-8 text, a hyperlink graph, a document × word matrix and
+/// TreeTagger-ready files.
+///
+/// Exit codes: 0 corpus produced; 1 run finished but the corpus is empty (the summary says
+/// why); 2 fatal error (bad topic, unwritable folder, damaged run); 130 interrupted (run the
+/// same command again to resume).
+#[derive(Debug, Parser)]
+#[command(name = "glaneur", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do; without a command, `run` on the embedded demo topic.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build (or resume) a corpus: seeds → crawl → extract → export.
+    Run(RunArgs),
+    /// Validate a topic file and print it resolved, without fetching anything.
+    Check {
+        /// Topic file or folder (default: the embedded demo topic).
+        topic: Option<PathBuf>,
+    },
+}
+
+/// Flags of `glaneur run`.
+#[derive(Debug, Default, clap::Args)]
+pub struct RunArgs {
+    /// Topic file (`corpora/NAME/topic.toml`) or its folder. Default: the embedded demo topic,
+    /// which replays the recorded web in `corpora/demo/web.warc.gz` (no network needed).
+    pub topic: Option<PathBuf>,
+    /// Run folder (default: `run/` beside the topic file). An existing run folder is resumed.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Start at this stage and reuse what the earlier stages stored.
+    #[arg(long, value_enum, value_name = "STAGE", default_value = "seeds")]
+    pub from: Stage,
+    /// Send every request through this HTTP proxy (e.g. `http://127.0.0.1:3128`).
+    #[arg(long, value_name = "URL")]
+    pub proxy: Option<String>,
+    /// Crawl a recorded web from this WARC file instead of the network (no politeness delays:
+    /// no server is contacted).
+    #[arg(long, value_name = "FILE.warc.gz")]
+    pub replay: Option<PathBuf>,
+    /// No progress bars.
+    #[arg(long, short)]
+    pub quiet: bool,
+}

@@ -1,0 +1,1019 @@
+//! The crawl loop: a polite, best-first crawl that resumes where it stopped.
+//!
+//! **In:** the seeds already in `crawl.sqlite` (state `queued`), a [`Fetcher`], the topic.
+//! **Out:** every URL of the crawl settled in `crawl.sqlite` with a state and a reason, every
+//! response appended to the WARC file, the links table (the hyperlink graph).
+//!
+//! **Invariants:**
+//! - never more than one request in flight to a server (scheme + host + port), and at most
+//!   `crawl.concurrency` over all servers;
+//! - robots.txt is fetched before anything else on a server, and no URL it disallows is fetched;
+//! - between the end of one response and the next request to the same server there is at least
+//!   max(topic delay, robots `Crawl-delay` capped at `max_crawl_delay_seconds`) — except when
+//!   replaying a recording, where there is no server to be polite to;
+//! - a URL is fetched at most once per run folder: the seen set is the `urls` table, and a
+//!   response written to the WARC before a crash is recovered on resume instead of refetched;
+//! - this is the only feedback loop of glaneur (page → score → new links): it *calls* the pure
+//!   stage functions (`decode`, `extract`, `formula`, `score`) and never writes the corpus,
+//!   which the extract stage rebuilds from the WARC afterwards.
+//!
+//! Shape: one task owns the frontier, the database and the WARC file (so there are no locks
+//! around them); fetches run as separate tasks and send their results back over a channel; the
+//! CPU work on a page (decode, parse, score) runs on the blocking pool so that it never stalls
+//! the timers of other servers.
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use stages::extract::{ExtractOptions, LinkKind};
+use stages::formula::PreparedText;
+use stages::robots::Robots;
+use stages::score::{self, LinkEvidence, PageEvidence, Scope};
+use stages::urlnorm::{self, Canonicalizer};
+use tokio::sync::{mpsc, watch};
+
+use crate::fetch::{self, Failure, Fetcher, Response};
+use crate::progress::Progress;
+use crate::store::{FetchRow, PageFacts, Store};
+use crate::topic::{Strategy, Topic};
+use crate::warcfile::{self, WarcFile};
+
+/// Longest redirect chain followed (RFC 9110 suggests clients detect loops; 5 is what
+/// browsers' old limit and RFC 9309 for robots.txt use).
+pub const MAX_REDIRECTS: u32 = 5;
+
+/// Commit the crawl state at least this often.
+const COMMIT_EVERY: Duration = Duration::from_secs(1);
+
+/// Everything the crawl needs that does not change during it.
+pub struct CrawlContext {
+    /// The topic.
+    pub topic: Arc<Topic>,
+    /// Seen-set keys.
+    pub canonicalizer: Canonicalizer,
+    /// Domain restriction.
+    pub scope: Scope,
+    /// Our robots.txt product token.
+    pub product_token: String,
+    /// Where responses come from.
+    pub fetcher: Fetcher,
+    /// Text extraction settings.
+    pub extract_options: ExtractOptions,
+}
+
+/// What the crawl did in this run.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct CrawlOutcome {
+    /// Page requests made in this run (robots.txt excluded).
+    pub requests: u64,
+    /// robots.txt requests made in this run.
+    pub robots_requests: u64,
+    /// Responses recovered from the WARC file instead of refetched.
+    pub recovered: u64,
+    /// Bytes of a cut WARC record removed on open.
+    pub warc_repaired_bytes: u64,
+    /// Stopped by Ctrl-C / SIGTERM (resumable).
+    pub interrupted: bool,
+    /// The page budget was reached with URLs still queued.
+    pub budget_reached: bool,
+    /// URLs still queued at the end.
+    pub frontier_left: u64,
+    /// Seconds spent.
+    pub seconds: f64,
+}
+
+/// One entry of a host's queue.
+#[derive(Debug, Clone)]
+struct Entry {
+    /// Sort key: higher first.
+    key: f64,
+    /// Discovery order: earlier first among equal keys (keeps runs deterministic).
+    seq: u64,
+    id: i64,
+    url: String,
+    depth: u32,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.key
+            .total_cmp(&other.key)
+            .then_with(|| other.seq.cmp(&self.seq))
+    }
+}
+
+/// What we know of a server's robots.txt.
+enum RobotsState {
+    Unknown,
+    Fetching,
+    Known(Robots),
+}
+
+/// One server's queue and politeness clock.
+struct Host {
+    queue: BinaryHeap<Entry>,
+    /// A request to this server is in flight.
+    busy: bool,
+    /// Earliest time the next request may start.
+    next_at: Instant,
+    robots: RobotsState,
+    /// Pages fetched from this server (all runs).
+    fetched: u64,
+    /// Delay between requests, robots' Crawl-delay included.
+    delay: Duration,
+}
+
+/// A job's result, sent back to the loop.
+enum JobResult {
+    Robots {
+        host: String,
+        url: String,
+        outcome: Result<Response, Failure>,
+    },
+    Page {
+        entry: Entry,
+        host: String,
+        url: url::Url,
+        outcome: Result<Response, Failure>,
+        analysis: Option<Analysis>,
+    },
+}
+
+/// What the crawl learns from a page (computed on the blocking pool).
+#[derive(Debug, Default)]
+pub struct Analysis {
+    /// Topic facts.
+    pub facts: PageFacts,
+    /// Out-links: absolute URL, kind, anchor, anchor names the topic.
+    pub links: Vec<(String, LinkKind, String, bool)>,
+    /// `<meta name=robots>` nofollow.
+    pub nofollow: bool,
+}
+
+/// Decodes, extracts and scores a page: the crawl's view of it.
+pub fn analyze(topic: &Topic, options: &ExtractOptions, url: &url::Url, response: &Response) -> Analysis {
+    let content_type = response.header("content-type");
+    let tld = tld_of(url);
+    let decoded = stages::decode::decode(&response.body, content_type, tld.as_deref());
+    let is_plain = content_type
+        .map(|ct| ct.to_ascii_lowercase().starts_with("text/plain"))
+        .unwrap_or(false);
+    let extracted = if is_plain {
+        stages::extract::extract_plain(&decoded.text)
+    } else {
+        stages::extract::extract_html(&decoded.text, url, options)
+    };
+    // The crawl judges a page by *all* its visible text, boilerplate included: a table of
+    // contents about the topic is exactly where a focused crawl should go on from, even though
+    // the extract stage will not keep it as a document (that decision uses the clean text).
+    let title = extracted.title.clone().unwrap_or_default();
+    let mut text = title;
+    for block in &extracted.blocks {
+        text.push_str("\n\n");
+        text.push_str(&block.text);
+    }
+    let prepared = PreparedText::new(&text, topic.formula.options());
+    let verdict = topic.formula.evaluate_prepared(&prepared);
+    let language = extracted.language.clone();
+    let languages = &topic.file.languages;
+    let language_ok = languages.is_empty()
+        || language
+            .as_ref()
+            .is_some_and(|l| languages.iter().any(|t| *t == l.code));
+    let score = score::page_score(&PageEvidence {
+        verdict: &verdict,
+        tokens: prepared.token_count(),
+        language_ok,
+        language_confidence: language.as_ref().map_or(0.0, |l| l.confidence),
+    });
+    let links = extracted
+        .links
+        .iter()
+        .map(|link| {
+            let around = format!("{} {}", link.anchor, link.context);
+            let anchor_hit = topic.formula.evaluate(&around).hits > 0;
+            (link.url.clone(), link.kind, link.anchor.clone(), anchor_hit)
+        })
+        .collect();
+    Analysis {
+        facts: PageFacts {
+            score,
+            verdict: verdict.satisfied,
+            matched: verdict.matched,
+            language: language.map(|l| l.code),
+            title: extracted.title,
+        },
+        links,
+        nofollow: extracted.meta_robots.nofollow,
+    }
+}
+
+/// The last DNS label, lower-case ASCII, as chardetng wants its TLD hint (None for IPs).
+pub fn tld_of(url: &url::Url) -> Option<String> {
+    match url.host() {
+        Some(url::Host::Domain(d)) => d
+            .rsplit('.')
+            .next()
+            .filter(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+            .map(str::to_ascii_lowercase),
+        _ => None,
+    }
+}
+
+fn now_epoch() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+fn link_kind_name(kind: LinkKind) -> &'static str {
+    match kind {
+        LinkKind::Anchor => "anchor",
+        LinkKind::Area => "area",
+        LinkKind::Frame => "frame",
+        LinkKind::Iframe => "iframe",
+        LinkKind::LinkRel => "link-rel",
+        LinkKind::MetaRefresh => "meta-refresh",
+    }
+}
+
+/// The crawl's state while it runs.
+struct Crawler<'a> {
+    ctx: Arc<CrawlContext>,
+    store: &'a mut Store,
+    warc: &'a mut WarcFile,
+    progress: &'a Progress,
+    hosts: HashMap<String, Host>,
+    seq: u64,
+    /// Page requests started, all runs (the budget counts them).
+    requests_total: u64,
+    outcome: CrawlOutcome,
+    last_commit: Instant,
+}
+
+/// Runs the crawl until the frontier is empty, the budget is spent or `shutdown` fires.
+pub async fn crawl(
+    ctx: Arc<CrawlContext>,
+    store: &mut Store,
+    warc: &mut WarcFile,
+    warc_repaired_bytes: u64,
+    progress: &Progress,
+    mut shutdown: watch::Receiver<bool>,
+) -> anyhow::Result<CrawlOutcome> {
+    let started = Instant::now();
+    let requests_total = store.requests_made()?;
+    let mut crawler = Crawler {
+        ctx: ctx.clone(),
+        store,
+        warc,
+        progress,
+        hosts: HashMap::new(),
+        seq: 0,
+        requests_total,
+        outcome: CrawlOutcome {
+            warc_repaired_bytes,
+            ..CrawlOutcome::default()
+        },
+        last_commit: Instant::now(),
+    };
+    crawler.load_frontier()?;
+    crawler.recover_from_warc()?;
+
+    let concurrency = ctx.topic.file.crawl.concurrency;
+    let max_pages = ctx.topic.file.crawl.max_pages;
+    let (tx, mut rx) = mpsc::channel::<JobResult>(concurrency * 2);
+    let mut in_flight = 0usize;
+    let mut stopping = *shutdown.borrow();
+
+    loop {
+        // Start as many requests as the global limit, the budget and the servers' clocks allow.
+        if !stopping {
+            while in_flight < concurrency {
+                let now = Instant::now();
+                let Some(host_key) = crawler.pick_host(now, max_pages) else {
+                    break;
+                };
+                if crawler.start_next(&host_key, &tx, max_pages)? {
+                    in_flight += 1;
+                }
+            }
+        }
+        let pending = crawler.has_pending();
+        if in_flight == 0 {
+            let budget_spent = crawler.requests_total >= max_pages;
+            if stopping || !pending || budget_spent {
+                crawler.outcome.budget_reached = budget_spent && pending;
+                break;
+            }
+        }
+        let wake = crawler.next_wake(max_pages);
+        tokio::select! {
+            // A finished job: record it and free its server.
+            Some(result) = rx.recv() => {
+                in_flight -= 1;
+                crawler.handle(result)?;
+            }
+            // A server's delay expired: loop to start its next request.
+            _ = sleep_until(wake), if in_flight < concurrency && !stopping => {}
+            // Ctrl-C / SIGTERM: stop starting requests, let the ones in flight finish so that
+            // their responses are stored, then leave the loop.
+            changed = shutdown.changed(), if !stopping => {
+                if changed.is_err() || *shutdown.borrow() {
+                    stopping = true;
+                    crawler.outcome.interrupted = true;
+                    crawler.progress.note("stopping: waiting for the requests in flight (run again to resume)");
+                }
+            }
+        }
+        if crawler.last_commit.elapsed() >= COMMIT_EVERY {
+            crawler.commit()?;
+        }
+    }
+    crawler.commit()?;
+    crawler.outcome.frontier_left = crawler
+        .hosts
+        .values()
+        .map(|h| h.queue.len() as u64)
+        .sum();
+    crawler.outcome.seconds = started.elapsed().as_secs_f64();
+    Ok(crawler.outcome)
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        // Nothing to wake for: wait for a job or a signal.
+        None => std::future::pending::<()>().await,
+    }
+}
+
+impl Crawler<'_> {
+    fn host_mut(&mut self, key: &str) -> &mut Host {
+        let delay = self.base_delay();
+        self.hosts.entry(key.to_string()).or_insert_with(|| Host {
+            queue: BinaryHeap::new(),
+            busy: false,
+            next_at: Instant::now(),
+            robots: RobotsState::Unknown,
+            fetched: 0,
+            delay,
+        })
+    }
+
+    fn base_delay(&self) -> Duration {
+        if self.ctx.fetcher.is_replay() {
+            Duration::ZERO
+        } else {
+            Duration::from_secs_f64(self.ctx.topic.file.politeness.delay_seconds)
+        }
+    }
+
+    fn key_for(&self, priority: f64, depth: u32) -> f64 {
+        match self.ctx.topic.file.crawl.strategy {
+            Strategy::BestFirst => priority,
+            Strategy::BreadthFirst => -f64::from(depth),
+        }
+    }
+
+    fn push(&mut self, host: &str, id: i64, url: String, depth: u32, priority: f64) {
+        self.seq += 1;
+        let entry = Entry {
+            key: self.key_for(priority, depth),
+            seq: self.seq,
+            id,
+            url,
+            depth,
+        };
+        self.host_mut(host).queue.push(entry);
+    }
+
+    fn load_frontier(&mut self) -> anyhow::Result<()> {
+        for (host, fetched) in self.store.host_counts()? {
+            self.host_mut(&host).fetched = fetched;
+        }
+        for q in self.store.queued()? {
+            self.push(&q.host, q.id, q.url, q.depth, q.priority);
+        }
+        let product_token = self.ctx.product_token.clone();
+        let max_crawl_delay = self.ctx.topic.file.politeness.max_crawl_delay_seconds;
+        let base = self.base_delay();
+        let replay = self.ctx.fetcher.is_replay();
+        let keys: Vec<String> = self.hosts.keys().cloned().collect();
+        for key in keys {
+            if let Some((status, body)) = self.store.robots_of(&key)? {
+                let robots = robots_from_status(status, body.as_bytes(), &product_token);
+                let host = self.host_mut(&key);
+                host.delay = politeness_delay(base, robots.crawl_delay(), max_crawl_delay, replay);
+                host.robots = RobotsState::Known(robots);
+            }
+        }
+        Ok(())
+    }
+
+    /// Responses that reached the WARC file after the last commit (the process was killed):
+    /// settle them from the file instead of fetching them again.
+    fn recover_from_warc(&mut self) -> anyhow::Result<()> {
+        let committed: u64 = self
+            .store
+            .meta("warc_committed_len")?
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        if committed >= self.warc.len() {
+            return Ok(());
+        }
+        let path = self.warc.path().to_path_buf();
+        let records = warcfile::records_from(&path, committed)?;
+        for (offset, length, record) in records {
+            if record.record_type() != Some("response") {
+                continue;
+            }
+            let Some(uri) = record.target_uri().map(str::to_string) else {
+                continue;
+            };
+            let Ok(url) = url::Url::parse(&uri) else {
+                continue;
+            };
+            let Ok(http) = stages::warc::parse_http_response(&record.block) else {
+                continue;
+            };
+            let response = Response {
+                status: http.status,
+                headers: http
+                    .headers
+                    .iter()
+                    .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
+                    .collect(),
+                body_skipped: record.header("WARC-Truncated") == Some("unspecified"),
+                truncated: record.header("WARC-Truncated") == Some("length"),
+                body: http.body,
+                request_block: Vec::new(),
+                response_block: record.block.clone(),
+                ip: None,
+                elapsed: Duration::ZERO,
+                replayed: false,
+            };
+            let host = urlnorm::host_key(&url);
+            if url.path() == "/robots.txt" && url.query().is_none() {
+                let unknown = matches!(
+                    self.hosts.get(&host).map(|h| &h.robots),
+                    Some(RobotsState::Unknown) | None
+                );
+                if unknown && self.store.url_id(url.as_str())?.is_none() {
+                    self.settle_robots(&host, Ok(response), false)?;
+                    self.outcome.recovered += 1;
+                    continue;
+                }
+            }
+            let Some(id) = self.store.url_id(url.as_str())? else {
+                continue;
+            };
+            // Only a URL still queued needs it; remove it from its host queue.
+            let Some(entry) = self.take_queued(&host, id) else {
+                continue;
+            };
+            let analysis = (response.status == 200 && !response.body_skipped).then(|| {
+                analyze(&self.ctx.topic, &self.ctx.extract_options, &url, &response)
+            });
+            self.settle_page(entry, &host, &url, Ok(response), analysis, Some((offset, length)))?;
+            self.requests_total += 1;
+            self.outcome.recovered += 1;
+        }
+        self.commit()?;
+        Ok(())
+    }
+
+    fn take_queued(&mut self, host: &str, id: i64) -> Option<Entry> {
+        let h = self.hosts.get_mut(host)?;
+        let mut found = None;
+        let rest: Vec<Entry> = std::mem::take(&mut h.queue)
+            .into_iter()
+            .filter_map(|e| {
+                if e.id == id && found.is_none() {
+                    found = Some(e);
+                    None
+                } else {
+                    Some(e)
+                }
+            })
+            .collect();
+        h.queue = rest.into();
+        found
+    }
+
+    fn has_pending(&self) -> bool {
+        self.hosts.values().any(|h| !h.queue.is_empty())
+    }
+
+    /// The ready server whose best URL comes first (ties: the server waiting longest).
+    fn pick_host(&self, now: Instant, max_pages: u64) -> Option<String> {
+        // With the budget spent nothing starts, not even a robots.txt: no page would follow it.
+        if self.requests_total >= max_pages {
+            return None;
+        }
+        self.hosts
+            .iter()
+            .filter(|(_, h)| !h.busy && h.next_at <= now && !h.queue.is_empty())
+            .max_by(|(ka, a), (kb, b)| {
+                let ea = a.queue.peek();
+                let eb = b.queue.peek();
+                match (ea, eb) {
+                    (Some(x), Some(y)) => x
+                        .cmp(y)
+                        .then_with(|| b.next_at.cmp(&a.next_at))
+                        .then_with(|| kb.cmp(ka)),
+                    _ => Ordering::Equal,
+                }
+            })
+            .map(|(k, _)| k.clone())
+    }
+
+    /// When the next server becomes ready (None: none is waiting on its clock).
+    fn next_wake(&self, max_pages: u64) -> Option<Instant> {
+        if self.requests_total >= max_pages {
+            return None;
+        }
+        self.hosts
+            .values()
+            .filter(|h| !h.busy && !h.queue.is_empty())
+            .map(|h| h.next_at)
+            .min()
+    }
+
+    /// Starts the next request on `host_key` (robots.txt first). Returns whether a job was
+    /// spawned; URLs settled without a request (robots, budget) return false.
+    fn start_next(
+        &mut self,
+        host_key: &str,
+        tx: &mpsc::Sender<JobResult>,
+        max_pages: u64,
+    ) -> anyhow::Result<bool> {
+        let fetcher = self.ctx.fetcher.clone();
+        let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
+        let host = self.host_mut(host_key);
+        match host.robots {
+            RobotsState::Unknown => {
+                host.robots = RobotsState::Fetching;
+                host.busy = true;
+                let url = format!("{host_key}/robots.txt");
+                let tx = tx.clone();
+                let host_key = host_key.to_string();
+                self.outcome.robots_requests += 1;
+                tokio::spawn(async move {
+                    let outcome = fetch_robots(&fetcher, &url).await;
+                    let _ = tx
+                        .send(JobResult::Robots {
+                            host: host_key,
+                            url,
+                            outcome,
+                        })
+                        .await;
+                });
+                return Ok(true);
+            }
+            RobotsState::Fetching => return Ok(false),
+            RobotsState::Known(_) => {}
+        }
+        let Some(entry) = host.queue.pop() else {
+            return Ok(false);
+        };
+        let (allowed, fetched) = match &host.robots {
+            RobotsState::Known(robots) => {
+                let target = url::Url::parse(&entry.url)
+                    .map(|u| fetch::request_target(&u))
+                    .unwrap_or_else(|_| "/".to_string());
+                (robots.is_allowed(&target), host.fetched)
+            }
+            _ => (true, host.fetched),
+        };
+        if !allowed {
+            self.store
+                .skip(entry.id, "robots", "disallowed by the server's robots.txt")?;
+            self.progress.dropped();
+            return Ok(false);
+        }
+        if fetched >= per_host {
+            self.store.skip(
+                entry.id,
+                "host-budget",
+                &format!("the server already gave {per_host} pages (crawl.max_pages_per_host)"),
+            )?;
+            self.progress.dropped();
+            return Ok(false);
+        }
+        if self.requests_total >= max_pages {
+            // Put it back: it stays in the frontier for a later run with a larger budget.
+            self.host_mut(host_key).queue.push(entry);
+            return Ok(false);
+        }
+        let Ok(url) = url::Url::parse(&entry.url) else {
+            self.store.skip(entry.id, "invalid-url", "cannot parse the stored URL")?;
+            return Ok(false);
+        };
+        self.requests_total += 1;
+        self.outcome.requests += 1;
+        self.host_mut(host_key).busy = true;
+        let ctx = self.ctx.clone();
+        let tx = tx.clone();
+        let host_key = host_key.to_string();
+        tokio::spawn(async move {
+            let outcome = fetcher.fetch(&url).await;
+            let analysis = match &outcome {
+                Ok(response) if response.status == 200 && !response.body_skipped => {
+                    // Parsing is CPU work and scraper's DOM is !Send: do it on the blocking
+                    // pool, where it neither stalls other servers' timers nor crosses an await.
+                    let ctx2 = ctx.clone();
+                    let url2 = url.clone();
+                    let response2 = response.clone();
+                    tokio::task::spawn_blocking(move || {
+                        analyze(&ctx2.topic, &ctx2.extract_options, &url2, &response2)
+                    })
+                    .await
+                    .ok()
+                }
+                _ => None,
+            };
+            let _ = tx
+                .send(JobResult::Page {
+                    entry,
+                    host: host_key,
+                    url,
+                    outcome,
+                    analysis,
+                })
+                .await;
+        });
+        Ok(true)
+    }
+
+    fn handle(&mut self, result: JobResult) -> anyhow::Result<()> {
+        match result {
+            JobResult::Robots { host, url, outcome } => {
+                if let Ok(response) = &outcome {
+                    self.warc.exchange(&url, response)?;
+                }
+                self.settle_robots(&host, outcome, true)
+            }
+            JobResult::Page {
+                entry,
+                host,
+                url,
+                outcome,
+                analysis,
+            } => self.settle_page(entry, &host, &url, outcome, analysis, None),
+        }
+    }
+
+    fn settle_robots(
+        &mut self,
+        host_key: &str,
+        outcome: Result<Response, Failure>,
+        live: bool,
+    ) -> anyhow::Result<()> {
+        let token = self.ctx.product_token.clone();
+        let (status, body) = match &outcome {
+            Ok(r) => (r.status, String::from_utf8_lossy(&r.body).into_owned()),
+            // Unreachable: RFC 9309 says assume complete disallow.
+            Err(_) => (0, String::new()),
+        };
+        let robots = robots_from_status(status, body.as_bytes(), &token);
+        let crawl_delay = robots.crawl_delay();
+        self.store.host_robots(host_key, status, &body, crawl_delay)?;
+        let base = self.base_delay();
+        let max_cd = self.ctx.topic.file.politeness.max_crawl_delay_seconds;
+        let replay = self.ctx.fetcher.is_replay();
+        let host = self.host_mut(host_key);
+        host.delay = politeness_delay(base, crawl_delay, max_cd, replay);
+        host.robots = RobotsState::Known(robots);
+        host.busy = false;
+        if live {
+            host.next_at = Instant::now() + host.delay;
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn settle_page(
+        &mut self,
+        entry: Entry,
+        host_key: &str,
+        url: &url::Url,
+        outcome: Result<Response, Failure>,
+        analysis: Option<Analysis>,
+        recovered_at: Option<(u64, u64)>,
+    ) -> anyhow::Result<()> {
+        let now = now_epoch();
+        {
+            let host = self.host_mut(host_key);
+            host.busy = false;
+            host.fetched += 1;
+            host.next_at = Instant::now() + host.delay;
+        }
+        let response = match outcome {
+            Ok(r) => r,
+            Err(failure) => {
+                self.store.fail(entry.id, failure.reason, &failure.detail, now)?;
+                self.store.host_fetched(host_key, true)?;
+                self.progress.fetched(false);
+                return Ok(());
+            }
+        };
+        self.store.host_fetched(host_key, false)?;
+        let location = match recovered_at {
+            Some(at) => at,
+            None => self.warc.exchange(url.as_str(), &response)?,
+        };
+        let status = response.status;
+        let row = FetchRow {
+            status,
+            content_type: response.header("content-type").map(str::to_string),
+            length: response.body.len() as u64,
+            last_modified: response.header("last-modified").map(str::to_string),
+            etag: response.header("etag").map(str::to_string),
+            server: response.header("server").map(str::to_string),
+            location: response.header("location").map(str::to_string),
+            fetched_at: now,
+            elapsed_ms: response.elapsed.as_millis() as u64,
+            warc: Some((warcfile::WARC_NAME.to_string(), location.0, location.1)),
+        };
+        let (reason, detail) = if (300..400).contains(&status) {
+            ("redirect", row.location.clone().unwrap_or_default())
+        } else if status == 200 && response.body_skipped {
+            (
+                "content-type",
+                format!(
+                    "{} is not harvested (HTML and plain text only)",
+                    row.content_type.as_deref().unwrap_or("?")
+                ),
+            )
+        } else if status == 200 {
+            ("fetched", String::new())
+        } else if response.header("x-glaneur-replay") == Some("missing") {
+            ("http-404", "not in the recording".to_string())
+        } else {
+            ("", String::new())
+        };
+        let reason = if reason.is_empty() {
+            format!("http-{status}")
+        } else {
+            reason.to_string()
+        };
+        self.store.fetched(entry.id, &row, &reason, &detail)?;
+
+        if (300..400).contains(&status) {
+            self.follow_redirect(&entry, url, row.location.as_deref())?;
+            self.progress.fetched(false);
+            return Ok(());
+        }
+        let Some(analysis) = analysis else {
+            self.progress.fetched(false);
+            return Ok(());
+        };
+        self.store.page_facts(entry.id, &analysis.facts)?;
+        let is_seed = self.store.is_seed(entry.id)?;
+        if is_seed {
+            self.store.seed_verdict(entry.id, analysis.facts.verdict)?;
+        }
+        self.progress.fetched(analysis.facts.verdict);
+        // Which links to follow. Seed 001: the crawl starts from the seeds that satisfy F, so
+        // an off-topic seed is a dead end; a page that says nofollow is one too.
+        if analysis.nofollow || (is_seed && !analysis.facts.verdict) {
+            return Ok(());
+        }
+        let child_depth = entry.depth + 1;
+        let too_deep = child_depth > self.ctx.topic.file.crawl.max_depth;
+        for (raw, kind, anchor, anchor_hit) in &analysis.links {
+            let Ok(target) = self.ctx.canonicalizer.parse(raw, Some(url)) else {
+                continue;
+            };
+            let priority = score::link_priority(&LinkEvidence {
+                parent_score: analysis.facts.score,
+                anchor_hit: *anchor_hit,
+                depth: child_depth,
+            });
+            let target_host = urlnorm::host_key(&target);
+            let (dst, new) = self.store.insert_url(
+                target.as_str(),
+                &target_host,
+                child_depth,
+                Some(entry.id),
+                "link",
+                priority,
+                now,
+            )?;
+            self.store.link(entry.id, dst, link_kind_name(*kind), anchor)?;
+            if !new {
+                continue;
+            }
+            if let Err(why) = self.ctx.scope.check(target.host_str().unwrap_or("")) {
+                let detail = match why {
+                    score::OutOfScope::NotAllowed => "host outside [domains] allow",
+                    score::OutOfScope::Denied => "host in [domains] deny",
+                };
+                self.store.skip(dst, "off-domain", detail)?;
+                continue;
+            }
+            if too_deep {
+                self.store.skip(
+                    dst,
+                    "depth-limit",
+                    &format!("depth {child_depth} > crawl.max_depth"),
+                )?;
+                continue;
+            }
+            self.push(&target_host, dst, target.to_string(), child_depth, priority);
+        }
+        Ok(())
+    }
+
+    fn follow_redirect(
+        &mut self,
+        entry: &Entry,
+        url: &url::Url,
+        location: Option<&str>,
+    ) -> anyhow::Result<()> {
+        let Some(location) = location else {
+            return Ok(());
+        };
+        let Ok(target) = self.ctx.canonicalizer.parse(location, Some(url)) else {
+            return Ok(());
+        };
+        let now = now_epoch();
+        let target_host = urlnorm::host_key(&target);
+        let hops = self.store.redirect_chain(entry.id)?.0 + 1;
+        let (dst, new) = self.store.insert_url(
+            target.as_str(),
+            &target_host,
+            entry.depth,
+            Some(entry.id),
+            "redirect",
+            1.0,
+            now,
+        )?;
+        self.store.link(entry.id, dst, "redirect", "")?;
+        if !new {
+            // Already seen: a loop or a second path to the same page; nothing more to do.
+            return Ok(());
+        }
+        if hops > MAX_REDIRECTS {
+            self.store.skip(
+                dst,
+                "redirect-chain",
+                &format!("more than {MAX_REDIRECTS} redirects in a row"),
+            )?;
+            return Ok(());
+        }
+        if self.ctx.scope.check(target.host_str().unwrap_or("")).is_err() {
+            self.store.skip(dst, "off-domain", "redirect target outside [domains]")?;
+            return Ok(());
+        }
+        // A redirect inherits its source's place in the queue: it is the same page.
+        let key_priority = match self.ctx.topic.file.crawl.strategy {
+            Strategy::BestFirst => entry.key,
+            Strategy::BreadthFirst => 1.0,
+        };
+        self.push(&target_host, dst, target.to_string(), entry.depth, key_priority);
+        Ok(())
+    }
+
+    fn commit(&mut self) -> anyhow::Result<()> {
+        // The WARC bytes reach the OS before the state that points at them is committed, and
+        // the committed length tells a resumed crawl where unrecorded responses may start.
+        self.warc.flush()?;
+        let len = self.warc.len().to_string();
+        self.store.set_meta("warc_committed_len", &len)?;
+        self.store.commit()?;
+        self.last_commit = Instant::now();
+        Ok(())
+    }
+}
+
+/// RFC 9309 status rules: 2xx parse; 4xx (except 429) allow all; 5xx, 429 and no answer
+/// disallow all. (3xx is followed by [`fetch_robots`] before we get here.)
+fn robots_from_status(status: u16, body: &[u8], product_token: &str) -> Robots {
+    match status {
+        200..=299 => Robots::from_response(status, body, product_token),
+        400..=499 if status != 429 => Robots::allow_all(),
+        _ => Robots::disallow_all(),
+    }
+}
+
+/// Politeness delay of a server: never shorter than the topic's; robots.txt can lengthen it
+/// up to the cap. No delay at all when replaying a recording.
+pub fn politeness_delay(
+    base: Duration,
+    crawl_delay: Option<f64>,
+    max_crawl_delay: f64,
+    replay: bool,
+) -> Duration {
+    if replay {
+        return Duration::ZERO;
+    }
+    let robots = crawl_delay
+        .filter(|d| d.is_finite() && *d > 0.0)
+        .map(|d| Duration::from_secs_f64(d.min(max_crawl_delay)))
+        .unwrap_or(Duration::ZERO);
+    base.max(robots)
+}
+
+/// Fetches robots.txt, following up to five redirects (RFC 9309 §2.3.1.2).
+async fn fetch_robots(fetcher: &Fetcher, url: &str) -> Result<Response, Failure> {
+    let mut current = url::Url::parse(url).map_err(|e| Failure {
+        reason: "invalid-url",
+        detail: e.to_string(),
+        elapsed: Duration::ZERO,
+    })?;
+    for _ in 0..=MAX_REDIRECTS {
+        let response = fetcher.fetch(&current).await?;
+        if (300..400).contains(&response.status) {
+            if let Some(next) = response
+                .header("location")
+                .and_then(|l| current.join(l).ok())
+            {
+                current = next;
+                continue;
+            }
+        }
+        let mut response = response;
+        // RFC 9309: parse at least 500 KiB; glaneur parses exactly that much.
+        response.body.truncate(500 * 1024);
+        return Ok(response);
+    }
+    Err(Failure {
+        reason: "redirect-chain",
+        detail: format!("robots.txt redirected more than {MAX_REDIRECTS} times"),
+        elapsed: Duration::ZERO,
+    })
+}
+
+/// Runs the crawl on a fresh multi-thread runtime (the caller is synchronous).
+pub fn run_blocking(
+    ctx: Arc<CrawlContext>,
+    store: &mut Store,
+    warc: &mut WarcFile,
+    warc_repaired_bytes: u64,
+    progress: &Progress,
+    shutdown: watch::Receiver<bool>,
+    runtime: &tokio::runtime::Runtime,
+) -> anyhow::Result<CrawlOutcome> {
+    runtime
+        .block_on(crawl(ctx, store, warc, warc_repaired_bytes, progress, shutdown))
+        .context("the crawl stopped on an error")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_order_by_key_then_discovery() {
+        let e = |key, seq| Entry {
+            key,
+            seq,
+            id: seq as i64,
+            url: String::new(),
+            depth: 0,
+        };
+        let mut heap = BinaryHeap::from(vec![e(0.5, 1), e(0.9, 2), e(0.5, 0), e(0.9, 3)]);
+        let order: Vec<u64> = std::iter::from_fn(|| heap.pop().map(|x| x.seq)).collect();
+        assert_eq!(order, [2, 3, 0, 1]);
+    }
+
+    #[test]
+    fn robots_can_lengthen_never_shorten_the_delay() {
+        let base = Duration::from_secs(2);
+        assert_eq!(politeness_delay(base, Some(1.0), 30.0, false), base);
+        assert_eq!(
+            politeness_delay(base, Some(5.0), 30.0, false),
+            Duration::from_secs(5)
+        );
+        assert_eq!(
+            politeness_delay(base, Some(500.0), 30.0, false),
+            Duration::from_secs(30)
+        );
+        assert_eq!(politeness_delay(base, Some(f64::NAN), 30.0, false), base);
+        assert_eq!(politeness_delay(base, Some(5.0), 30.0, true), Duration::ZERO);
+    }
+
+    #[test]
+    fn tld_hint() {
+        let u = |s: &str| url::Url::parse(s).unwrap();
+        assert_eq!(tld_of(&u("http://www.seznam.cz/")), Some("cz".into()));
+        assert_eq!(tld_of(&u("http://127.0.0.1/")), None);
+        assert_eq!(tld_of(&u("http://[::1]/")), None);
+    }
+}

@@ -1,0 +1,198 @@
+//! The export stage: documents and the crawl's graph → files the linguists' tools read.
+//!
+//! **In:** `docs.jsonl` and `crawl.sqlite`.
+//! **Out:** `treetagger/` (one token per line with `<doc>`/`<p>` lines), `matrix/`
+//! (`counts.mtx` Matrix Market + `vocab.tsv` + `docs.tsv`), `graph/` (`links.graphml`,
+//! `nodes.csv`, `edges.csv`), and the token count of each document in `crawl.sqlite`.
+//!
+//! **Invariants:** the TreeTagger files and the matrix are built from the *same* token stream
+//! (one call of the tokenizer per paragraph); matrix row `i` is line `i` of `docs.tsv` and the
+//! `i`-th `<doc>` of the corpus file; every folder is rebuilt from scratch, so a re-run never
+//! leaves stale files of an earlier run.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::Context;
+use stages::graph::{LinkEdge, LinkGraph, PageNode};
+use stages::matrix::MatrixBuilder;
+use stages::treetagger::{self, DocHeader};
+
+use crate::extract::Document;
+use crate::report::ExportReport;
+use crate::store::Store;
+use crate::topic::{Topic, TreeTaggerLayout};
+
+/// Runs every export; returns their figures.
+pub fn run(
+    topic: &Topic,
+    store: &mut Store,
+    run_dir: &Path,
+    docs: &[Document],
+    bar: &indicatif::ProgressBar,
+) -> anyhow::Result<ExportReport> {
+    let started = Instant::now();
+    bar.set_length(docs.len() as u64);
+    let tt_dir = fresh_dir(&run_dir.join("treetagger"))?;
+    let matrix_dir = fresh_dir(&run_dir.join("matrix"))?;
+    let graph_dir = fresh_dir(&run_dir.join("graph"))?;
+
+    let mut report = ExportReport {
+        documents: docs.len() as u64,
+        ..ExportReport::default()
+    };
+    let mut matrix = MatrixBuilder::new(topic.file.output.lowercase_matrix);
+    let mut corpus = String::new();
+    let mut docs_tsv = csv::WriterBuilder::new()
+        .delimiter(b'\t')
+        .quote_style(csv::QuoteStyle::Never)
+        .from_writer(Vec::new());
+    docs_tsv.write_record(["row", "id", "url", "title", "language", "score", "tokens", "words"])?;
+    for doc in docs {
+        let lang = if doc.language.is_empty() {
+            topic.file.languages.first().map_or("fr", String::as_str)
+        } else {
+            doc.language.as_str()
+        };
+        let paragraphs: Vec<Vec<String>> = doc
+            .paragraphs
+            .iter()
+            .map(|p| stages::tokenize::tokenize(&p.text, lang))
+            .collect();
+        let n_tokens: usize = paragraphs.iter().map(Vec::len).sum();
+        let all_tokens: Vec<&str> = paragraphs.iter().flatten().map(String::as_str).collect();
+        let (row, n_words) = matrix.add(&all_tokens);
+        report.tokens += n_tokens as u64;
+        report.words += n_words as u64;
+        let header = DocHeader {
+            id: &doc.id,
+            url: &doc.url,
+            title: &doc.title,
+            lang,
+            score: doc.score,
+        };
+        match topic.file.output.treetagger {
+            TreeTaggerLayout::PerCorpus => treetagger::write_doc(&mut corpus, &header, &paragraphs),
+            TreeTaggerLayout::PerDocument => {
+                let mut one = String::new();
+                treetagger::write_doc(&mut one, &header, &paragraphs);
+                let path = tt_dir.join(format!("{}.tt", doc.id));
+                std::fs::write(&path, one)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+        }
+        docs_tsv.write_record([
+            (row + 1).to_string(),
+            doc.id.clone(),
+            tsv_field(&doc.url),
+            tsv_field(&doc.title),
+            doc.language.clone(),
+            format!("{:.4}", doc.score),
+            n_tokens.to_string(),
+            n_words.to_string(),
+        ])?;
+        store.connection().execute(
+            "UPDATE urls SET tokens = ?2 WHERE id = ?1",
+            rusqlite::params![doc.url_id, n_tokens as i64],
+        )?;
+        bar.inc(1);
+    }
+    if topic.file.output.treetagger == TreeTaggerLayout::PerCorpus {
+        write(&tt_dir.join("corpus.tt"), corpus.as_bytes())?;
+    }
+    write(&matrix_dir.join("counts.mtx"), matrix.to_matrix_market().as_bytes())?;
+    write(&matrix_dir.join("vocab.tsv"), matrix.vocabulary_tsv().as_bytes())?;
+    let docs_bytes = docs_tsv
+        .into_inner()
+        .map_err(|e| anyhow::anyhow!("cannot build docs.tsv: {e}"))?;
+    write(&matrix_dir.join("docs.tsv"), &docs_bytes)?;
+    report.vocabulary = matrix.vocabulary().len() as u64;
+    report.nonzeros = matrix.nnz() as u64;
+
+    let graph = build_graph(store)?;
+    write(&graph_dir.join("links.graphml"), graph.to_graphml().as_bytes())?;
+    write_csv(&graph_dir.join("nodes.csv"), graph.node_rows())?;
+    write_csv(&graph_dir.join("edges.csv"), graph.edge_rows())?;
+    report.graph_nodes = graph.graph.node_count() as u64;
+    report.graph_edges = graph.graph.edge_count() as u64;
+    store.commit()?;
+    report.seconds = started.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    Ok(report)
+}
+
+/// Tabs and line breaks would break a TSV row; titles and URLs rarely have them, but web
+/// input can.
+fn tsv_field(value: &str) -> String {
+    value
+        .chars()
+        .map(|c| if c == '\t' || c == '\n' || c == '\r' { ' ' } else { c })
+        .collect()
+}
+
+fn fresh_dir(dir: &Path) -> anyhow::Result<std::path::PathBuf> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir)
+            .with_context(|| format!("cannot clear {}", dir.display()))?;
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    Ok(dir.to_path_buf())
+}
+
+fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn write_csv(path: &Path, rows: Vec<Vec<String>>) -> anyhow::Result<()> {
+    let mut writer =
+        csv::Writer::from_path(path).with_context(|| format!("cannot write {}", path.display()))?;
+    for row in rows {
+        writer.write_record(&row)?;
+    }
+    writer.flush()?;
+    Ok(())
+}
+
+/// The hyperlink graph: every URL the crawl saw is a node, every link between them an edge.
+fn build_graph(store: &Store) -> anyhow::Result<LinkGraph> {
+    let conn = store.connection();
+    let mut stmt = conn.prepare(
+        "SELECT id, url, host, depth, status, language, score, verdict, tokens, COALESCE(reason, state)
+         FROM urls ORDER BY id",
+    )?;
+    let nodes = stmt
+        .query_map([], |r| {
+            let url: String = r.get(1)?;
+            let host = url::Url::parse(&url)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_string))
+                .unwrap_or_else(|| r.get::<_, String>(2).unwrap_or_default());
+            let reason: String = r.get(9)?;
+            Ok(PageNode {
+                id: r.get(0)?,
+                url,
+                host,
+                depth: r.get(3)?,
+                status: r.get(4)?,
+                language: r.get(5)?,
+                score: r.get(6)?,
+                verdict: r.get::<_, Option<i64>>(7)?.map(|v| v != 0),
+                tokens: r.get(8)?,
+                kept: reason == "kept",
+                reason,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut stmt = conn.prepare("SELECT src, dst, anchor, count FROM links ORDER BY src, dst")?;
+    let edges = stmt
+        .query_map([], |r| {
+            Ok(LinkEdge {
+                source: r.get(0)?,
+                target: r.get(1)?,
+                anchor: r.get(2)?,
+                count: r.get(3)?,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(LinkGraph::build(nodes, edges))
+}

@@ -1,0 +1,434 @@
+//! Getting the bytes of a URL: live over HTTP, or replayed from a recorded web (WARC).
+//!
+//! **In:** a canonical URL. **Out:** a [`Response`] with the status, headers, the body (capped)
+//! and the exact blocks that go into the run's WARC file, or a [`Failure`] with a reason code.
+//!
+//! **Invariants:**
+//! - redirects are never followed here: a 3xx is a response like any other, and the crawl loop
+//!   queues its target as a new URL, so robots.txt, scope, the seen set and politeness apply
+//!   to every hop;
+//! - bodies are read in chunks and cut at `max_body_bytes` (the response says it was cut);
+//! - the body of a content type glaneur does not harvest (images, PDF, ...) is not downloaded;
+//! - no compression is negotiated, so what the WARC stores is what the server sent;
+//! - the replay fetcher answers `404` for a URL that is not in the recording, as a live server
+//!   would for a dead link, and marks it with the `x-glaneur-replay: missing` header.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use stages::urlnorm::Canonicalizer;
+use stages::warc;
+
+/// Content types whose bodies glaneur harvests (seed 001: HTML and plain text only).
+pub fn is_harvested_type(content_type: Option<&str>) -> bool {
+    let Some(ct) = content_type else {
+        // No header: sniffing decides later; download it.
+        return true;
+    };
+    let essence = ct
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    matches!(
+        essence.as_str(),
+        "text/html" | "application/xhtml+xml" | "text/plain" | ""
+    )
+}
+
+/// A response (any status).
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// HTTP status code.
+    pub status: u16,
+    /// Response headers in order, names lower-cased.
+    pub headers: Vec<(String, String)>,
+    /// Body as received (possibly cut).
+    pub body: Vec<u8>,
+    /// The body was cut at the size cap.
+    pub truncated: bool,
+    /// The body was not downloaded (content type not harvested).
+    pub body_skipped: bool,
+    /// Request as sent (request line + headers), for the WARC `request` record.
+    pub request_block: Vec<u8>,
+    /// Status line + headers + blank line + body, for the WARC `response` record.
+    pub response_block: Vec<u8>,
+    /// Server address, when known.
+    pub ip: Option<String>,
+    /// Time from sending the request to the end of the body.
+    pub elapsed: Duration,
+    /// Served from a recording rather than the network.
+    pub replayed: bool,
+}
+
+impl Response {
+    /// First header with this (case-insensitive) name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Why a fetch produced no response.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    /// Reason code recorded in `crawl.sqlite`: `timeout`, `network-error`.
+    pub reason: &'static str,
+    /// What happened, for a human.
+    pub detail: String,
+    /// Time spent before giving up.
+    pub elapsed: Duration,
+}
+
+/// Where responses come from.
+#[derive(Clone)]
+pub enum Fetcher {
+    /// The live web (through a proxy when asked).
+    Http(Arc<HttpFetcher>),
+    /// A recorded web.
+    Replay(Arc<Replay>),
+}
+
+impl Fetcher {
+    /// Fetches `url`.
+    pub async fn fetch(&self, url: &url::Url) -> Result<Response, Failure> {
+        match self {
+            Fetcher::Http(http) => http.fetch(url).await,
+            Fetcher::Replay(replay) => Ok(replay.fetch(url)),
+        }
+    }
+
+    /// Whether responses come from a recording (no server to be polite to).
+    pub fn is_replay(&self) -> bool {
+        matches!(self, Fetcher::Replay(_))
+    }
+}
+
+/// Live HTTP fetcher.
+pub struct HttpFetcher {
+    client: reqwest::Client,
+    user_agent: String,
+    max_body_bytes: u64,
+}
+
+impl HttpFetcher {
+    /// A client with our User-Agent, no redirects, timeouts and an optional proxy.
+    pub fn new(
+        user_agent: &str,
+        proxy: Option<&str>,
+        timeout: Duration,
+        max_body_bytes: u64,
+    ) -> anyhow::Result<HttpFetcher> {
+        // reqwest is built without a default TLS crypto provider (ring is much cheaper to build
+        // than aws-lc); building a client without one installed would panic. A second call
+        // returns Err, which is fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let mut builder = reqwest::Client::builder()
+            .user_agent(user_agent)
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(timeout.min(Duration::from_secs(10)))
+            .read_timeout(timeout)
+            .timeout(timeout)
+            .pool_max_idle_per_host(1);
+        if let Some(proxy) = proxy {
+            let proxy =
+                reqwest::Proxy::all(proxy).with_context(|| format!("invalid --proxy `{proxy}`"))?;
+            // An explicit proxy replaces the environment's *_PROXY variables.
+            builder = builder.no_proxy().proxy(proxy);
+        }
+        let client = builder.build().context("cannot build the HTTP client")?;
+        Ok(HttpFetcher {
+            client,
+            user_agent: user_agent.to_string(),
+            max_body_bytes,
+        })
+    }
+
+    async fn fetch(&self, url: &url::Url) -> Result<Response, Failure> {
+        let started = Instant::now();
+        let fail = |reason: &'static str, detail: String| Failure {
+            reason,
+            detail,
+            elapsed: started.elapsed(),
+        };
+        let accept = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1";
+        let request = self
+            .client
+            .get(url.as_str())
+            .header(reqwest::header::ACCEPT, accept)
+            .header(reqwest::header::ACCEPT_ENCODING, "identity");
+        let mut response = request.send().await.map_err(|e| classify(&e, &fail))?;
+        let status = response.status().as_u16();
+        let ip = response.remote_addr().map(|a| a.ip().to_string());
+        let headers: Vec<(String, String)> = response
+            .headers()
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.as_str().to_ascii_lowercase(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+            .collect();
+        let content_type = headers
+            .iter()
+            .find(|(k, _)| k == "content-type")
+            .map(|(_, v)| v.as_str());
+        let body_skipped = !is_harvested_type(content_type);
+        let mut body = Vec::new();
+        let mut truncated = false;
+        if !body_skipped {
+            loop {
+                match response.chunk().await {
+                    Ok(Some(chunk)) => {
+                        let room = self.max_body_bytes.saturating_sub(body.len() as u64) as usize;
+                        if chunk.len() > room {
+                            body.extend_from_slice(&chunk[..room]);
+                            truncated = true;
+                            break;
+                        }
+                        body.extend_from_slice(&chunk);
+                    }
+                    Ok(None) => break,
+                    Err(e) => return Err(classify(&e, &fail)),
+                }
+            }
+        }
+        let request_block = format!(
+            "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {}\r\nAccept: {accept}\r\nAccept-Encoding: identity\r\n\r\n",
+            request_target(url),
+            host_header(url),
+            self.user_agent
+        )
+        .into_bytes();
+        let reason = reqwest::StatusCode::from_u16(status)
+            .ok()
+            .and_then(|s| s.canonical_reason())
+            .unwrap_or("");
+        let mut response_block = format!("HTTP/1.1 {status} {reason}\r\n").into_bytes();
+        for (name, value) in &headers {
+            // The body is stored de-chunked, so the framing headers must describe what is
+            // stored, not what was on the wire.
+            if name == "transfer-encoding" || name == "content-length" {
+                continue;
+            }
+            response_block.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
+        }
+        response_block.extend_from_slice(format!("content-length: {}\r\n\r\n", body.len()).as_bytes());
+        response_block.extend_from_slice(&body);
+        Ok(Response {
+            status,
+            headers,
+            body,
+            truncated,
+            body_skipped,
+            request_block,
+            response_block,
+            ip,
+            elapsed: started.elapsed(),
+            replayed: false,
+        })
+    }
+}
+
+fn classify(error: &reqwest::Error, fail: &impl Fn(&'static str, String) -> Failure) -> Failure {
+    // `{:#}`-style chain: reqwest's top-level message alone ("error sending request") says
+    // nothing a linguist can act on.
+    let mut detail = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        detail.push_str(": ");
+        detail.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    if error.is_timeout() {
+        fail("timeout", detail)
+    } else {
+        fail("network-error", detail)
+    }
+}
+
+/// Path and query as sent in the request line.
+pub fn request_target(url: &url::Url) -> String {
+    match url.query() {
+        Some(q) => format!("{}?{q}", url.path()),
+        None => url.path().to_string(),
+    }
+}
+
+fn host_header(url: &url::Url) -> String {
+    let host = url.host_str().unwrap_or("");
+    match url.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_string(),
+    }
+}
+
+/// A recorded web: every `response` record of a WARC file, by canonical URL.
+pub struct Replay {
+    pages: HashMap<String, Recorded>,
+    max_body_bytes: u64,
+}
+
+struct Recorded {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+    block: Vec<u8>,
+    ip: Option<String>,
+}
+
+impl Replay {
+    /// Indexes the responses of a WARC file (plain or gzip). Later records win over earlier
+    /// ones for the same URL, as in a re-crawl.
+    pub fn from_bytes(
+        data: &[u8],
+        canonicalizer: &Canonicalizer,
+        max_body_bytes: u64,
+    ) -> anyhow::Result<Replay> {
+        let mut pages = HashMap::new();
+        for record in warc::Reader::new(data) {
+            let record = record.context("the recorded web (WARC) is damaged")?;
+            if record.record_type() != Some("response") {
+                continue;
+            }
+            let Some(uri) = record.target_uri() else {
+                continue;
+            };
+            let Ok(url) = canonicalizer.parse(uri, None) else {
+                continue;
+            };
+            let Ok(http) = warc::parse_http_response(&record.block) else {
+                continue;
+            };
+            pages.insert(
+                url.to_string(),
+                Recorded {
+                    status: http.status,
+                    headers: http
+                        .headers
+                        .iter()
+                        .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
+                        .collect(),
+                    body: http.body,
+                    ip: record.header("WARC-IP-Address").map(str::to_string),
+                    block: record.block,
+                },
+            );
+        }
+        Ok(Replay {
+            pages,
+            max_body_bytes,
+        })
+    }
+
+    /// Number of recorded URLs.
+    pub fn len(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// Whether the recording is empty.
+    pub fn is_empty(&self) -> bool {
+        self.pages.is_empty()
+    }
+
+    fn fetch(&self, url: &url::Url) -> Response {
+        let request_block = format!(
+            "GET {} HTTP/1.1\r\nHost: {}\r\n\r\n",
+            request_target(url),
+            host_header(url)
+        )
+        .into_bytes();
+        let Some(page) = self.pages.get(url.as_str()) else {
+            let body = b"not in the recording".to_vec();
+            let headers = vec![
+                ("content-type".to_string(), "text/plain".to_string()),
+                ("x-glaneur-replay".to_string(), "missing".to_string()),
+            ];
+            let mut block = b"HTTP/1.1 404 Not Found\r\ncontent-type: text/plain\r\nx-glaneur-replay: missing\r\n".to_vec();
+            block.extend_from_slice(format!("content-length: {}\r\n\r\n", body.len()).as_bytes());
+            block.extend_from_slice(&body);
+            return Response {
+                status: 404,
+                headers,
+                body,
+                truncated: false,
+                body_skipped: false,
+                request_block,
+                response_block: block,
+                ip: None,
+                elapsed: Duration::ZERO,
+                replayed: true,
+            };
+        };
+        let content_type = page
+            .headers
+            .iter()
+            .find(|(k, _)| k == "content-type")
+            .map(|(_, v)| v.as_str());
+        let body_skipped = !is_harvested_type(content_type);
+        let mut body = if body_skipped {
+            Vec::new()
+        } else {
+            page.body.clone()
+        };
+        let truncated = body.len() as u64 > self.max_body_bytes;
+        body.truncate(self.max_body_bytes as usize);
+        Response {
+            status: page.status,
+            headers: page.headers.clone(),
+            body,
+            truncated,
+            body_skipped,
+            request_block,
+            response_block: page.block.clone(),
+            ip: page.ip.clone(),
+            elapsed: Duration::ZERO,
+            replayed: true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn harvested_types() {
+        assert!(is_harvested_type(Some("text/html; charset=utf-8")));
+        assert!(is_harvested_type(Some("TEXT/PLAIN")));
+        assert!(is_harvested_type(None));
+        assert!(!is_harvested_type(Some("application/pdf")));
+        assert!(!is_harvested_type(Some("image/png")));
+    }
+
+    #[test]
+    fn replay_serves_recorded_pages_and_404s_the_rest() {
+        let http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 5\r\n\r\nhello";
+        let record = warc::response_record(
+            "http://A.test/p?b=2&a=1#x",
+            http,
+            "2026-11-22T00:00:00Z",
+            "<urn:uuid:00000000-0000-4000-8000-000000000001>",
+            None,
+            None,
+        );
+        let data = warc::gzip_member(&record);
+        let canon = Canonicalizer::default();
+        let replay = Replay::from_bytes(&data, &canon, 1 << 20).unwrap();
+        assert_eq!(replay.len(), 1);
+        let url = canon.parse("http://a.test/p?a=1&b=2", None).unwrap();
+        let page = replay.fetch(&url);
+        assert_eq!(page.status, 200);
+        assert_eq!(page.body, b"hello");
+        assert_eq!(page.response_block, http.to_vec());
+        let missing = replay.fetch(&canon.parse("http://a.test/other", None).unwrap());
+        assert_eq!(missing.status, 404);
+        assert_eq!(missing.header("x-glaneur-replay"), Some("missing"));
+    }
+}

@@ -1,0 +1,62 @@
+//! glaneur: topic corpora from the web for linguists.
+//!
+//! This crate is the part of glaneur that touches the world: the command line, the topic file,
+//! HTTP and replayed fetching, the crawl loop, the run folder (SQLite, WARC, JSON Lines) and the
+//! exports. The pure transforms it calls live in the `stages` crate.
+//!
+//! # Layout
+//!
+//! - [`cli`] flags; [`run`] the stages in order; [`topic`] the topic file;
+//! - [`seeds`] → [`crawl`] (with [`fetch`], [`store`], [`warcfile`]) → [`extract`] → [`export`];
+//! - [`report`] `report.json` and the summary; [`progress`] progress bars.
+//!
+//! Data flows one way; the only loop is inside [`crawl`] (page → score → new links), which
+//! calls `stages::{decode, extract, formula, score}`. Every stage stores its output in the run
+//! folder, so `--from STAGE` re-runs what follows without fetching again.
+
+pub mod cli;
+pub mod crawl;
+pub mod export;
+pub mod extract;
+pub mod fetch;
+pub mod progress;
+pub mod report;
+pub mod run;
+pub mod seeds;
+pub mod store;
+pub mod topic;
+pub mod warcfile;
+
+use std::path::Path;
+
+/// `glaneur check`: the resolved topic as text, or why it is invalid.
+pub fn check(path: Option<&Path>) -> anyhow::Result<String> {
+    let topic = match path {
+        Some(p) => topic::Topic::load(p)?,
+        None => topic::Topic::demo(Path::new("corpora").join("demo"))?,
+    };
+    let mut out = String::new();
+    out.push_str(&format!("# topic: {} (valid)\n", topic.origin));
+    out.push_str(&format!("# formula, normalised: {}\n", topic.formula));
+    out.push_str(&format!("# User-Agent: {}\n", topic.user_agent()));
+    out.push_str(&format!(
+        "# seeds: {} URLs, {} saved result pages, {} URL lists\n",
+        topic.seed_urls.len(),
+        topic.file.seeds.result_pages.len(),
+        topic.file.seeds.url_lists.len()
+    ));
+    for page in topic
+        .file
+        .seeds
+        .result_pages
+        .iter()
+        .chain(&topic.file.seeds.url_lists)
+    {
+        let resolved = topic.resolve(page);
+        if !resolved.is_file() {
+            anyhow::bail!("[seeds] names {}, which does not exist", resolved.display());
+        }
+    }
+    out.push_str(&topic.to_toml());
+    Ok(out)
+}

@@ -1,0 +1,44 @@
+//! The `glaneur` binary: parse flags, run, print the error once, choose the exit code.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use glaneur::cli::{Cli, Command, RunArgs};
+use glaneur::run::{Ending, RunOptions};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("GLANEUR_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let result = match cli.command.unwrap_or(Command::Run(RunArgs::default())) {
+        Command::Run(args) => glaneur::run::run(&RunOptions {
+            topic: args.topic,
+            out: args.out,
+            from: args.from,
+            proxy: args.proxy,
+            replay: args.replay,
+            quiet: args.quiet,
+        })
+        .map(|ending| match ending {
+            Ending::Corpus => ExitCode::SUCCESS,
+            Ending::Empty => ExitCode::from(1),
+            Ending::Interrupted => ExitCode::from(130),
+        }),
+        Command::Check { topic } => glaneur::check(topic.as_deref()).map(|text| {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("glaneur: error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,289 @@
+//! `report.json` and the summary table printed at the end of a run.
+//!
+//! **In:** what each stage did, and the decision log of `crawl.sqlite`.
+//! **Out:** `report.json` (machine-readable, stable keys) and a plain-text summary: counts per
+//! stage and per drop reason, and, when the corpus is empty, the reason in one sentence.
+//!
+//! **Invariant:** "why is my corpus empty?" is never a mystery: every URL the run saw is counted
+//! under exactly one (state, reason) pair, and those counts add up to the URLs in the database.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::crawl::CrawlOutcome;
+
+/// The whole report.
+#[derive(Debug, Default, Serialize)]
+pub struct Report {
+    /// glaneur version.
+    pub glaneur: String,
+    /// Topic name.
+    pub topic: String,
+    /// Where the topic came from.
+    pub topic_origin: String,
+    /// Run folder.
+    pub run_dir: String,
+    /// First stage run this time (`seeds`, `crawl`, `extract`, `export`).
+    pub from_stage: String,
+    /// Responses came from a recording.
+    pub replay: Option<String>,
+    /// Start of this invocation (ISO 8601).
+    pub started: String,
+    /// Seconds this invocation took.
+    pub seconds: f64,
+    /// Seeds stage.
+    pub seeds: Option<SeedsReport>,
+    /// Crawl stage.
+    pub crawl: Option<CrawlOutcome>,
+    /// Extract stage.
+    pub extract: Option<ExtractReport>,
+    /// Export stage.
+    pub export: Option<ExportReport>,
+    /// Every URL of the run by final state and reason.
+    pub urls: Vec<ReasonCount>,
+    /// Share of fetched HTML/text pages that made it into the corpus.
+    pub harvest_rate: Option<f64>,
+    /// When the corpus is empty: why, in one sentence.
+    pub empty_corpus: Option<String>,
+}
+
+/// Seeds stage figures.
+#[derive(Debug, Default, Serialize)]
+pub struct SeedsReport {
+    /// Seed URLs found, per source.
+    pub by_source: BTreeMap<String, u64>,
+    /// Distinct seed URLs in scope.
+    pub in_scope: u64,
+    /// Seeds outside `[domains]`.
+    pub off_domain: u64,
+    /// Lines or entries that were not usable URLs.
+    pub invalid: u64,
+    /// Result pages or lists that gave nothing, and why.
+    pub problems: Vec<String>,
+}
+
+/// Extract stage figures.
+#[derive(Debug, Default, Serialize)]
+pub struct ExtractReport {
+    /// Fetched pages processed.
+    pub pages: u64,
+    /// Documents kept.
+    pub kept: u64,
+    /// Pages dropped, per reason.
+    pub dropped: BTreeMap<String, u64>,
+    /// Encoding decisions (`http-header`, `meta-prescan`, `detected`, ...).
+    pub encodings: BTreeMap<String, u64>,
+    /// Seconds.
+    pub seconds: f64,
+    /// Pages per second.
+    pub pages_per_second: f64,
+}
+
+/// Export stage figures.
+#[derive(Debug, Default, Serialize)]
+pub struct ExportReport {
+    /// Documents exported.
+    pub documents: u64,
+    /// Tokens in the TreeTagger files.
+    pub tokens: u64,
+    /// Words counted in the matrix.
+    pub words: u64,
+    /// Vocabulary size (matrix columns).
+    pub vocabulary: u64,
+    /// Non-zero matrix entries.
+    pub nonzeros: u64,
+    /// Hyperlink graph nodes.
+    pub graph_nodes: u64,
+    /// Hyperlink graph edges.
+    pub graph_edges: u64,
+    /// Seconds.
+    pub seconds: f64,
+}
+
+/// URLs in one (state, reason).
+#[derive(Debug, Clone, Serialize)]
+pub struct ReasonCount {
+    /// `queued`, `fetched`, `skipped`, `failed`.
+    pub state: String,
+    /// Final reason.
+    pub reason: String,
+    /// Number of URLs.
+    pub count: u64,
+}
+
+impl Report {
+    /// The explanation of an empty corpus, from the counts.
+    pub fn explain_empty(&self) -> String {
+        let Some(seeds) = &self.seeds else {
+            return "no seeds were gathered".into();
+        };
+        if seeds.in_scope == 0 && self.urls.iter().all(|r| r.state != "fetched") {
+            if seeds.off_domain > 0 {
+                return format!(
+                    "all {} seeds are outside [domains] allow/deny",
+                    seeds.off_domain
+                );
+            }
+            return "no usable seed URL: check [seeds] (and the problems listed under seeds)".into();
+        }
+        let fetched_pages = self
+            .urls
+            .iter()
+            .filter(|r| r.state == "fetched")
+            .map(|r| r.count)
+            .sum::<u64>();
+        if fetched_pages == 0 {
+            let top = self
+                .urls
+                .iter()
+                .filter(|r| r.state != "queued")
+                .max_by_key(|r| r.count);
+            return match top {
+                Some(r) => format!(
+                    "no page could be fetched; most URLs ended as `{}` ({})",
+                    r.reason, r.count
+                ),
+                None => "no page was fetched (the crawl did not start)".into(),
+            };
+        }
+        match &self.extract {
+            Some(extract) if extract.pages == 0 => {
+                "pages were fetched but none was HTML or plain text with status 200".into()
+            }
+            Some(extract) => {
+                let mut reasons: Vec<_> = extract.dropped.iter().collect();
+                reasons.sort_by(|a, b| b.1.cmp(a.1));
+                let list = reasons
+                    .iter()
+                    .map(|(r, n)| format!("{r}: {n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                format!(
+                    "{} pages were fetched and none was kept ({list}); see `reason` in crawl.sqlite",
+                    extract.pages
+                )
+            }
+            None => "the extract stage did not run".into(),
+        }
+    }
+
+    /// The summary table.
+    pub fn summary(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "glaneur: topic `{}` → {}", self.topic, self.run_dir);
+        let _ = writeln!(out);
+        let _ = writeln!(out, "  {:<8} {:>8}  {}", "stage", "count", "what");
+        if let Some(seeds) = &self.seeds {
+            let total: u64 = seeds.by_source.values().sum();
+            let _ = writeln!(
+                out,
+                "  {:<8} {:>8}  seed URLs ({} in scope, {} off-domain, {} invalid)",
+                "seeds", total, seeds.in_scope, seeds.off_domain, seeds.invalid
+            );
+        }
+        if let Some(crawl) = &self.crawl {
+            let _ = writeln!(
+                out,
+                "  {:<8} {:>8}  requests this run ({} robots.txt, {} recovered from WARC, {:.1} s){}{}",
+                "crawl",
+                crawl.requests,
+                crawl.robots_requests,
+                crawl.recovered,
+                crawl.seconds,
+                if crawl.budget_reached {
+                    "; page budget reached"
+                } else {
+                    ""
+                },
+                if crawl.interrupted {
+                    "; interrupted"
+                } else {
+                    ""
+                },
+            );
+        }
+        if let Some(extract) = &self.extract {
+            let _ = writeln!(
+                out,
+                "  {:<8} {:>8}  pages → {} documents kept ({:.0} pages/s)",
+                "extract", extract.pages, extract.kept, extract.pages_per_second
+            );
+        }
+        if let Some(export) = &self.export {
+            let _ = writeln!(
+                out,
+                "  {:<8} {:>8}  documents: {} tokens, {} words × {} vocabulary, graph {} nodes / {} edges",
+                "export",
+                export.documents,
+                export.tokens,
+                export.words,
+                export.vocabulary,
+                export.graph_nodes,
+                export.graph_edges
+            );
+        }
+        let _ = writeln!(out);
+        let _ = writeln!(out, "  every URL seen, by final state and reason:");
+        for r in &self.urls {
+            let reason = if r.reason.is_empty() { "-" } else { &r.reason };
+            let _ = writeln!(out, "    {:<8} {:<16} {:>7}", r.state, reason, r.count);
+        }
+        if let Some(rate) = self.harvest_rate {
+            let _ = writeln!(out);
+            let _ = writeln!(
+                out,
+                "  harvest rate: {:.1} % of fetched HTML/text pages kept",
+                rate * 100.0
+            );
+        }
+        if let Some(why) = &self.empty_corpus {
+            let _ = writeln!(out);
+            let _ = writeln!(out, "  the corpus is empty: {why}");
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_corpus_names_the_dominant_reason() {
+        let mut extract = ExtractReport {
+            pages: 10,
+            ..ExtractReport::default()
+        };
+        extract.dropped.insert("off-topic".into(), 8);
+        extract.dropped.insert("language".into(), 2);
+        let report = Report {
+            seeds: Some(SeedsReport {
+                in_scope: 1,
+                ..SeedsReport::default()
+            }),
+            urls: vec![ReasonCount {
+                state: "fetched".into(),
+                reason: "off-topic".into(),
+                count: 8,
+            }],
+            extract: Some(extract),
+            ..Report::default()
+        };
+        let why = report.explain_empty();
+        assert!(why.starts_with("10 pages were fetched and none was kept (off-topic: 8, language: 2)"), "{why}");
+    }
+
+    #[test]
+    fn empty_corpus_without_seeds_in_scope() {
+        let report = Report {
+            seeds: Some(SeedsReport {
+                off_domain: 3,
+                ..SeedsReport::default()
+            }),
+            ..Report::default()
+        };
+        assert!(report.explain_empty().contains("outside [domains]"));
+    }
+}

@@ -1,0 +1,306 @@
+//! `glaneur run`: the stages in order, each reading what the previous one stored.
+//!
+//! ```text
+//! seeds ─► crawl (filter + score inside) ─► extract (decode + clean) ─► export ─► report
+//!  G0        crawl.sqlite + warc/             docs.jsonl                  treetagger/ matrix/ graph/
+//! ```
+//!
+//! **Invariants:** `--from STAGE` skips the stages before it and reads their stored output, so
+//! `--from extract` never fetches; a run folder is resumed, never overwritten (the seen set,
+//! frontier and responses are in it); an interrupted crawl leaves a consistent folder and the
+//! same command continues it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use stages::extract::ExtractOptions;
+use stages::score::Scope;
+use stages::urlnorm::Canonicalizer;
+use tokio::sync::watch;
+
+use crate::crawl::{self, CrawlContext};
+use crate::fetch::{Fetcher, HttpFetcher, Replay};
+use crate::progress::Progress;
+use crate::report::{ReasonCount, Report};
+use crate::store::Store;
+use crate::topic::Topic;
+use crate::warcfile::{self, WarcFile};
+use crate::{export, extract, seeds};
+
+/// The recorded web of the embedded default topic.
+pub const DEMO_WEB: &[u8] = include_bytes!("../corpora/demo/web.warc.gz");
+
+/// A stage `--from` can start at.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+pub enum Stage {
+    /// Gather seeds, crawl (resuming), extract, export.
+    #[default]
+    Seeds,
+    /// Continue the crawl from the stored frontier, then extract and export.
+    Crawl,
+    /// Rebuild `docs.jsonl` from the stored responses, then export; no fetching.
+    Extract,
+    /// Rebuild the exports from `docs.jsonl`.
+    Export,
+}
+
+impl Stage {
+    fn name(self) -> &'static str {
+        match self {
+            Stage::Seeds => "seeds",
+            Stage::Crawl => "crawl",
+            Stage::Extract => "extract",
+            Stage::Export => "export",
+        }
+    }
+}
+
+/// What `glaneur run` was asked.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Topic file or folder; `None`: the embedded default.
+    pub topic: Option<PathBuf>,
+    /// Run folder; default: `run/` beside the topic file.
+    pub out: Option<PathBuf>,
+    /// First stage to run.
+    pub from: Stage,
+    /// HTTP proxy for every request.
+    pub proxy: Option<String>,
+    /// Replay this WARC file instead of fetching.
+    pub replay: Option<PathBuf>,
+    /// No progress bars.
+    pub quiet: bool,
+}
+
+/// How a run ended (mapped to the exit code by `main`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// The corpus has at least one document.
+    Corpus,
+    /// The run finished and the corpus is empty (the report says why).
+    Empty,
+    /// Stopped by a signal; the same command resumes.
+    Interrupted,
+}
+
+/// Runs the pipeline; prints the summary on stdout.
+pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
+    let started = Instant::now();
+    let started_iso = warcfile::now_iso();
+    let topic = match &options.topic {
+        Some(path) => Topic::load(path)?,
+        None => Topic::demo(PathBuf::from("corpora").join("demo"))?,
+    };
+    let topic = Arc::new(topic);
+    let run_dir = options
+        .out
+        .clone()
+        .unwrap_or_else(|| topic.dir.join("run"));
+    std::fs::create_dir_all(&run_dir)
+        .with_context(|| format!("cannot create the run folder {}", run_dir.display()))?;
+    check_writable(&run_dir)?;
+    std::fs::write(run_dir.join("topic.toml"), topic.to_toml())
+        .with_context(|| format!("cannot write in the run folder {}", run_dir.display()))?;
+
+    let db_path = run_dir.join("crawl.sqlite");
+    if options.from >= Stage::Extract && !db_path.exists() {
+        bail!(
+            "--from {} needs a crawled run folder, and {} has no crawl.sqlite: run without --from first",
+            options.from.name(),
+            run_dir.display()
+        );
+    }
+    let mut store = Store::open(&db_path)?;
+    store.set_meta("topic", &topic.to_toml())?;
+    store.set_meta("topic_name", &topic.file.name)?;
+
+    // One runtime for the whole run: its signal handler must stay in charge after the crawl
+    // (tokio keeps the process's SIGINT handler installed once registered).
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let crawling = Arc::new(AtomicBool::new(false));
+    let shutdown = install_signal_handlers(&runtime, crawling.clone());
+
+    let canonicalizer = Canonicalizer::default();
+    let scope = Scope::new(&topic.file.domains.allow, &topic.file.domains.deny);
+    let progress = Progress::new(options.quiet);
+    let replay_source = match (&options.replay, &options.topic) {
+        (Some(path), _) => Some(path.display().to_string()),
+        (None, None) if options.proxy.is_none() => Some("embedded demo web (corpora/demo/web.warc.gz)".to_string()),
+        _ => None,
+    };
+    let mut report = Report {
+        glaneur: env!("CARGO_PKG_VERSION").to_string(),
+        topic: topic.file.name.clone(),
+        topic_origin: topic.origin.clone(),
+        run_dir: run_dir.display().to_string(),
+        from_stage: options.from.name().to_string(),
+        replay: replay_source.clone(),
+        started: started_iso,
+        ..Report::default()
+    };
+
+    if options.from <= Stage::Seeds {
+        report.seeds = Some(seeds::run(&topic, &mut store, &canonicalizer, &scope)?);
+    }
+
+    let mut interrupted = false;
+    if options.from <= Stage::Crawl {
+        let fetcher = if let Some(path) = &options.replay {
+            let data = std::fs::read(path)
+                .with_context(|| format!("cannot read the recording {}", path.display()))?;
+            Fetcher::Replay(Arc::new(Replay::from_bytes(
+                &data,
+                &canonicalizer,
+                topic.file.crawl.max_body_bytes,
+            )?))
+        } else if replay_source.is_some() {
+            Fetcher::Replay(Arc::new(Replay::from_bytes(
+                DEMO_WEB,
+                &canonicalizer,
+                topic.file.crawl.max_body_bytes,
+            )?))
+        } else {
+            Fetcher::Http(Arc::new(HttpFetcher::new(
+                &topic.user_agent(),
+                options.proxy.as_deref(),
+                Duration::from_secs_f64(topic.file.crawl.timeout_seconds),
+                topic.file.crawl.max_body_bytes,
+            )?))
+        };
+        let (mut warc, opened) = WarcFile::open(&run_dir.join("warc"))?;
+        if opened.truncated_bytes > 0 {
+            progress.note(&format!(
+                "repaired the WARC file: removed {} bytes of a record cut by the last stop",
+                opened.truncated_bytes
+            ));
+        }
+        let ctx = Arc::new(CrawlContext {
+            topic: topic.clone(),
+            canonicalizer: canonicalizer.clone(),
+            scope: scope.clone(),
+            product_token: stages::robots::product_token(&topic.user_agent()),
+            fetcher,
+            extract_options: ExtractOptions {
+                keep_everything: topic.file.output.keep_everything,
+            },
+        });
+        crawling.store(true, Ordering::SeqCst);
+        let outcome = crawl::run_blocking(
+            ctx,
+            &mut store,
+            &mut warc,
+            opened.truncated_bytes,
+            &progress,
+            shutdown,
+            &runtime,
+        )?;
+        crawling.store(false, Ordering::SeqCst);
+        progress.finish();
+        interrupted = outcome.interrupted;
+        report.crawl = Some(outcome);
+    }
+
+    if !interrupted {
+        if options.from <= Stage::Extract {
+            let bar = progress.stage("extract", 0);
+            report.extract = Some(extract::run(&topic, &mut store, &run_dir, &bar)?);
+        }
+        let docs = extract::read_documents(&run_dir.join("docs.jsonl"))?;
+        let bar = progress.stage("export", docs.len() as u64);
+        report.export = Some(export::run(&topic, &mut store, &run_dir, &docs, &bar)?);
+    }
+
+    report.urls = store
+        .reason_counts()?
+        .into_iter()
+        .map(|(state, reason, count)| ReasonCount {
+            state,
+            reason,
+            count,
+        })
+        .collect();
+    if let Some(extract) = &report.extract {
+        if extract.pages > 0 {
+            report.harvest_rate = Some(extract.kept as f64 / extract.pages as f64);
+        }
+    }
+    let n_docs = report.export.as_ref().map_or(0, |e| e.documents);
+    let ending = if interrupted {
+        Ending::Interrupted
+    } else if n_docs == 0 {
+        report.empty_corpus = Some(report.explain_empty());
+        Ending::Empty
+    } else {
+        Ending::Corpus
+    };
+    report.seconds = started.elapsed().as_secs_f64();
+    let report_path = run_dir.join("report.json");
+    std::fs::write(&report_path, serde_json::to_string_pretty(&report)?)
+        .with_context(|| format!("cannot write {}", report_path.display()))?;
+    store.commit()?;
+    print!("{}", report.summary());
+    if interrupted {
+        println!("\n  interrupted: run the same command again to resume the crawl");
+    }
+    Ok(ending)
+}
+
+fn check_writable(dir: &Path) -> anyhow::Result<()> {
+    let probe = dir.join(".glaneur-write-test");
+    std::fs::write(&probe, b"")
+        .with_context(|| format!("the run folder {} is not writable", dir.display()))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
+/// During the crawl, the first Ctrl-C / SIGTERM is a graceful stop (in-flight requests finish
+/// and are stored). A second one, or one outside the crawl, exits at once: the run folder stays
+/// consistent (the WARC recovery on resume handles a cut crawl, and `docs.jsonl` is replaced
+/// atomically).
+fn install_signal_handlers(
+    runtime: &tokio::runtime::Runtime,
+    crawling: Arc<AtomicBool>,
+) -> watch::Receiver<bool> {
+    let (tx, rx) = watch::channel(false);
+    runtime.spawn(async move {
+        let mut count = 0;
+        loop {
+            wait_for_signal().await;
+            count += 1;
+            if count == 1 && crawling.load(Ordering::SeqCst) {
+                let _ = tx.send(true);
+            } else {
+                eprintln!("glaneur: stopped at once; run the same command again to resume");
+                std::process::exit(130);
+            }
+        }
+    });
+    rx
+}
+
+#[cfg(unix)]
+async fn wait_for_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    match signal(SignalKind::terminate()) {
+        Ok(mut term) => {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+        }
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
+#[cfg(not(unix))]
+async fn wait_for_signal() {
+    let _ = tokio::signal::ctrl_c().await;
+}

@@ -1,0 +1,634 @@
+//! `crawl.sqlite`: the crawl state and decision log of one run.
+//!
+//! **In:** what the crawl and the extract stage learn about URLs, hosts and links.
+//! **Out:** one SQLite file a linguist can query with `sqlite3` (schema in the README).
+//!
+//! **Invariants:**
+//! - every URL ever seen has exactly one row, keyed by its canonical form, with a `state`
+//!   (`queued`, `fetched`, `skipped`, `failed`) and, once settled, a `reason`;
+//! - writes are batched in one open transaction that [`Store::commit`] closes; the crawl commits
+//!   at least every second, so a crash loses at most the last second of *state*, never a page
+//!   (pages are in the WARC file first, and the crawl recovers them from there on resume);
+//! - the schema is created by this module only, and `meta.format_version` says which schema a
+//!   file has, so later versions can read or refuse old runs.
+//!
+//! The store sits behind this narrow type so that a shared PostgreSQL store for multi-machine
+//! crawls can replace it without touching the crawl loop.
+
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use rusqlite::{Connection, OptionalExtension, params};
+
+/// Version of the schema below.
+pub const FORMAT_VERSION: i64 = 1;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS hosts (
+    host          TEXT PRIMARY KEY,   -- politeness key: scheme://host:port
+    robots_status INTEGER,            -- HTTP status of robots.txt (0: unreachable)
+    robots_body   TEXT,               -- robots.txt as fetched (capped), re-parsed on resume
+    crawl_delay   REAL,               -- Crawl-delay that applies to glaneur, seconds
+    fetched       INTEGER NOT NULL DEFAULT 0,
+    failures      INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS urls (
+    id            INTEGER PRIMARY KEY,
+    url           TEXT NOT NULL UNIQUE,  -- canonical URL (the seen-set key)
+    host          TEXT NOT NULL,         -- politeness key
+    depth         INTEGER NOT NULL,
+    parent_id     INTEGER REFERENCES urls(id),
+    via           TEXT NOT NULL,         -- seed | link | redirect
+    priority      REAL NOT NULL,
+    state         TEXT NOT NULL,         -- queued | fetched | skipped | failed
+    reason        TEXT,                  -- final reason: kept, off-topic, robots, http-404, ...
+    detail        TEXT,                  -- human-readable detail of the reason
+    discovered_at REAL NOT NULL,         -- seconds since 1970
+    fetched_at    REAL,
+    elapsed_ms    INTEGER,
+    status        INTEGER,
+    content_type  TEXT,
+    length        INTEGER,
+    last_modified TEXT,
+    etag          TEXT,
+    server        TEXT,
+    location      TEXT,                  -- redirect target as sent by the server
+    warc_file     TEXT,
+    warc_offset   INTEGER,
+    warc_length   INTEGER,
+    score         REAL,                  -- topic score S(p)
+    verdict       INTEGER,               -- formula satisfied (1/0)
+    matched       TEXT,                  -- formula clauses found, ' | '-separated
+    language      TEXT,
+    title         TEXT,
+    doc_id        TEXT,                  -- id in docs.jsonl when kept
+    tokens        INTEGER,
+    duplicate_of  TEXT                   -- doc id this page duplicates
+);
+CREATE INDEX IF NOT EXISTS urls_state ON urls(state);
+CREATE TABLE IF NOT EXISTS links (
+    src    INTEGER NOT NULL REFERENCES urls(id),
+    dst    INTEGER NOT NULL REFERENCES urls(id),
+    kind   TEXT NOT NULL,   -- anchor | area | frame | iframe | link-rel | meta-refresh | redirect
+    anchor TEXT NOT NULL,
+    count  INTEGER NOT NULL DEFAULT 1,
+    PRIMARY KEY (src, dst)
+);
+CREATE TABLE IF NOT EXISTS seeds (
+    url_id  INTEGER NOT NULL REFERENCES urls(id),
+    source  TEXT NOT NULL,   -- topic | result-page:FILE | url-list:FILE
+    engine  TEXT,
+    query   TEXT,
+    rank    INTEGER,
+    verdict INTEGER,         -- formula satisfied by the fetched seed page (G_F membership)
+    PRIMARY KEY (url_id, source)
+);
+";
+
+/// A URL waiting in the frontier (loaded on resume).
+#[derive(Debug, Clone)]
+pub struct QueuedUrl {
+    /// Row id.
+    pub id: i64,
+    /// Canonical URL.
+    pub url: String,
+    /// Politeness key.
+    pub host: String,
+    /// Depth.
+    pub depth: u32,
+    /// Frontier priority.
+    pub priority: f64,
+    /// How it was found (`seed`, `link`, `redirect`).
+    pub via: String,
+}
+
+/// What a fetch taught us about a URL.
+#[derive(Debug, Clone, Default)]
+pub struct FetchRow {
+    /// HTTP status (0 when no response).
+    pub status: u16,
+    /// `Content-Type` header.
+    pub content_type: Option<String>,
+    /// Body length as stored.
+    pub length: u64,
+    /// `Last-Modified` header, raw.
+    pub last_modified: Option<String>,
+    /// `ETag` header.
+    pub etag: Option<String>,
+    /// `Server` header.
+    pub server: Option<String>,
+    /// `Location` header of a redirect.
+    pub location: Option<String>,
+    /// Seconds since 1970 at the end of the fetch.
+    pub fetched_at: f64,
+    /// Response time in milliseconds.
+    pub elapsed_ms: u64,
+    /// WARC file name (relative to `warc/`), offset and length of the response record.
+    pub warc: Option<(String, u64, u64)>,
+}
+
+/// Topic facts of a fetched page, as the crawl or the extract stage computed them.
+#[derive(Debug, Clone, Default)]
+pub struct PageFacts {
+    /// Topic score.
+    pub score: f64,
+    /// Formula satisfied.
+    pub verdict: bool,
+    /// Matched clauses.
+    pub matched: Vec<String>,
+    /// Detected language.
+    pub language: Option<String>,
+    /// Title.
+    pub title: Option<String>,
+}
+
+/// A fetched page to (re)extract.
+#[derive(Debug, Clone)]
+pub struct StoredPage {
+    /// Row id.
+    pub id: i64,
+    /// Canonical URL.
+    pub url: String,
+    /// Depth.
+    pub depth: u32,
+    /// Whether the page was a seed.
+    pub seed: bool,
+    /// `Content-Type`.
+    pub content_type: Option<String>,
+    /// `Last-Modified`.
+    pub last_modified: Option<String>,
+    /// Fetch time.
+    pub fetched_at: f64,
+    /// WARC file, offset, length.
+    pub warc: (String, u64, u64),
+}
+
+/// The open `crawl.sqlite` of a run, with one write transaction always open.
+pub struct Store {
+    conn: Connection,
+    uncommitted: usize,
+}
+
+impl Store {
+    /// Opens (or creates) the store at `path`.
+    pub fn open(path: &Path) -> anyhow::Result<Store> {
+        let conn = Connection::open(path)
+            .with_context(|| format!("cannot open the crawl database {}", path.display()))?;
+        // WAL + NORMAL: a crash (even power loss) never corrupts the file; it can only lose
+        // the last commits, which the WARC recovery on resume makes up for.
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .and_then(|_| conn.pragma_update(None, "synchronous", "NORMAL"))
+            .and_then(|_| conn.busy_timeout(std::time::Duration::from_secs(10)))
+            .with_context(|| format!("cannot configure {}", path.display()))?;
+        conn.execute_batch(SCHEMA)
+            .with_context(|| format!("cannot create the tables of {}", path.display()))?;
+        let version: Option<String> = conn
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'format_version'",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?;
+        match version {
+            None => {
+                conn.execute(
+                    "INSERT INTO meta(key, value) VALUES ('format_version', ?1)",
+                    [FORMAT_VERSION.to_string()],
+                )?;
+            }
+            Some(v) if v == FORMAT_VERSION.to_string() => {}
+            Some(v) => bail!(
+                "{} was written by a glaneur with storage format {v}; this one reads format {FORMAT_VERSION}. Use another --out folder",
+                path.display()
+            ),
+        }
+        conn.execute_batch("BEGIN")?;
+        Ok(Store {
+            conn,
+            uncommitted: 0,
+        })
+    }
+
+    /// Commits the open transaction and opens the next one.
+    pub fn commit(&mut self) -> anyhow::Result<()> {
+        self.conn
+            .execute_batch("COMMIT; BEGIN")
+            .context("cannot commit to crawl.sqlite")?;
+        self.uncommitted = 0;
+        Ok(())
+    }
+
+    /// Number of writes since the last commit.
+    pub fn uncommitted(&self) -> usize {
+        self.uncommitted
+    }
+
+    /// Reads a `meta` value.
+    pub fn meta(&self, key: &str) -> anyhow::Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// Sets a `meta` value.
+    pub fn set_meta(&mut self, key: &str, value: &str) -> anyhow::Result<()> {
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            params![key, value],
+        )?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// The id of a known URL.
+    pub fn url_id(&self, url: &str) -> anyhow::Result<Option<i64>> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT id FROM urls WHERE url = ?1")?
+            .query_row([url], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// Records a newly seen URL; returns its id and whether it is new.
+    #[allow(clippy::too_many_arguments)]
+    pub fn insert_url(
+        &mut self,
+        url: &str,
+        host: &str,
+        depth: u32,
+        parent: Option<i64>,
+        via: &str,
+        priority: f64,
+        now: f64,
+    ) -> anyhow::Result<(i64, bool)> {
+        if let Some(id) = self.url_id(url)? {
+            return Ok((id, false));
+        }
+        self.conn
+            .prepare_cached(
+                "INSERT INTO urls(url, host, depth, parent_id, via, priority, state, discovered_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7)",
+            )?
+            .execute(params![url, host, depth, parent, via, priority, now])?;
+        self.uncommitted += 1;
+        Ok((self.conn.last_insert_rowid(), true))
+    }
+
+    /// Settles a URL that will not be fetched.
+    pub fn skip(&mut self, id: i64, reason: &str, detail: &str) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached("UPDATE urls SET state = 'skipped', reason = ?2, detail = ?3 WHERE id = ?1")?
+            .execute(params![id, reason, detail])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// Records a fetch that produced no usable response (timeout, network error).
+    pub fn fail(&mut self, id: i64, reason: &str, detail: &str, now: f64) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached(
+                "UPDATE urls SET state = 'failed', reason = ?2, detail = ?3, fetched_at = ?4 WHERE id = ?1",
+            )?
+            .execute(params![id, reason, detail, now])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// Records a response.
+    pub fn fetched(&mut self, id: i64, row: &FetchRow, reason: &str, detail: &str) -> anyhow::Result<()> {
+        let (warc_file, warc_offset, warc_length) = match &row.warc {
+            Some((f, o, l)) => (Some(f.as_str()), Some(*o as i64), Some(*l as i64)),
+            None => (None, None, None),
+        };
+        self.conn
+            .prepare_cached(
+                "UPDATE urls SET state = 'fetched', reason = ?2, detail = ?3, status = ?4,
+                   content_type = ?5, length = ?6, last_modified = ?7, etag = ?8, server = ?9,
+                   location = ?10, fetched_at = ?11, elapsed_ms = ?12,
+                   warc_file = ?13, warc_offset = ?14, warc_length = ?15
+                 WHERE id = ?1",
+            )?
+            .execute(params![
+                id,
+                reason,
+                detail,
+                row.status,
+                row.content_type,
+                row.length as i64,
+                row.last_modified,
+                row.etag,
+                row.server,
+                row.location,
+                row.fetched_at,
+                row.elapsed_ms as i64,
+                warc_file,
+                warc_offset,
+                warc_length
+            ])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// Records the topic facts of a page.
+    pub fn page_facts(&mut self, id: i64, facts: &PageFacts) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached(
+                "UPDATE urls SET score = ?2, verdict = ?3, matched = ?4, language = ?5, title = ?6 WHERE id = ?1",
+            )?
+            .execute(params![
+                id,
+                facts.score,
+                facts.verdict,
+                facts.matched.join(" | "),
+                facts.language,
+                facts.title
+            ])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// Records the corpus decision of the extract stage.
+    pub fn decision(
+        &mut self,
+        id: i64,
+        reason: &str,
+        detail: &str,
+        doc_id: Option<&str>,
+        tokens: Option<u64>,
+        duplicate_of: Option<&str>,
+    ) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached(
+                "UPDATE urls SET reason = ?2, detail = ?3, doc_id = ?4, tokens = ?5, duplicate_of = ?6 WHERE id = ?1",
+            )?
+            .execute(params![
+                id,
+                reason,
+                detail,
+                doc_id,
+                tokens.map(|t| t as i64),
+                duplicate_of
+            ])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// Records a link (counted when seen again on the same page).
+    pub fn link(&mut self, src: i64, dst: i64, kind: &str, anchor: &str) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO links(src, dst, kind, anchor) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT(src, dst) DO UPDATE SET count = count + 1",
+            )?
+            .execute(params![src, dst, kind, anchor])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// Records a seed and where it came from.
+    pub fn seed(
+        &mut self,
+        url_id: i64,
+        source: &str,
+        engine: Option<&str>,
+        query: Option<&str>,
+        rank: Option<usize>,
+    ) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT OR IGNORE INTO seeds(url_id, source, engine, query, rank) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![url_id, source, engine, query, rank.map(|r| r as i64)])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// Records whether a fetched seed satisfies the formula (membership of `G_F`); for a seed
+    /// reached through redirects, the verdict goes to the seed the chain started from.
+    pub fn seed_verdict(&mut self, url_id: i64, verdict: bool) -> anyhow::Result<()> {
+        let (_, url_id) = self.redirect_chain(url_id)?;
+        self.conn
+            .prepare_cached("UPDATE seeds SET verdict = ?2 WHERE url_id = ?1")?
+            .execute(params![url_id, verdict])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// Whether a URL is a seed, or a seed's redirect target (the seed's page itself).
+    pub fn is_seed(&self, url_id: i64) -> anyhow::Result<bool> {
+        let (_, root) = self.redirect_chain(url_id)?;
+        self.is_listed_seed(root)
+    }
+
+    fn is_listed_seed(&self, url_id: i64) -> anyhow::Result<bool> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT 1 FROM seeds WHERE url_id = ?1 LIMIT 1")?
+            .query_row([url_id], |_| Ok(()))
+            .optional()?
+            .is_some())
+    }
+
+    /// Stores what robots.txt said for a host.
+    pub fn host_robots(
+        &mut self,
+        host: &str,
+        status: u16,
+        body: &str,
+        crawl_delay: Option<f64>,
+    ) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO hosts(host, robots_status, robots_body, crawl_delay) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT(host) DO UPDATE SET robots_status = excluded.robots_status,
+                   robots_body = excluded.robots_body, crawl_delay = excluded.crawl_delay",
+            )?
+            .execute(params![host, status, body, crawl_delay])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// robots.txt status and body of a host, when known.
+    pub fn robots_of(&self, host: &str) -> anyhow::Result<Option<(u16, String)>> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT robots_status, robots_body FROM hosts WHERE host = ?1 AND robots_status IS NOT NULL",
+            )?
+            .query_row([host], |r| {
+                Ok((r.get::<_, i64>(0)? as u16, r.get::<_, Option<String>>(1)?.unwrap_or_default()))
+            })
+            .optional()?)
+    }
+
+    /// Counts one more page fetched (or failed) from a host.
+    pub fn host_fetched(&mut self, host: &str, failed: bool) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO hosts(host, fetched, failures) VALUES (?1, 1, ?2)
+                 ON CONFLICT(host) DO UPDATE SET fetched = fetched + 1, failures = failures + ?2",
+            )?
+            .execute(params![host, i64::from(failed)])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// Pages already fetched per host (for the per-host budget on resume).
+    pub fn host_counts(&self) -> anyhow::Result<Vec<(String, u64)>> {
+        let mut stmt = self.conn.prepare("SELECT host, fetched FROM hosts")?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
+    /// The frontier: every URL still queued.
+    pub fn queued(&self) -> anyhow::Result<Vec<QueuedUrl>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT id, url, host, depth, priority, via FROM urls WHERE state = 'queued' ORDER BY id",
+        )?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(QueuedUrl {
+                    id: r.get(0)?,
+                    url: r.get(1)?,
+                    host: r.get(2)?,
+                    depth: r.get::<_, i64>(3)? as u32,
+                    priority: r.get(4)?,
+                    via: r.get(5)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
+    /// Number of page requests made so far (robots.txt excluded).
+    pub fn requests_made(&self) -> anyhow::Result<u64> {
+        Ok(self.conn.query_row(
+            "SELECT COUNT(*) FROM urls WHERE state IN ('fetched', 'failed')",
+            [],
+            |r| r.get::<_, i64>(0),
+        )? as u64)
+    }
+
+    /// Number of redirects that led to this URL, and the URL the chain started from.
+    pub fn redirect_chain(&self, id: i64) -> anyhow::Result<(u32, i64)> {
+        let mut hops = 0;
+        let mut current = id;
+        loop {
+            let row: Option<(String, Option<i64>)> = self
+                .conn
+                .prepare_cached("SELECT via, parent_id FROM urls WHERE id = ?1")?
+                .query_row([current], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?;
+            match row {
+                Some((via, Some(parent))) if via == "redirect" && hops < 64 => {
+                    hops += 1;
+                    current = parent;
+                }
+                _ => return Ok((hops, current)),
+            }
+        }
+    }
+
+    /// Every fetched page with a stored HTML or text body, in id order (input of extract).
+    pub fn stored_pages(&self) -> anyhow::Result<Vec<StoredPage>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT u.id, u.url, u.depth, EXISTS(SELECT 1 FROM seeds s WHERE s.url_id = u.id),
+                    u.content_type, u.last_modified, u.fetched_at, u.warc_file, u.warc_offset, u.warc_length
+             FROM urls u
+             WHERE u.state = 'fetched' AND u.status = 200 AND u.warc_file IS NOT NULL
+               AND COALESCE(u.reason, '') != 'content-type'
+             ORDER BY u.id",
+        )?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(StoredPage {
+                    id: r.get(0)?,
+                    url: r.get(1)?,
+                    depth: r.get::<_, i64>(2)? as u32,
+                    seed: r.get(3)?,
+                    content_type: r.get(4)?,
+                    last_modified: r.get(5)?,
+                    fetched_at: r.get::<_, Option<f64>>(6)?.unwrap_or(0.0),
+                    warc: (
+                        r.get(7)?,
+                        r.get::<_, i64>(8)? as u64,
+                        r.get::<_, i64>(9)? as u64,
+                    ),
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
+    /// Counts of URLs per (state, reason), for the report.
+    pub fn reason_counts(&self) -> anyhow::Result<Vec<(String, String, u64)>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT state, COALESCE(reason, ''), COUNT(*) FROM urls GROUP BY state, reason ORDER BY COUNT(*) DESC",
+        )?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as u64))
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
+    /// Runs `f` over every row of a query (read-only access for the exports).
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        // Best effort: an error here has nowhere to go, and the next run recovers from the WARC.
+        let _ = self.conn.execute_batch("COMMIT");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_unique_and_settle_with_a_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("crawl.sqlite")).unwrap();
+        let (a, new_a) = store
+            .insert_url("http://a.test/", "http://a.test:80", 0, None, "seed", 1.0, 0.0)
+            .unwrap();
+        let (a2, new_a2) = store
+            .insert_url("http://a.test/", "http://a.test:80", 3, None, "link", 0.1, 0.0)
+            .unwrap();
+        assert!(new_a && !new_a2 && a == a2);
+        let (b, _) = store
+            .insert_url("http://a.test/x", "http://a.test:80", 1, Some(a), "link", 0.5, 0.0)
+            .unwrap();
+        store.skip(b, "robots", "disallowed by robots.txt").unwrap();
+        assert_eq!(store.queued().unwrap().len(), 1);
+        store.commit().unwrap();
+        drop(store);
+        let store = Store::open(&dir.path().join("crawl.sqlite")).unwrap();
+        let counts = store.reason_counts().unwrap();
+        assert!(counts.contains(&("skipped".into(), "robots".into(), 1)));
+        assert!(counts.contains(&("queued".into(), "".into(), 1)));
+    }
+
+    #[test]
+    fn redirect_hops_follow_the_chain() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("c.sqlite")).unwrap();
+        let (a, _) = store.insert_url("http://a.test/1", "h", 0, None, "seed", 1.0, 0.0).unwrap();
+        let (b, _) = store.insert_url("http://a.test/2", "h", 0, Some(a), "redirect", 1.0, 0.0).unwrap();
+        let (c, _) = store.insert_url("http://a.test/3", "h", 0, Some(b), "redirect", 1.0, 0.0).unwrap();
+        assert_eq!(store.redirect_chain(c).unwrap(), (2, a));
+        assert_eq!(store.redirect_chain(a).unwrap(), (0, a));
+    }
+}

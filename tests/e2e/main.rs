@@ -1,0 +1,12 @@
+//! End-to-end tests: the real `glaneur` binary against a local multi-host test web.
+//!
+//! Every test starts its own server (`server.rs`) on `127.0.0.1:0` and points the crawler at it
+//! with `--proxy`; politeness and robots rules are then checked from the server's access log,
+//! not from what the crawler says about itself. Nothing here touches the internet.
+
+mod crawl;
+mod demo;
+mod resume;
+mod server;
+mod support;
+mod tidy;

@@ -1,0 +1,156 @@
+//! Stopping a crawl and running the same command again.
+//!
+//! The test web is generated: one host with a chain of 40 French pages (each links to the
+//! next), served 40 ms per response, crawled with a 50 ms politeness delay, so the crawl lasts
+//! a few seconds and can be stopped in the middle.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::server::TestWeb;
+use crate::support::*;
+
+const PAGES: usize = 40;
+
+fn chain_web(root: &Path) {
+    let host = root.join("chaine.test");
+    std::fs::create_dir_all(&host).unwrap();
+    for i in 0..PAGES {
+        let next = if i + 1 < PAGES {
+            format!("<p><a href=\"/p{}.html\">Le graphe suivant</a></p>", i + 1)
+        } else {
+            String::new()
+        };
+        let page = format!(
+            "<!DOCTYPE html><html lang=\"fr\"><head><meta charset=\"utf-8\"><title>Graphe numéro {i}</title></head><body>\
+             <h1>Graphe numéro {i}</h1>\
+             <p>Ce graphe possède {i} sommets et autant d'arêtes que de sommets. Chaque sommet du graphe numéro {i} est relié à ses deux voisins, ce qui forme un cycle dont la longueur est égale au nombre de sommets.</p>\
+             <p>On peut parcourir ce graphe en partant de n'importe quel sommet et en suivant les arêtes dans le même sens jusqu'à revenir au point de départ.</p>\
+             {next}</body></html>"
+        );
+        let name = if i == 0 { "index.html".to_string() } else { format!("p{i}.html") };
+        std::fs::write(host.join(name), page).unwrap();
+    }
+    std::fs::write(root.join("_routes.toml"), "delay_ms = 40\n").unwrap();
+    std::fs::write(
+        root.join("topic.toml"),
+        r#"name = "chaine"
+languages = ["fr"]
+[seeds]
+urls = ["http://chaine.test/"]
+[formula]
+expression = '"graphe*"'
+[crawl]
+max_depth = 100
+[politeness]
+contact = "mailto:test@example.org"
+delay_seconds = 0.05
+"#,
+    )
+    .unwrap();
+}
+
+fn spawn(topic: &Path, out: &Path, proxy: &str) -> Child {
+    glaneur()
+        .arg("run")
+        .arg(topic)
+        .arg("--out")
+        .arg(out)
+        .arg("--proxy")
+        .arg(proxy)
+        .arg("--quiet")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn wait_for_pages(web: &TestWeb, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while web.log().iter().filter(|h| h.path != "/robots.txt").count() < n {
+        assert!(Instant::now() < deadline, "the crawl did not reach {n} pages");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn signal(child: &Child, name: &str) {
+    let status = Command::new("kill")
+        .arg(format!("-{name}"))
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+fn page_counts(web: &TestWeb) -> HashMap<String, usize> {
+    let mut counts = HashMap::new();
+    for hit in web.log() {
+        *counts.entry(hit.path).or_insert(0) += 1;
+    }
+    counts
+}
+
+fn assert_complete(out: &Path) {
+    let docs = docs(out);
+    assert_eq!(docs.len(), PAGES, "every page of the chain is in the corpus");
+    let fetched: i64 = db(out)
+        .query_row("SELECT COUNT(*) FROM urls WHERE state = 'fetched'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(fetched as usize, PAGES);
+}
+
+#[test]
+fn interrupted_crawl_resumes_without_fetching_any_url_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    chain_web(dir.path());
+    let web = TestWeb::start(dir.path());
+    let topic = dir.path().join("topic.toml");
+    let out = dir.path().join("run");
+    let child = spawn(&topic, &out, &web.proxy());
+    wait_for_pages(&web, 10);
+    signal(&child, "TERM");
+    let stopped = child.wait_with_output().unwrap();
+    assert_eq!(stopped.status.code(), Some(130), "{}", String::from_utf8_lossy(&stopped.stderr));
+    let fetched_before = page_counts(&web).len();
+    assert!(fetched_before < PAGES, "the crawl was stopped before its end");
+
+    assert_exit(&run_topic(&topic, &out, &web.proxy(), &[]), 0);
+    let counts = page_counts(&web);
+    let twice: Vec<_> = counts.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(twice.is_empty(), "fetched twice: {twice:?}");
+    assert_eq!(counts.len(), PAGES + 1, "every page and robots.txt once");
+    assert_complete(&out);
+}
+
+#[test]
+fn killed_crawl_loses_no_stored_page_and_refetches_at_most_what_was_in_flight() {
+    let dir = tempfile::tempdir().unwrap();
+    chain_web(dir.path());
+    let web = TestWeb::start(dir.path());
+    let topic = dir.path().join("topic.toml");
+    let out = dir.path().join("run");
+    let mut child = spawn(&topic, &out, &web.proxy());
+    wait_for_pages(&web, 12);
+    // kill -9: no chance to flush anything.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let served_before: Vec<String> = web.log().into_iter().map(|h| h.path).collect();
+
+    assert_exit(&run_topic(&topic, &out, &web.proxy(), &[]), 0);
+    let counts = page_counts(&web);
+    let twice: Vec<_> = counts.iter().filter(|(_, n)| **n > 1).map(|(p, _)| p.clone()).collect();
+    // One server, one request in flight at most: only that one can have been lost in transit.
+    assert!(twice.len() <= 1, "fetched twice: {twice:?} (served before the kill: {served_before:?})");
+    assert_complete(&out);
+    // The WARC file is whole: every response record reads back.
+    let warc = std::fs::read(out.join("warc/glaneur-00000.warc.gz")).unwrap();
+    let records: Vec<_> = stages::warc::Reader::new(&warc[..]).collect();
+    assert!(records.iter().all(Result::is_ok), "a damaged WARC record");
+    let responses = records
+        .iter()
+        .filter(|r| r.as_ref().map(|r| r.record_type() == Some("response")).unwrap_or(false))
+        .count();
+    assert!(responses > PAGES, "{responses} responses");
+}

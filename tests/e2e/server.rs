@@ -1,0 +1,276 @@
+//! A local multi-host test web: one HTTP/1.1 server on `127.0.0.1:0` that answers for many
+//! `*.test` hosts and logs every request.
+//!
+//! The crawler reaches it as a proxy (`--proxy http://127.0.0.1:PORT`): requests arrive in
+//! absolute form (`GET http://a.test/page HTTP/1.1`), so one port serves every host, and
+//! `.test` names cannot leak onto the internet. Files are served from
+//! `tests/web/<scenario>/<host>/<path>` (raw bytes, real encodings); `_routes.toml` in the
+//! scenario folder adds statuses, headers and delays. Unknown hosts and paths get a 404.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// One request as the server saw it.
+#[derive(Debug, Clone)]
+#[allow(dead_code)] // every field is shown in assertion messages; not every test reads each one
+pub struct Hit {
+    /// Host the request was for.
+    pub host: String,
+    /// Path and query.
+    pub path: String,
+    /// When the request head was read.
+    pub start: Instant,
+    /// When the response was written.
+    pub end: Instant,
+    /// Status sent.
+    pub status: u16,
+    /// User-Agent header.
+    pub user_agent: String,
+}
+
+/// A special answer for one (host, path).
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Route {
+    /// Host name.
+    pub host: String,
+    /// Path (and query) exactly as requested.
+    pub path: String,
+    /// Status to send (default 200).
+    #[serde(default)]
+    pub status: Option<u16>,
+    /// Extra headers.
+    #[serde(default)]
+    pub headers: HashMap<String, String>,
+    /// Body (default: the file, if any).
+    #[serde(default)]
+    pub body: Option<String>,
+    /// Wait this long before answering.
+    #[serde(default)]
+    pub delay_ms: u64,
+}
+
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Routes {
+    #[serde(default)]
+    route: Vec<Route>,
+    /// Delay before every answer, in milliseconds.
+    #[serde(default)]
+    delay_ms: u64,
+}
+
+/// A running test web.
+pub struct TestWeb {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    log: Arc<Mutex<Vec<Hit>>>,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl TestWeb {
+    /// Serves `root` (a scenario folder) until dropped.
+    pub fn start(root: &Path) -> TestWeb {
+        let routes: Routes = match std::fs::read_to_string(root.join("_routes.toml")) {
+            Ok(text) => toml::from_str(&text).expect("valid _routes.toml"),
+            Err(_) => Routes::default(),
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("test server runtime");
+        let listener = runtime
+            .block_on(TcpListener::bind("127.0.0.1:0"))
+            .expect("bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("local addr");
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let state = Arc::new(State {
+            root: root.to_path_buf(),
+            routes,
+            log: log.clone(),
+        });
+        runtime.spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let state = state.clone();
+                tokio::spawn(async move {
+                    let _ = serve(stream, state).await;
+                });
+            }
+        });
+        TestWeb {
+            addr,
+            log,
+            _runtime: runtime,
+        }
+    }
+
+    /// The proxy URL to give the crawler.
+    pub fn proxy(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Every request so far, in arrival order.
+    pub fn log(&self) -> Vec<Hit> {
+        let mut log = self.log.lock().expect("log lock").clone();
+        log.sort_by_key(|h| h.start);
+        log
+    }
+}
+
+struct State {
+    root: PathBuf,
+    routes: Routes,
+    log: Arc<Mutex<Vec<Hit>>>,
+}
+
+async fn serve(mut stream: TcpStream, state: Arc<State>) -> std::io::Result<()> {
+    let mut buffer = Vec::new();
+    loop {
+        // Read one request head (GET requests have no body).
+        let head_end = loop {
+            if let Some(end) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+                break end + 4;
+            }
+            let mut chunk = [0u8; 4096];
+            let n = stream.read(&mut chunk).await?;
+            if n == 0 {
+                return Ok(());
+            }
+            buffer.extend_from_slice(&chunk[..n]);
+        };
+        let start = Instant::now();
+        let head = String::from_utf8_lossy(&buffer[..head_end]).into_owned();
+        buffer.drain(..head_end);
+        let mut lines = head.split("\r\n");
+        let request_line = lines.next().unwrap_or("");
+        let mut parts = request_line.split(' ');
+        let _method = parts.next();
+        let target = parts.next().unwrap_or("/").to_string();
+        let mut headers = HashMap::new();
+        for line in lines {
+            if let Some((k, v)) = line.split_once(':') {
+                headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
+            }
+        }
+        let (host, path) = match target.strip_prefix("http://") {
+            Some(rest) => match rest.find('/') {
+                Some(i) => (rest[..i].to_string(), rest[i..].to_string()),
+                None => (rest.to_string(), "/".to_string()),
+            },
+            None => (headers.get("host").cloned().unwrap_or_default(), target.clone()),
+        };
+        let host = host.split(':').next().unwrap_or("").to_ascii_lowercase();
+        let (status, extra, body, delay) = answer(&state, &host, &path);
+        let delay = delay + state.routes.delay_ms;
+        if delay > 0 {
+            tokio::time::sleep(Duration::from_millis(delay)).await;
+        }
+        let reason = match status {
+            200 => "OK",
+            301 => "Moved Permanently",
+            302 => "Found",
+            404 => "Not Found",
+            429 => "Too Many Requests",
+            500 => "Internal Server Error",
+            503 => "Service Unavailable",
+            _ => "Status",
+        };
+        let mut response = format!("HTTP/1.1 {status} {reason}\r\n");
+        for (k, v) in &extra {
+            response.push_str(&format!("{k}: {v}\r\n"));
+        }
+        response.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+        stream.write_all(response.as_bytes()).await?;
+        stream.write_all(&body).await?;
+        stream.flush().await?;
+        state.log.lock().expect("log lock").push(Hit {
+            host,
+            path,
+            start,
+            end: Instant::now(),
+            status,
+            user_agent: headers.get("user-agent").cloned().unwrap_or_default(),
+        });
+        if headers
+            .get("connection")
+            .is_some_and(|v| v.eq_ignore_ascii_case("close"))
+        {
+            return Ok(());
+        }
+    }
+}
+
+fn content_type(path: &Path) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("html") | Some("htm") => "text/html",
+        Some("txt") => "text/plain; charset=utf-8",
+        Some("pdf") => "application/pdf",
+        Some("png") => "image/png",
+        _ => "application/octet-stream",
+    }
+}
+
+fn answer(state: &State, host: &str, path: &str) -> (u16, Vec<(String, String)>, Vec<u8>, u64) {
+    let file = file_for(&state.root, host, path);
+    let route = state
+        .routes
+        .route
+        .iter()
+        .find(|r| r.host == host && r.path == path);
+    let mut headers = Vec::new();
+    let mut body = None;
+    if let Some(file) = &file {
+        body = std::fs::read(file).ok();
+        headers.push(("Content-Type".to_string(), content_type(file).to_string()));
+    }
+    match route {
+        Some(route) => {
+            for (k, v) in &route.headers {
+                headers.retain(|(name, _)| !name.eq_ignore_ascii_case(k));
+                headers.push((k.clone(), v.clone()));
+            }
+            let body = route
+                .body
+                .clone()
+                .map(String::into_bytes)
+                .or(body)
+                .unwrap_or_default();
+            (route.status.unwrap_or(200), headers, body, route.delay_ms)
+        }
+        None => match body {
+            Some(body) => (200, headers, body, 0),
+            None => (
+                404,
+                vec![("Content-Type".into(), "text/html".into())],
+                b"<html><body><p>Not found</p></body></html>".to_vec(),
+                0,
+            ),
+        },
+    }
+}
+
+/// `root/host/path`, with `index.html` for folders; never outside `root/host`.
+fn file_for(root: &Path, host: &str, path: &str) -> Option<PathBuf> {
+    if host.is_empty() || host.contains("..") || host.contains('/') {
+        return None;
+    }
+    let path = path.split('?').next().unwrap_or("/");
+    let mut file = root.join(host);
+    for segment in path.split('/').filter(|s| !s.is_empty()) {
+        if segment == ".." || segment == "." {
+            return None;
+        }
+        file.push(segment);
+    }
+    if path.ends_with('/') {
+        file.push("index.html");
+    }
+    file.is_file().then_some(file)
+}
