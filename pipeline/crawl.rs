@@ -137,7 +137,9 @@ struct Host {
     delay: Duration,
 }
 
-/// A job's result, sent back to the loop.
+/// A job's result, sent back to the loop. (One message per request: boxing the larger
+/// variant would buy nothing.)
+#[allow(clippy::large_enum_variant)]
 enum JobResult {
     Robots {
         host: String,
@@ -193,7 +195,7 @@ pub fn analyze(topic: &Topic, options: &ExtractOptions, url: &url::Url, response
     let language_ok = languages.is_empty()
         || language
             .as_ref()
-            .is_some_and(|l| languages.iter().any(|t| *t == l.code));
+            .is_some_and(|l| languages.contains(&l.code));
     let score = score::page_score(&PageEvidence {
         verdict: &verdict,
         tokens: prepared.token_count(),
@@ -313,11 +315,11 @@ pub async fn crawl(
                 }
             }
         }
-        let pending = crawler.has_pending();
         if in_flight == 0 {
             let budget_spent = crawler.requests_total >= max_pages;
-            if stopping || !pending || budget_spent {
-                crawler.outcome.budget_reached = budget_spent && pending;
+            let fetchable = crawler.has_fetchable();
+            if stopping || !fetchable || budget_spent {
+                crawler.outcome.budget_reached = !stopping && crawler.has_pending();
                 break;
             }
         }
@@ -344,12 +346,8 @@ pub async fn crawl(
             crawler.commit()?;
         }
     }
+    crawler.outcome.frontier_left = crawler.explain_frontier(max_pages)?;
     crawler.commit()?;
-    crawler.outcome.frontier_left = crawler
-        .hosts
-        .values()
-        .map(|h| h.queue.len() as u64)
-        .sum();
     crawler.outcome.seconds = started.elapsed().as_secs_f64();
     Ok(crawler.outcome)
 }
@@ -515,6 +513,7 @@ impl Crawler<'_> {
         found
     }
 
+    /// Whether any URL waits in the frontier.
     fn has_pending(&self) -> bool {
         self.hosts.values().any(|h| !h.queue.is_empty())
     }
@@ -525,9 +524,11 @@ impl Crawler<'_> {
         if self.requests_total >= max_pages {
             return None;
         }
+        let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
         self.hosts
             .iter()
             .filter(|(_, h)| !h.busy && h.next_at <= now && !h.queue.is_empty())
+            .filter(|(_, h)| h.fetched < per_host)
             .max_by(|(ka, a), (kb, b)| {
                 let ea = a.queue.peek();
                 let eb = b.queue.peek();
@@ -547,11 +548,51 @@ impl Crawler<'_> {
         if self.requests_total >= max_pages {
             return None;
         }
+        let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
         self.hosts
             .values()
-            .filter(|h| !h.busy && !h.queue.is_empty())
+            .filter(|h| !h.busy && !h.queue.is_empty() && h.fetched < per_host)
             .map(|h| h.next_at)
             .min()
+    }
+
+    /// Whether a URL waits that the budgets still allow to fetch.
+    fn has_fetchable(&self) -> bool {
+        let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
+        self.hosts
+            .values()
+            .any(|h| !h.queue.is_empty() && h.fetched < per_host)
+    }
+
+    /// URLs left in the frontier keep their `queued` state (a later run with a larger budget
+    /// fetches them) and get the reason they were not fetched in this one.
+    fn explain_frontier(&mut self, max_pages: u64) -> anyhow::Result<u64> {
+        let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
+        let mut left = 0;
+        let mut waiting = Vec::new();
+        for host in self.hosts.values() {
+            let (reason, detail) = if host.fetched >= per_host {
+                (
+                    "host-budget",
+                    format!("the server already gave {per_host} pages (crawl.max_pages_per_host)"),
+                )
+            } else if self.requests_total >= max_pages {
+                (
+                    "page-budget",
+                    format!("{max_pages} page requests made (crawl.max_pages)"),
+                )
+            } else {
+                ("interrupted", "the crawl was stopped before this URL".to_string())
+            };
+            for entry in host.queue.iter() {
+                waiting.push((entry.id, reason, detail.clone()));
+            }
+            left += host.queue.len() as u64;
+        }
+        for (id, reason, detail) in waiting {
+            self.store.waiting(id, reason, &detail)?;
+        }
+        Ok(left)
     }
 
     /// Starts the next request on `host_key` (robots.txt first). Returns whether a job was
@@ -563,7 +604,6 @@ impl Crawler<'_> {
         max_pages: u64,
     ) -> anyhow::Result<bool> {
         let fetcher = self.ctx.fetcher.clone();
-        let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
         let host = self.host_mut(host_key);
         match host.robots {
             RobotsState::Unknown => {
@@ -591,27 +631,18 @@ impl Crawler<'_> {
         let Some(entry) = host.queue.pop() else {
             return Ok(false);
         };
-        let (allowed, fetched) = match &host.robots {
+        let allowed = match &host.robots {
             RobotsState::Known(robots) => {
                 let target = url::Url::parse(&entry.url)
                     .map(|u| fetch::request_target(&u))
                     .unwrap_or_else(|_| "/".to_string());
-                (robots.is_allowed(&target), host.fetched)
+                robots.is_allowed(&target)
             }
-            _ => (true, host.fetched),
+            _ => true,
         };
         if !allowed {
             self.store
                 .skip(entry.id, "robots", "disallowed by the server's robots.txt")?;
-            self.progress.dropped();
-            return Ok(false);
-        }
-        if fetched >= per_host {
-            self.store.skip(
-                entry.id,
-                "host-budget",
-                &format!("the server already gave {per_host} pages (crawl.max_pages_per_host)"),
-            )?;
             self.progress.dropped();
             return Ok(false);
         }
@@ -939,14 +970,13 @@ async fn fetch_robots(fetcher: &Fetcher, url: &str) -> Result<Response, Failure>
     })?;
     for _ in 0..=MAX_REDIRECTS {
         let response = fetcher.fetch(&current).await?;
-        if (300..400).contains(&response.status) {
-            if let Some(next) = response
+        if (300..400).contains(&response.status)
+            && let Some(next) = response
                 .header("location")
                 .and_then(|l| current.join(l).ok())
-            {
-                current = next;
-                continue;
-            }
+        {
+            current = next;
+            continue;
         }
         let mut response = response;
         // RFC 9309: parse at least 500 KiB; glaneur parses exactly that much.

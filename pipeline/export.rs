@@ -60,7 +60,14 @@ pub fn run(
             .map(|p| stages::tokenize::tokenize(&p.text, lang))
             .collect();
         let n_tokens: usize = paragraphs.iter().map(Vec::len).sum();
-        let all_tokens: Vec<&str> = paragraphs.iter().flatten().map(String::as_str).collect();
+        // TreeTagger's tokenizer keeps `<…>` spans whole as SGML (the tagger skips them): they
+        // are not words of the matrix.
+        let all_tokens: Vec<&str> = paragraphs
+            .iter()
+            .flatten()
+            .map(String::as_str)
+            .filter(|t| !stages::tokenize::is_markup(t))
+            .collect();
         let (row, n_words) = matrix.add(&all_tokens);
         report.tokens += n_tokens as u64;
         report.words += n_words as u64;

@@ -148,7 +148,7 @@ fn process(topic: &Topic, options: &ExtractOptions, warc_dir: &Path, page: &Stor
         .as_ref()
         .map_or((String::new(), 0.0), |l| (l.code.clone(), l.confidence));
     let languages = &topic.file.languages;
-    let language_ok = languages.is_empty() || languages.iter().any(|l| *l == language);
+    let language_ok = languages.is_empty() || languages.contains(&language);
     let score = score::page_score(&PageEvidence {
         verdict: &verdict,
         tokens: prepared.token_count(),
@@ -207,6 +207,7 @@ pub fn run(
     bar.set_length(pages.len() as u64);
     let options = ExtractOptions {
         keep_everything: topic.file.output.keep_everything,
+        ..ExtractOptions::default()
     };
     let warc_dir = run_dir.join("warc");
     let candidates = parallel_map(pages, |page| Candidate {

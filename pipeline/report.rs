@@ -174,7 +174,7 @@ impl Report {
         let mut out = String::new();
         let _ = writeln!(out, "glaneur: topic `{}` → {}", self.topic, self.run_dir);
         let _ = writeln!(out);
-        let _ = writeln!(out, "  {:<8} {:>8}  {}", "stage", "count", "what");
+        let _ = writeln!(out, "  {:<8} {:>8}  what", "stage", "count");
         if let Some(seeds) = &self.seeds {
             let total: u64 = seeds.by_source.values().sum();
             let _ = writeln!(
@@ -193,9 +193,9 @@ impl Report {
                 crawl.recovered,
                 crawl.seconds,
                 if crawl.budget_reached {
-                    "; page budget reached"
+                    format!("; budgets reached, {} URLs left queued", crawl.frontier_left)
                 } else {
-                    ""
+                    String::new()
                 },
                 if crawl.interrupted {
                     "; interrupted"

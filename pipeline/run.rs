@@ -188,6 +188,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
             fetcher,
             extract_options: ExtractOptions {
                 keep_everything: topic.file.output.keep_everything,
+                ..ExtractOptions::default()
             },
         });
         crawling.store(true, Ordering::SeqCst);
@@ -225,10 +226,10 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
             count,
         })
         .collect();
-    if let Some(extract) = &report.extract {
-        if extract.pages > 0 {
-            report.harvest_rate = Some(extract.kept as f64 / extract.pages as f64);
-        }
+    if let Some(extract) = &report.extract
+        && extract.pages > 0
+    {
+        report.harvest_rate = Some(extract.kept as f64 / extract.pages as f64);
     }
     let n_docs = report.export.as_ref().map_or(0, |e| e.documents);
     let ending = if interrupted {

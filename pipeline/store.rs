@@ -288,6 +288,15 @@ impl Store {
         Ok(())
     }
 
+    /// Gives a URL that stays queued the reason it was not fetched in this run.
+    pub fn waiting(&mut self, id: i64, reason: &str, detail: &str) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached("UPDATE urls SET reason = ?2, detail = ?3 WHERE id = ?1 AND state = 'queued'")?
+            .execute(params![id, reason, detail])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
     /// Records a fetch that produced no usable response (timeout, network error).
     pub fn fail(&mut self, id: i64, reason: &str, detail: &str, now: f64) -> anyhow::Result<()> {
         self.conn

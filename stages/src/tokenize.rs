@@ -18,7 +18,7 @@
 //!
 //! Matching is done by hand on byte ranges of the word rather than with regular expressions:
 //! every step only narrows a range, so tokenizing is linear in the input (one 1 MB word made of
-//! brackets included) and allocates nothing but the returned tokens.
+//! brackets included) and allocates little besides the returned tokens.
 //!
 //! The French list of words that must not be split is derived from the fixtures (the exact
 //! content of TreeTagger's `french-abbreviations-utf8` file could not be found): see
@@ -117,7 +117,8 @@ pub fn tokenize_language_into(text: &str, language: Language, out: &mut Vec<Stri
 }
 
 /// True for a token that is an SGML/XML tag (`<…>`), which TreeTagger passes through untagged
-/// with `-sgml`; the matrix and the index may want to skip them.
+/// with `-sgml`; the matrix and the index may want to skip them. For tokens of this module the
+/// test is exact: any other token starting with `<` and ending with `>` would contain a tag.
 pub fn is_markup(token: &str) -> bool {
     token.len() >= 2 && token.starts_with('<') && token.ends_with('>')
 }
@@ -125,12 +126,13 @@ pub fn is_markup(token: &str) -> bool {
 /// Indices of the tokens that end a sentence, for `.vrt` and CoNLL-U exports.
 ///
 /// A sentence ends at a token made only of `.`, `!`, `?`, `…` (the tokenizer has already kept
-/// abbreviations such as `M.` or `Mr.` whole, so their period is not such a token), extended over
-/// directly following terminal or closing tokens (`?` `!`, `.` `»`, `.` `)`, `?` `"`). It does not end
-/// there when the next token starts with a lowercase letter or is `,` `;` `:` (`« Oui ? » dit-il`,
-/// `orientées ... enfin`), nor at a `.` cut off a known abbreviation stem that TreeTagger splits,
-/// such as French `cf`. A German ordinal (`3.`) ends a sentence only as the last token. Tokens
-/// after the last reported end form an unterminated sentence that the caller closes.
+/// abbreviations such as `M.` or `Mr.` whole, so their period is not such a token), extended
+/// over directly following terminal or closing tokens (`?` `!`, `.` `»`, `.` `)`, `?` `"`).
+/// It does not end there when the next token starts with a lowercase letter or is `,` `;` `:`
+/// (`« Oui ? » dit-il`, `orientées ... enfin`), nor at a `.` cut off an abbreviation stem that
+/// TreeTagger splits, such as French `cf` (`cf. Martin`). A German ordinal (`3.`) ends a
+/// sentence only as the last token. Tokens after the last reported end form an unterminated
+/// sentence that the caller closes.
 pub fn sentence_ends(tokens: &[String], lang: &str) -> Vec<usize> {
     let rules = Language::from_code(lang).rules();
     let mut ends = Vec::new();
@@ -138,7 +140,8 @@ pub fn sentence_ends(tokens: &[String], lang: &str) -> Vec<usize> {
     while i < tokens.len() {
         let token = tokens[i].as_str();
         let last = i + 1 == tokens.len();
-        if !is_terminal(token) && !(rules.ordinals && last && is_ordinal(token)) {
+        let final_ordinal = rules.ordinals && last && is_ordinal(token);
+        if !(is_terminal(token) || final_ordinal) {
             i += 1;
             continue;
         }
@@ -286,17 +289,18 @@ static FRENCH: Rules = Rules {
     ],
     prefix_longest: 7,
     suffix_clitics: &[
-        "-t-elle", "-t-elles", "-t-il", "-t-ils", "-t-on", "-ce", "-elle", "-elles", "-il",
-        "-ils", "-je", "-la", "-le", "-les", "-leur", "-lui", "-même", "-mêmes", "-m'", "-moi",
-        "-nous", "-on", "-toi", "-tu", "-t'", "-vous", "-en", "-y", "-ci", "-là",
+        "-t-elle", "-t-elles", "-t-il", "-t-ils", "-t-on", "-ce", "-elle", "-elles", "-il", "-ils",
+        "-je", "-la", "-le", "-les", "-leur", "-lui", "-même", "-mêmes", "-m'", "-moi", "-nous",
+        "-on", "-toi", "-tu", "-t'", "-vous", "-en", "-y", "-ci", "-là",
     ],
     suffix_starts: &['-'],
     suffix_longest: 8,
     words: &FRENCH_SET,
     ordinals: false,
     nonfinal_stems: &[
-        "cf", "ex", "fig", "vol", "chap", "art", "pp", "env", "réf", "éd", "coll", "tab", "av",
-        "apr", "resp", "approx", "trad", "sqq",
+        // Not `vol`, `art`: as words they end sentences.
+        "cf", "ex", "fig", "chap", "pp", "env", "réf", "éd", "coll", "av", "apr", "resp", "approx",
+        "trad", "sqq",
     ],
 };
 
@@ -400,12 +404,11 @@ pub const FRENCH_WORDS: &[&str] = &[
 /// with periods such as `e.g.`, `U.S.` need no entry).
 pub const ENGLISH_WORDS: &[&str] = &[
     "Mr.", "Mrs.", "Ms.", "Messrs.", "Dr.", "Prof.", "Sr.", "Jr.", "St.", "Mt.", "Gen.", "Col.",
-    "Capt.", "Lt.", "Sgt.", "Gov.", "Sen.", "Rep.", "Rev.", "Hon.", "Pres.", "Esq.", "vs.",
-    "etc.", "al.", "cf.", "approx.", "ca.", "viz.", "Inc.", "Ltd.", "Co.", "Corp.", "Bros.",
-    "No.", "Nos.", "no.", "Vol.", "vol.", "Vols.", "pp.", "Fig.", "fig.", "Figs.", "Eq.", "Ed.",
-    "ed.", "Eds.", "eds.", "Ch.", "ch.", "Sec.", "sec.", "Jan.", "Feb.", "Apr.", "Jun.", "Jul.",
-    "Aug.", "Sep.", "Sept.", "Oct.", "Nov.", "Dec.", "Ave.", "Blvd.", "Rd.", "Dept.", "Univ.",
-    "est.", "Ph.D.", "Ph.D", "Mass.", "Calif.",
+    "Capt.", "Lt.", "Sgt.", "Gov.", "Sen.", "Rep.", "Rev.", "Hon.", "Pres.", "Esq.", "vs.", "etc.",
+    "al.", "cf.", "approx.", "ca.", "viz.", "Inc.", "Ltd.", "Co.", "Corp.", "Bros.", "No.", "Nos.",
+    "Vol.", "vol.", "Vols.", "pp.", "Fig.", "fig.", "Figs.", "Eq.", "Ed.", "ed.", "Eds.", "eds.",
+    "Ch.", "ch.", "Sec.", "sec.", "Jan.", "Feb.", "Apr.", "Jun.", "Jul.", "Aug.", "Sep.", "Sept.",
+    "Oct.", "Nov.", "Dec.", "Ave.", "Blvd.", "Rd.", "Dept.", "Univ.", "est.", "Ph.D.", "Calif.",
 ];
 
 /// German abbreviations kept whole with their period (glaneur's list; `z.B.`, `d.h.`, `u.a.`
@@ -415,16 +418,16 @@ pub const GERMAN_WORDS: &[&str] = &[
     "bzgl.", "sog.", "geb.", "gest.", "Nr.", "Dr.", "Prof.", "Hr.", "Hrn.", "Fr.", "St.", "Str.",
     "Tel.", "Jh.", "Jhd.", "Mio.", "Mrd.", "Abs.", "Abb.", "Tab.", "Bd.", "Kap.", "Anm.", "Aufl.",
     "Hrsg.", "hrsg.", "Dipl.", "Ing.", "Min.", "Std.", "max.", "min.", "o.ä.", "u.ä.", "Jan.",
-    "Febr.", "Feb.", "Aug.", "Sept.", "Okt.", "Nov.", "Dez.", "usf.", "ff.", "bzgl.", "z.Zt.",
+    "Febr.", "Feb.", "Aug.", "Sept.", "Okt.", "Nov.", "Dez.", "usf.", "ff.", "z.Zt.",
 ];
 
 /// Italian abbreviations kept whole with their period (glaneur's list).
 pub const ITALIAN_WORDS: &[&str] = &[
     "ecc.", "sig.", "Sig.", "sigg.", "Sigg.", "dott.", "Dott.", "prof.", "Prof.", "ing.", "Ing.",
-    "avv.", "Avv.", "arch.", "Arch.", "geom.", "rag.", "on.", "On.", "dr.", "Dr.", "mons.",
-    "pag.", "pagg.", "cfr.", "Cfr.", "es.", "vol.", "voll.", "art.", "artt.", "cap.", "fig.",
-    "tab.", "tel.", "ca.", "cit.", "ed.", "nn.", "p.es.", "sec.", "ss.", "gen.", "febbr.",
-    "sett.", "ott.", "nov.", "dic.",
+    "avv.", "Avv.", "arch.", "Arch.", "geom.", "rag.", "on.", "On.", "dr.", "Dr.", "mons.", "pag.",
+    "pagg.", "cfr.", "Cfr.", "es.", "vol.", "voll.", "art.", "artt.", "cap.", "fig.", "tab.",
+    "tel.", "ca.", "cit.", "ed.", "nn.", "p.es.", "sec.", "ss.", "gen.", "febbr.", "sett.", "ott.",
+    "nov.", "dic.",
 ];
 
 /// Spanish abbreviations kept whole with their period (glaneur's list).
@@ -516,10 +519,7 @@ fn tokenize_line(line: &str, rules: &Rules, work: &mut Work, out: &mut Vec<Strin
     while let Some(offset) = bytes[from..].iter().position(|&b| b == b'<') {
         let open = from + offset;
         let after = open + 1;
-        match bytes[after..]
-            .iter()
-            .position(|&b| b == b'<' || b == b'>')
-        {
+        match bytes[after..].iter().position(|&b| b == b'<' || b == b'>') {
             Some(k) if bytes[after + k] == b'>' => {
                 let close = after + k;
                 tokenize_text(&line[text_start..open], rules, work, out);
@@ -701,11 +701,7 @@ fn tokenize_word(
     }
     // Disambiguate a final period: /^(..*)\.$/ and not "..."
     let w = &word[s..e];
-    if w.len() >= 2
-        && w.ends_with('.')
-        && w != "..."
-        && !(rules.ordinals && is_ordinal(w))
-    {
+    if w.len() >= 2 && w.ends_with('.') && w != "..." && !(rules.ordinals && is_ordinal(w)) {
         suffix.push((e - 1, e));
         e -= 1;
         if listed(s, e) {
@@ -768,7 +764,7 @@ fn find_byte(bytes: &[u8], from: usize, needle: u8) -> usize {
 fn is_letter_period_run(w: &str) -> bool {
     let bytes = w.as_bytes();
     !bytes.is_empty()
-        && bytes.len() % 2 == 0
+        && bytes.len().is_multiple_of(2)
         && bytes
             .chunks_exact(2)
             .all(|pair| (pair[0].is_ascii_alphabetic() || pair[0] == b'-') && pair[1] == b'.')
@@ -817,9 +813,7 @@ fn find_suffix_clitic(w: &str, rules: &Rules) -> Option<usize> {
     w[window..]
         .char_indices()
         .map(|(i, c)| (window + i, c))
-        .filter(|&(start, c)| {
-            start > 0 && rules.suffix_starts.iter().any(|&p| char_matches(c, p))
-        })
+        .filter(|&(start, c)| start > 0 && rules.suffix_starts.iter().any(|&p| char_matches(c, p)))
         .map(|(start, _)| start)
         .find(|&start| {
             let rest = &w[start..];
@@ -870,7 +864,10 @@ mod tests {
             let lowercase = |c: &&str| c.chars().all(|ch| !ch.is_uppercase());
             assert!(rules.suffix_clitics.iter().all(lowercase), "{language:?}");
             assert!(rules.prefix_clitics.iter().all(lowercase), "{language:?}");
-            assert!(rules.prefix_clitics.iter().all(|c| c.ends_with('\'')), "{language:?}");
+            assert!(
+                rules.prefix_clitics.iter().all(|c| c.ends_with('\'')),
+                "{language:?}"
+            );
         }
     }
 
@@ -893,8 +890,17 @@ mod tests {
         assert_eq!(
             strs(&t),
             [
-                "L'", "État", "a", "-t-il", "dit", "qu'", "aujourd'hui", "Jusqu'", "où",
-                "lorsqu’", "il"
+                "L'",
+                "État",
+                "a",
+                "-t-il",
+                "dit",
+                "qu'",
+                "aujourd'hui",
+                "Jusqu'",
+                "où",
+                "lorsqu’",
+                "il"
             ]
         );
         let t = tok("Donne-le-moi, prends-en. Celle-là ; VIENS-TU", "fr");
@@ -909,30 +915,59 @@ mod tests {
 
     #[test]
     fn french_listed_words() {
-        let t = tok("c'est-à-dire lui-même soi-même D'accord d'accord. jusqu'à", "fr");
+        let t = tok(
+            "c'est-à-dire lui-même soi-même D'accord d'accord. jusqu'à",
+            "fr",
+        );
         assert_eq!(
             strs(&t),
             [
-                "c'est-à-dire", "lui-même", "soi", "-même", "D'accord", "d'accord", ".",
-                "jusqu'", "à"
+                "c'est-à-dire",
+                "lui-même",
+                "soi",
+                "-même",
+                "D'accord",
+                "d'accord",
+                ".",
+                "jusqu'",
+                "à"
             ]
         );
     }
 
     #[test]
     fn periods_and_abbreviations() {
-        let t = tok("M. Dupont (cf. p. 12), etc. U.S.A. 13.2.1. 15/03/2006.", "fr");
+        let t = tok(
+            "M. Dupont (cf. p. 12), etc. U.S.A. 13.2.1. 15/03/2006.",
+            "fr",
+        );
         assert_eq!(
             strs(&t),
             [
-                "M.", "Dupont", "(", "cf", ".", "p.", "12", ")", ",", "etc", ".", "U.S.A.",
-                "13.2.1", ".", "15/03/2006", "."
+                "M.",
+                "Dupont",
+                "(",
+                "cf",
+                ".",
+                "p.",
+                "12",
+                ")",
+                ",",
+                "etc",
+                ".",
+                "U.S.A.",
+                "13.2.1",
+                ".",
+                "15/03/2006",
+                "."
             ]
         );
         let t = tok("(Impress et Draw). fin.) x,. ..", "fr");
         assert_eq!(
             strs(&t),
-            ["(", "Impress", "et", "Draw", ")", ".", "fin", ".", ")", "x", ",", ".", ".", "."]
+            [
+                "(", "Impress", "et", "Draw", ")", ".", "fin", ".", ")", "x", ",", ".", ".", "."
+            ]
         );
     }
 
@@ -941,7 +976,17 @@ mod tests {
         let t = tok("orientées... enfin?Oui;non !!", "fr");
         assert_eq!(
             strs(&t),
-            ["orientées", "...", "enfin", "?", "Oui", ";", "non", "!", "!"]
+            [
+                "orientées",
+                "...",
+                "enfin",
+                "?",
+                "Oui",
+                ";",
+                "non",
+                "!",
+                "!"
+            ]
         );
     }
 
@@ -959,7 +1004,10 @@ mod tests {
 
     #[test]
     fn sgml_tags_are_tokens() {
-        let t = tok("Team <deity@lists.debian.org> x<b>gras</b>y (<< 1.5) a\t<a\thref='x'>", "fr");
+        let t = tok(
+            "Team <deity@lists.debian.org> x<b>gras</b>y (<< 1.5) a\t<a\thref='x'>",
+            "fr",
+        );
         assert_eq!(
             strs(&t),
             [
@@ -985,12 +1033,18 @@ mod tests {
 
     #[test]
     fn thorn_and_y_diaeresis_are_letters() {
-        assert_eq!(strs(&tok("L'Haÿ-les-Roses þing", "fr")), ["L'", "Haÿ-les-Roses", "þing"]);
+        assert_eq!(
+            strs(&tok("L'Haÿ-les-Roses þing", "fr")),
+            ["L'", "Haÿ-les-Roses", "þing"]
+        );
     }
 
     #[test]
     fn english_clitics_and_abbreviations() {
-        let t = tok("Don't worry, John's cat can't; they'll go. I'm Mr. Smith's friend", "en");
+        let t = tok(
+            "Don't worry, John's cat can't; they'll go. I'm Mr. Smith's friend",
+            "en",
+        );
         assert_eq!(
             strs(&t),
             [
@@ -998,7 +1052,10 @@ mod tests {
                 "go", ".", "I", "'m", "Mr.", "Smith", "'s", "friend"
             ]
         );
-        let t = tok("Dr. Who, e.g. at 5 p.m., vs. Acme Inc. and Ph.D. students, etc.", "en");
+        let t = tok(
+            "Dr. Who, e.g. at 5 p.m., vs. Acme Inc. and Ph.D. students, etc.",
+            "en",
+        );
         assert_eq!(
             strs(&t),
             [
@@ -1013,7 +1070,10 @@ mod tests {
 
     #[test]
     fn italian_elisions_and_abbreviations() {
-        let t = tok("L'Italia dell'anno, un'amica e quest'uomo ecc. Sig. Rossi c’è", "it");
+        let t = tok(
+            "L'Italia dell'anno, un'amica e quest'uomo ecc. Sig. Rossi c’è",
+            "it",
+        );
         assert_eq!(
             strs(&t),
             [
@@ -1039,7 +1099,10 @@ mod tests {
 
     #[test]
     fn spanish_abbreviations() {
-        let t = tok("¡Hola! El Sr. García y la Sra. Pérez, p.ej. en EE.UU. dámelo", "es");
+        let t = tok(
+            "¡Hola! El Sr. García y la Sra. Pérez, p.ej. en EE.UU. dámelo",
+            "es",
+        );
         assert_eq!(
             strs(&t),
             [
@@ -1097,14 +1160,21 @@ mod tests {
         for sample in samples {
             for lang in ["fr", "en", "de", "it", "es", "xx"] {
                 let tokens = tok(sample, lang);
-                assert!(tokens.iter().all(|t| !t.is_empty()), "{sample:?} {tokens:?}");
+                assert!(
+                    tokens.iter().all(|t| !t.is_empty()),
+                    "{sample:?} {tokens:?}"
+                );
                 assert!(
                     tokens
                         .iter()
                         .all(|t| is_markup(t) || !t.chars().any(char::is_whitespace)),
                     "{sample:?} {tokens:?}"
                 );
-                let joined: String = tokens.concat().chars().filter(|c| !c.is_whitespace()).collect();
+                let joined: String = tokens
+                    .concat()
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect();
                 let expected: String = sample
                     .trim_start_matches('\u{FEFF}')
                     .chars()
@@ -1149,12 +1219,19 @@ mod tests {
     #[test]
     fn sentence_ends_french() {
         let tokens = tok(
-            "M. Dupont viendrait ? « Oui », dit-il. Voir (cf. Martin) la fig. 3 et les arêtes... enfin. Fin !",
+            concat!(
+                "M. Dupont viendrait ? « Oui », dit-il. Voir (cf. Martin) la fig. 3 ",
+                "et les arêtes... enfin. Fin !"
+            ),
             "fr",
         );
         let found = sentence_ends(&tokens, "fr");
         let before: Vec<&str> = found.iter().map(|&i| tokens[i - 1].as_str()).collect();
-        assert_eq!(before, ["viendrait", "-il", "enfin", "Fin"], "{tokens:?} {found:?}");
+        assert_eq!(
+            before,
+            ["viendrait", "-il", "enfin", "Fin"],
+            "{tokens:?} {found:?}"
+        );
         assert_eq!(found.last(), Some(&(tokens.len() - 1)));
     }
 

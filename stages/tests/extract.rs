@@ -125,6 +125,7 @@ fn cleaneval_word_f1() {
     let clean = ExtractOptions::default();
     let everything = ExtractOptions {
         keep_everything: true,
+        ..ExtractOptions::default()
     };
     let (mut sum, mut sum_all) = ([0usize; 3], [0usize; 3]);
     let mut macro_f1 = 0.0;

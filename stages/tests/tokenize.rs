@@ -20,7 +20,9 @@ struct Pair {
 }
 
 fn pairs() -> Vec<Pair> {
-    let dir: PathBuf = common::shared_data().join("treetagger").join("tokenizer-fr");
+    let dir: PathBuf = common::shared_data()
+        .join("treetagger")
+        .join("tokenizer-fr");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
         .filter_map(|entry| entry.ok())
@@ -145,14 +147,21 @@ fn french_matches_treetagger_token_for_token() {
         100.0 * total_matched as f64 / total.max(1) as f64
     );
     println!("{table}");
-    assert!(failures.is_empty(), "tokens differ from TreeTagger's:\n{failures}");
+    assert!(
+        failures.is_empty(),
+        "tokens differ from TreeTagger's:\n{failures}"
+    );
 }
 
 #[test]
 fn fixtures_keep_every_character_and_need_no_markup() {
     for pair in pairs() {
         let got = tokenize(&pair.text, "fr");
-        let joined: String = got.concat().chars().filter(|c| !c.is_whitespace()).collect();
+        let joined: String = got
+            .concat()
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
         let original: String = pair.text.chars().filter(|c| !c.is_whitespace()).collect();
         assert_eq!(joined, original, "{}", pair.name);
         assert!(got.iter().all(|t| !t.is_empty()), "{}", pair.name);

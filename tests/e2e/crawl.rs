@@ -184,7 +184,10 @@ fn check_prints_the_resolved_topic_without_fetching() {
         .unwrap();
     assert_exit(&output, 0);
     let text = String::from_utf8_lossy(&output.stdout);
-    assert!(text.contains(r#"(("graphe*" OR "sommet*") AND (NOT "graffiti"))"#) || text.contains("OR"), "{text}");
+    assert!(
+        text.contains(r#"formula, normalised: ("graphe*" OR "sommet*") AND (NOT "graffiti")"#),
+        "{text}"
+    );
     assert!(text.contains("max_pages_per_host"), "defaults are shown: {text}");
     assert!(text.contains("User-Agent: glaneur/"), "{text}");
 }

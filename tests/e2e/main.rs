@@ -4,6 +4,9 @@
 //! with `--proxy`; politeness and robots rules are then checked from the server's access log,
 //! not from what the crawler says about itself. Nothing here touches the internet.
 
+// Test helpers may panic: a failed unwrap is a failed test, with its message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod crawl;
 mod demo;
 mod resume;

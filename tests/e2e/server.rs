@@ -26,7 +26,10 @@ pub struct Hit {
     pub path: String,
     /// When the request head was read.
     pub start: Instant,
-    /// When the response was written.
+    /// When the server started writing the response. The client cannot have the response
+    /// before this instant, so `next.start - end >= delay` is what politeness guarantees (a
+    /// timestamp taken after the write could be late by however long this thread waited for a
+    /// core, which on a loaded machine makes polite gaps look short).
     pub end: Instant,
     /// Status sent.
     pub status: u16,
@@ -187,6 +190,7 @@ async fn serve(mut stream: TcpStream, state: Arc<State>) -> std::io::Result<()> 
             response.push_str(&format!("{k}: {v}\r\n"));
         }
         response.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+        let end = Instant::now();
         stream.write_all(response.as_bytes()).await?;
         stream.write_all(&body).await?;
         stream.flush().await?;
@@ -194,7 +198,7 @@ async fn serve(mut stream: TcpStream, state: Arc<State>) -> std::io::Result<()> 
             host,
             path,
             start,
-            end: Instant::now(),
+            end,
             status,
             user_agent: headers.get("user-agent").cloned().unwrap_or_default(),
         });
