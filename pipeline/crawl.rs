@@ -167,7 +167,12 @@ pub struct Analysis {
 }
 
 /// Decodes, extracts and scores a page: the crawl's view of it.
-pub fn analyze(topic: &Topic, options: &ExtractOptions, url: &url::Url, response: &Response) -> Analysis {
+pub fn analyze(
+    topic: &Topic,
+    options: &ExtractOptions,
+    url: &url::Url,
+    response: &Response,
+) -> Analysis {
     let content_type = response.header("content-type");
     let tld = tld_of(url);
     let decoded = stages::decode::decode(&response.body, content_type, tld.as_deref());
@@ -484,10 +489,16 @@ impl Crawler<'_> {
             let Some(entry) = self.take_queued(&host, id) else {
                 continue;
             };
-            let analysis = (response.status == 200 && !response.body_skipped).then(|| {
-                analyze(&self.ctx.topic, &self.ctx.extract_options, &url, &response)
-            });
-            self.settle_page(entry, &host, &url, Ok(response), analysis, Some((offset, length)))?;
+            let analysis = (response.status == 200 && !response.body_skipped)
+                .then(|| analyze(&self.ctx.topic, &self.ctx.extract_options, &url, &response));
+            self.settle_page(
+                entry,
+                &host,
+                &url,
+                Ok(response),
+                analysis,
+                Some((offset, length)),
+            )?;
             self.requests_total += 1;
             self.outcome.recovered += 1;
         }
@@ -582,7 +593,10 @@ impl Crawler<'_> {
                     format!("{max_pages} page requests made (crawl.max_pages)"),
                 )
             } else {
-                ("interrupted", "the crawl was stopped before this URL".to_string())
+                (
+                    "interrupted",
+                    "the crawl was stopped before this URL".to_string(),
+                )
             };
             for entry in host.queue.iter() {
                 waiting.push((entry.id, reason, detail.clone()));
@@ -652,7 +666,8 @@ impl Crawler<'_> {
             return Ok(false);
         }
         let Ok(url) = url::Url::parse(&entry.url) else {
-            self.store.skip(entry.id, "invalid-url", "cannot parse the stored URL")?;
+            self.store
+                .skip(entry.id, "invalid-url", "cannot parse the stored URL")?;
             return Ok(false);
         };
         self.requests_total += 1;
@@ -723,7 +738,8 @@ impl Crawler<'_> {
         };
         let robots = robots_from_status(status, body.as_bytes(), &token);
         let crawl_delay = robots.crawl_delay();
-        self.store.host_robots(host_key, status, &body, crawl_delay)?;
+        self.store
+            .host_robots(host_key, status, &body, crawl_delay)?;
         let base = self.base_delay();
         let max_cd = self.ctx.topic.file.politeness.max_crawl_delay_seconds;
         let replay = self.ctx.fetcher.is_replay();
@@ -757,7 +773,8 @@ impl Crawler<'_> {
         let response = match outcome {
             Ok(r) => r,
             Err(failure) => {
-                self.store.fail(entry.id, failure.reason, &failure.detail, now)?;
+                self.store
+                    .fail(entry.id, failure.reason, &failure.detail, now)?;
                 self.store.host_fetched(host_key, true)?;
                 self.progress.fetched(false);
                 return Ok(());
@@ -846,7 +863,8 @@ impl Crawler<'_> {
                 priority,
                 now,
             )?;
-            self.store.link(entry.id, dst, link_kind_name(*kind), anchor)?;
+            self.store
+                .link(entry.id, dst, link_kind_name(*kind), anchor)?;
             if !new {
                 continue;
             }
@@ -908,8 +926,14 @@ impl Crawler<'_> {
             )?;
             return Ok(());
         }
-        if self.ctx.scope.check(target.host_str().unwrap_or("")).is_err() {
-            self.store.skip(dst, "off-domain", "redirect target outside [domains]")?;
+        if self
+            .ctx
+            .scope
+            .check(target.host_str().unwrap_or(""))
+            .is_err()
+        {
+            self.store
+                .skip(dst, "off-domain", "redirect target outside [domains]")?;
             return Ok(());
         }
         // A redirect inherits its source's place in the queue: it is the same page.
@@ -917,7 +941,13 @@ impl Crawler<'_> {
             Strategy::BestFirst => entry.key,
             Strategy::BreadthFirst => 1.0,
         };
-        self.push(&target_host, dst, target.to_string(), entry.depth, key_priority);
+        self.push(
+            &target_host,
+            dst,
+            target.to_string(),
+            entry.depth,
+            key_priority,
+        );
         Ok(())
     }
 
@@ -1001,7 +1031,14 @@ pub fn run_blocking(
     runtime: &tokio::runtime::Runtime,
 ) -> anyhow::Result<CrawlOutcome> {
     runtime
-        .block_on(crawl(ctx, store, warc, warc_repaired_bytes, progress, shutdown))
+        .block_on(crawl(
+            ctx,
+            store,
+            warc,
+            warc_repaired_bytes,
+            progress,
+            shutdown,
+        ))
         .context("the crawl stopped on an error")
 }
 
@@ -1036,7 +1073,10 @@ mod tests {
             Duration::from_secs(30)
         );
         assert_eq!(politeness_delay(base, Some(f64::NAN), 30.0, false), base);
-        assert_eq!(politeness_delay(base, Some(5.0), 30.0, true), Duration::ZERO);
+        assert_eq!(
+            politeness_delay(base, Some(5.0), 30.0, true),
+            Duration::ZERO
+        );
     }
 
     #[test]

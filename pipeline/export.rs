@@ -47,7 +47,9 @@ pub fn run(
         .delimiter(b'\t')
         .quote_style(csv::QuoteStyle::Never)
         .from_writer(Vec::new());
-    docs_tsv.write_record(["row", "id", "url", "title", "language", "score", "tokens", "words"])?;
+    docs_tsv.write_record([
+        "row", "id", "url", "title", "language", "score", "tokens", "words",
+    ])?;
     for doc in docs {
         let lang = if doc.language.is_empty() {
             topic.file.languages.first().map_or("fr", String::as_str)
@@ -107,8 +109,14 @@ pub fn run(
     if topic.file.output.treetagger == TreeTaggerLayout::PerCorpus {
         write(&tt_dir.join("corpus.tt"), corpus.as_bytes())?;
     }
-    write(&matrix_dir.join("counts.mtx"), matrix.to_matrix_market().as_bytes())?;
-    write(&matrix_dir.join("vocab.tsv"), matrix.vocabulary_tsv().as_bytes())?;
+    write(
+        &matrix_dir.join("counts.mtx"),
+        matrix.to_matrix_market().as_bytes(),
+    )?;
+    write(
+        &matrix_dir.join("vocab.tsv"),
+        matrix.vocabulary_tsv().as_bytes(),
+    )?;
     let docs_bytes = docs_tsv
         .into_inner()
         .map_err(|e| anyhow::anyhow!("cannot build docs.tsv: {e}"))?;
@@ -117,7 +125,10 @@ pub fn run(
     report.nonzeros = matrix.nnz() as u64;
 
     let graph = build_graph(store)?;
-    write(&graph_dir.join("links.graphml"), graph.to_graphml().as_bytes())?;
+    write(
+        &graph_dir.join("links.graphml"),
+        graph.to_graphml().as_bytes(),
+    )?;
     write_csv(&graph_dir.join("nodes.csv"), graph.node_rows())?;
     write_csv(&graph_dir.join("edges.csv"), graph.edge_rows())?;
     report.graph_nodes = graph.graph.node_count() as u64;
@@ -133,14 +144,19 @@ pub fn run(
 fn tsv_field(value: &str) -> String {
     value
         .chars()
-        .map(|c| if c == '\t' || c == '\n' || c == '\r' { ' ' } else { c })
+        .map(|c| {
+            if c == '\t' || c == '\n' || c == '\r' {
+                ' '
+            } else {
+                c
+            }
+        })
         .collect()
 }
 
 fn fresh_dir(dir: &Path) -> anyhow::Result<std::path::PathBuf> {
     if dir.exists() {
-        std::fs::remove_dir_all(dir)
-            .with_context(|| format!("cannot clear {}", dir.display()))?;
+        std::fs::remove_dir_all(dir).with_context(|| format!("cannot clear {}", dir.display()))?;
     }
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     Ok(dir.to_path_buf())

@@ -115,7 +115,12 @@ fn strip_diacritics(text: &str) -> String {
         .collect()
 }
 
-fn process(topic: &Topic, options: &ExtractOptions, warc_dir: &Path, page: &StoredPage) -> Result<Processed, String> {
+fn process(
+    topic: &Topic,
+    options: &ExtractOptions,
+    warc_dir: &Path,
+    page: &StoredPage,
+) -> Result<Processed, String> {
     let (file, offset, length) = &page.warc;
     let record = warcfile::read_record_at(&warc_dir.join(file), *offset, *length)
         .map_err(|e| format!("{e:#}"))?;
@@ -210,10 +215,14 @@ pub fn run(
         ..ExtractOptions::default()
     };
     let warc_dir = run_dir.join("warc");
-    let candidates = parallel_map(pages, |page| Candidate {
-        outcome: process(topic, &options, &warc_dir, &page),
-        page,
-    }, bar);
+    let candidates = parallel_map(
+        pages,
+        |page| Candidate {
+            outcome: process(topic, &options, &warc_dir, &page),
+            page,
+        },
+        bar,
+    );
 
     let mut report = ExtractReport {
         pages: candidates.len() as u64,
@@ -243,15 +252,27 @@ pub fn run(
             .or_default() += 1;
         let doc = &processed.doc;
         let (reason, detail, duplicate_of) = if processed.noindex {
-            ("noindex", "<meta name=robots> says noindex".to_string(), None)
+            (
+                "noindex",
+                "<meta name=robots> says noindex".to_string(),
+                None,
+            )
         } else if doc.paragraphs.is_empty() {
-            ("empty", "no running text after boilerplate removal".to_string(), None)
+            (
+                "empty",
+                "no running text after boilerplate removal".to_string(),
+                None,
+            )
         } else if !processed.language_ok {
             (
                 "language",
                 format!(
                     "detected `{}`, topic wants {:?}",
-                    if doc.language.is_empty() { "?" } else { &doc.language },
+                    if doc.language.is_empty() {
+                        "?"
+                    } else {
+                        &doc.language
+                    },
                     topic.file.languages
                 ),
                 None,
@@ -267,7 +288,11 @@ pub fn run(
             .or_else(|| seen.get(&processed.md5_plain))
             .cloned()
         {
-            ("duplicate", format!("same text as {original}"), Some(original))
+            (
+                "duplicate",
+                format!("same text as {original}"),
+                Some(original),
+            )
         } else {
             ("kept", String::new(), None)
         };
@@ -306,9 +331,12 @@ fn parallel_map<T: Send, U: Send>(
         .map(|n| n.get())
         .unwrap_or(1)
         .min(n.max(1));
-    let slots: Vec<std::sync::Mutex<Option<T>>> =
-        items.into_iter().map(|t| std::sync::Mutex::new(Some(t))).collect();
-    let results: Vec<std::sync::Mutex<Option<U>>> = (0..n).map(|_| std::sync::Mutex::new(None)).collect();
+    let slots: Vec<std::sync::Mutex<Option<T>>> = items
+        .into_iter()
+        .map(|t| std::sync::Mutex::new(Some(t)))
+        .collect();
+    let results: Vec<std::sync::Mutex<Option<U>>> =
+        (0..n).map(|_| std::sync::Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for _ in 0..workers {
@@ -348,8 +376,9 @@ pub fn read_documents(path: &Path) -> anyhow::Result<Vec<Document>> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, line)| {
-            serde_json::from_str(line)
-                .with_context(|| format!("{} line {}: not a glaneur document", path.display(), i + 1))
+            serde_json::from_str(line).with_context(|| {
+                format!("{} line {}: not a glaneur document", path.display(), i + 1)
+            })
         })
         .collect()
 }

@@ -219,7 +219,8 @@ impl HttpFetcher {
             }
             response_block.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
         }
-        response_block.extend_from_slice(format!("content-length: {}\r\n\r\n", body.len()).as_bytes());
+        response_block
+            .extend_from_slice(format!("content-length: {}\r\n\r\n", body.len()).as_bytes());
         response_block.extend_from_slice(&body);
         Ok(Response {
             status,

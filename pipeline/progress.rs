@@ -97,7 +97,8 @@ impl Progress {
         bar.set_draw_target(ProgressDrawTarget::stderr());
         let template = format!("{name:<8} {{bar:30}} {{pos}}/{{len}} {{per_sec}} [{{elapsed}}]");
         bar.set_style(
-            ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template(&template)
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         bar
     }

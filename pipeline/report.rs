@@ -126,7 +126,8 @@ impl Report {
                     seeds.off_domain
                 );
             }
-            return "no usable seed URL: check [seeds] (and the problems listed under seeds)".into();
+            return "no usable seed URL: check [seeds] (and the problems listed under seeds)"
+                .into();
         }
         let fetched_pages = self
             .urls
@@ -193,7 +194,10 @@ impl Report {
                 crawl.recovered,
                 crawl.seconds,
                 if crawl.budget_reached {
-                    format!("; budgets reached, {} URLs left queued", crawl.frontier_left)
+                    format!(
+                        "; budgets reached, {} URLs left queued",
+                        crawl.frontier_left
+                    )
                 } else {
                     String::new()
                 },
@@ -272,7 +276,10 @@ mod tests {
             ..Report::default()
         };
         let why = report.explain_empty();
-        assert!(why.starts_with("10 pages were fetched and none was kept (off-topic: 8, language: 2)"), "{why}");
+        assert!(
+            why.starts_with("10 pages were fetched and none was kept (off-topic: 8, language: 2)"),
+            "{why}"
+        );
     }
 
     #[test]

@@ -95,10 +95,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
         None => Topic::demo(PathBuf::from("corpora").join("demo"))?,
     };
     let topic = Arc::new(topic);
-    let run_dir = options
-        .out
-        .clone()
-        .unwrap_or_else(|| topic.dir.join("run"));
+    let run_dir = options.out.clone().unwrap_or_else(|| topic.dir.join("run"));
     std::fs::create_dir_all(&run_dir)
         .with_context(|| format!("cannot create the run folder {}", run_dir.display()))?;
     check_writable(&run_dir)?;
@@ -131,7 +128,9 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
     let progress = Progress::new(options.quiet);
     let replay_source = match (&options.replay, &options.topic) {
         (Some(path), _) => Some(path.display().to_string()),
-        (None, None) if options.proxy.is_none() => Some("embedded demo web (corpora/demo/web.warc.gz)".to_string()),
+        (None, None) if options.proxy.is_none() => {
+            Some("embedded demo web (corpora/demo/web.warc.gz)".to_string())
+        }
         _ => None,
     };
     let mut report = Report {

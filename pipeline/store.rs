@@ -282,7 +282,9 @@ impl Store {
     /// Settles a URL that will not be fetched.
     pub fn skip(&mut self, id: i64, reason: &str, detail: &str) -> anyhow::Result<()> {
         self.conn
-            .prepare_cached("UPDATE urls SET state = 'skipped', reason = ?2, detail = ?3 WHERE id = ?1")?
+            .prepare_cached(
+                "UPDATE urls SET state = 'skipped', reason = ?2, detail = ?3 WHERE id = ?1",
+            )?
             .execute(params![id, reason, detail])?;
         self.uncommitted += 1;
         Ok(())
@@ -291,7 +293,9 @@ impl Store {
     /// Gives a URL that stays queued the reason it was not fetched in this run.
     pub fn waiting(&mut self, id: i64, reason: &str, detail: &str) -> anyhow::Result<()> {
         self.conn
-            .prepare_cached("UPDATE urls SET reason = ?2, detail = ?3 WHERE id = ?1 AND state = 'queued'")?
+            .prepare_cached(
+                "UPDATE urls SET reason = ?2, detail = ?3 WHERE id = ?1 AND state = 'queued'",
+            )?
             .execute(params![id, reason, detail])?;
         self.uncommitted += 1;
         Ok(())
@@ -309,7 +313,13 @@ impl Store {
     }
 
     /// Records a response.
-    pub fn fetched(&mut self, id: i64, row: &FetchRow, reason: &str, detail: &str) -> anyhow::Result<()> {
+    pub fn fetched(
+        &mut self,
+        id: i64,
+        row: &FetchRow,
+        reason: &str,
+        detail: &str,
+    ) -> anyhow::Result<()> {
         let (warc_file, warc_offset, warc_length) = match &row.warc {
             Some((f, o, l)) => (Some(f.as_str()), Some(*o as i64), Some(*l as i64)),
             None => (None, None, None),
@@ -491,7 +501,9 @@ impl Store {
     pub fn host_counts(&self) -> anyhow::Result<Vec<(String, u64)>> {
         let mut stmt = self.conn.prepare("SELECT host, fetched FROM hosts")?;
         let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))?
+            .query_map([], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+            })?
             .collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
     }
@@ -611,14 +623,38 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(&dir.path().join("crawl.sqlite")).unwrap();
         let (a, new_a) = store
-            .insert_url("http://a.test/", "http://a.test:80", 0, None, "seed", 1.0, 0.0)
+            .insert_url(
+                "http://a.test/",
+                "http://a.test:80",
+                0,
+                None,
+                "seed",
+                1.0,
+                0.0,
+            )
             .unwrap();
         let (a2, new_a2) = store
-            .insert_url("http://a.test/", "http://a.test:80", 3, None, "link", 0.1, 0.0)
+            .insert_url(
+                "http://a.test/",
+                "http://a.test:80",
+                3,
+                None,
+                "link",
+                0.1,
+                0.0,
+            )
             .unwrap();
         assert!(new_a && !new_a2 && a == a2);
         let (b, _) = store
-            .insert_url("http://a.test/x", "http://a.test:80", 1, Some(a), "link", 0.5, 0.0)
+            .insert_url(
+                "http://a.test/x",
+                "http://a.test:80",
+                1,
+                Some(a),
+                "link",
+                0.5,
+                0.0,
+            )
             .unwrap();
         store.skip(b, "robots", "disallowed by robots.txt").unwrap();
         assert_eq!(store.queued().unwrap().len(), 1);
@@ -634,9 +670,15 @@ mod tests {
     fn redirect_hops_follow_the_chain() {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(&dir.path().join("c.sqlite")).unwrap();
-        let (a, _) = store.insert_url("http://a.test/1", "h", 0, None, "seed", 1.0, 0.0).unwrap();
-        let (b, _) = store.insert_url("http://a.test/2", "h", 0, Some(a), "redirect", 1.0, 0.0).unwrap();
-        let (c, _) = store.insert_url("http://a.test/3", "h", 0, Some(b), "redirect", 1.0, 0.0).unwrap();
+        let (a, _) = store
+            .insert_url("http://a.test/1", "h", 0, None, "seed", 1.0, 0.0)
+            .unwrap();
+        let (b, _) = store
+            .insert_url("http://a.test/2", "h", 0, Some(a), "redirect", 1.0, 0.0)
+            .unwrap();
+        let (c, _) = store
+            .insert_url("http://a.test/3", "h", 0, Some(b), "redirect", 1.0, 0.0)
+            .unwrap();
         assert_eq!(store.redirect_chain(c).unwrap(), (2, a));
         assert_eq!(store.redirect_chain(a).unwrap(), (0, a));
     }

@@ -247,7 +247,11 @@ impl Topic {
 
     /// The embedded default topic; its relative paths resolve against `dir`.
     pub fn demo(dir: PathBuf) -> anyhow::Result<Topic> {
-        Topic::from_str(DEMO_TOPIC, dir, "embedded default (corpora/demo/topic.toml)".into())
+        Topic::from_str(
+            DEMO_TOPIC,
+            dir,
+            "embedded default (corpora/demo/topic.toml)".into(),
+        )
     }
 
     /// Parses and validates topic text.
@@ -333,7 +337,10 @@ fn validate(file: &TopicFile) -> anyhow::Result<()> {
             "[politeness] `contact = \"{contact}\"`: give a URL or an e-mail address where site owners can reach you; it goes into the User-Agent"
         );
     }
-    if contact.chars().any(|c| c.is_control() || c == '(' || c == ')') {
+    if contact
+        .chars()
+        .any(|c| c.is_control() || c == '(' || c == ')')
+    {
         bail!("[politeness] `contact` must be one line without parentheses");
     }
     let p = &file.politeness;
@@ -389,7 +396,11 @@ contact = "mailto:linguiste@example.org"
         assert_eq!(topic.file.politeness.delay_seconds, 1.0);
         assert_eq!(topic.seed_urls.len(), 1);
         assert!(topic.user_agent().starts_with("glaneur/"));
-        assert!(topic.user_agent().ends_with("(+mailto:linguiste@example.org)"));
+        assert!(
+            topic
+                .user_agent()
+                .ends_with("(+mailto:linguiste@example.org)")
+        );
     }
 
     #[test]

@@ -68,7 +68,10 @@ impl WarcFile {
             let record = warc::warcinfo_record(
                 WARC_NAME,
                 &[
-                    ("software", &format!("glaneur/{}", env!("CARGO_PKG_VERSION"))),
+                    (
+                        "software",
+                        &format!("glaneur/{}", env!("CARGO_PKG_VERSION")),
+                    ),
                     ("format", "WARC File Format 1.1"),
                     (
                         "conformsTo",
@@ -100,8 +103,13 @@ impl WarcFile {
         let date = now_iso();
         let request_id = record_id();
         let response_id = record_id();
-        let request =
-            warc::request_record(url, &response.request_block, &date, &request_id, Some(&response_id));
+        let request = warc::request_record(
+            url,
+            &response.request_block,
+            &date,
+            &request_id,
+            Some(&response_id),
+        );
         self.append(&request)?;
         let truncated = response.truncated.then_some("length");
         let block = if response.body_skipped {
@@ -158,14 +166,16 @@ fn head_only(block: &[u8]) -> Vec<u8> {
 
 /// Reads the record at `offset` (one gzip member of `length` bytes).
 pub fn read_record_at(path: &Path, offset: u64, length: u64) -> anyhow::Result<warc::Record> {
-    let mut file =
-        File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     file.seek(SeekFrom::Start(offset))?;
     let mut reader = warc::Reader::new(file.take(length));
     match reader.next() {
         Some(Ok(record)) => Ok(record),
         Some(Err(e)) => Err(e).with_context(|| {
-            format!("damaged WARC record at offset {offset} of {}", path.display())
+            format!(
+                "damaged WARC record at offset {offset} of {}",
+                path.display()
+            )
         }),
         None => anyhow::bail!("no WARC record at offset {offset} of {}", path.display()),
     }
@@ -173,8 +183,7 @@ pub fn read_record_at(path: &Path, offset: u64, length: u64) -> anyhow::Result<w
 
 /// Every record from `offset` to the end, with its absolute offset and length.
 pub fn records_from(path: &Path, offset: u64) -> anyhow::Result<Vec<(u64, u64, warc::Record)>> {
-    let mut file =
-        File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let total = file.metadata()?.len();
     file.seek(SeekFrom::Start(offset))?;
     let mut data = Vec::new();
@@ -230,8 +239,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (mut w, opened) = WarcFile::open(dir.path()).unwrap();
         assert!(opened.created);
-        let (off1, len1) = w.exchange("http://a.test/", &response(b"<p>un</p>")).unwrap();
-        let (off2, _) = w.exchange("http://a.test/2", &response(b"<p>deux</p>")).unwrap();
+        let (off1, len1) = w
+            .exchange("http://a.test/", &response(b"<p>un</p>"))
+            .unwrap();
+        let (off2, _) = w
+            .exchange("http://a.test/2", &response(b"<p>deux</p>"))
+            .unwrap();
         w.flush().unwrap();
         let path = dir.path().join(WARC_NAME);
         let rec = read_record_at(&path, off1, len1).unwrap();

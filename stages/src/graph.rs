@@ -67,7 +67,10 @@ pub struct LinkGraph {
 
 impl LinkGraph {
     /// Builds the graph from nodes and edges.
-    pub fn build(nodes: impl IntoIterator<Item = PageNode>, edges: impl IntoIterator<Item = LinkEdge>) -> LinkGraph {
+    pub fn build(
+        nodes: impl IntoIterator<Item = PageNode>,
+        edges: impl IntoIterator<Item = LinkEdge>,
+    ) -> LinkGraph {
         let mut graph = DiGraph::new();
         let mut index: HashMap<i64, NodeIndex> = HashMap::new();
         for node in nodes {
@@ -252,7 +255,10 @@ mod tests {
     #[test]
     fn builds_graph_and_counts_dangling_edges() {
         let g = LinkGraph::build(
-            [node(1, "http://a.test/"), node(2, "http://a.test/b?x=1&y=<2>")],
+            [
+                node(1, "http://a.test/"),
+                node(2, "http://a.test/b?x=1&y=<2>"),
+            ],
             [
                 LinkEdge {
                     source: 1,

@@ -161,7 +161,7 @@ mod tests {
     fn french_paragraph_is_reliable_fr() {
         let text = "Le vent souffle fort sur la côte depuis ce matin et les pêcheurs sont restés \
                     au port en attendant que la tempête se calme.";
-        let guess = detect(text).unwrap();
+        let guess = detect(text).expect("present");
         assert_eq!(guess.code, "fr");
         assert!(guess.reliable);
         assert!(guess.confidence > 0.5);
@@ -171,13 +171,13 @@ mod tests {
     fn other_languages_map_to_two_letter_codes() {
         let en = "The committee will publish its final report on the state of the railway \
                   network early next year, after a long public consultation.";
-        assert_eq!(detect(en).unwrap().code, "en");
+        assert_eq!(detect(en).expect("detected").code, "en");
         let cs = "Výbor zveřejní svou závěrečnou zprávu o stavu železniční sítě na začátku \
                   příštího roku, po dlouhé veřejné konzultaci.";
-        assert_eq!(detect(cs).unwrap().code, "cs");
+        assert_eq!(detect(cs).expect("detected").code, "cs");
         let de = "Der Ausschuss wird seinen Abschlussbericht über den Zustand des \
                   Schienennetzes Anfang nächsten Jahres nach einer langen Anhörung vorlegen.";
-        assert_eq!(detect(de).unwrap().code, "de");
+        assert_eq!(detect(de).expect("detected").code, "de");
     }
 
     #[test]

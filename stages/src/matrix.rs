@@ -152,7 +152,10 @@ mod tests {
              % glaneur document x word counts: rows = docs.tsv, columns = vocab.tsv\n\
              3 3 4\n1 1 2\n1 2 2\n2 2 1\n2 3 1\n"
         );
-        assert!(m.vocabulary_tsv().starts_with("col\tword\tdf\tcount\n1\tle\t1\t2\n"));
+        assert!(
+            m.vocabulary_tsv()
+                .starts_with("col\tword\tdf\tcount\n1\tle\t1\t2\n")
+        );
     }
 
     #[test]

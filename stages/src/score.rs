@@ -258,7 +258,10 @@ mod tests {
 
     #[test]
     fn scope_matches_on_label_boundaries() {
-        let scope = Scope::new(&[".fr".into(), "inria.fr".into()], &["ads.example.fr".into()]);
+        let scope = Scope::new(
+            &[".fr".into(), "inria.fr".into()],
+            &["ads.example.fr".into()],
+        );
         assert_eq!(scope.check("www.culture.fr"), Ok(()));
         assert_eq!(scope.check("fr"), Ok(()));
         assert_eq!(scope.check("example.com"), Err(OutOfScope::NotAllowed));

@@ -10,22 +10,27 @@
 //! and `t`), and those pieces are on the lists.
 
 /// Languages that have a list, as ISO 639-1 codes.
-pub const LANGUAGES: &[&str] = &["cs", "de", "en", "es", "fr", "it"];
+pub const LANGUAGES: &[&str] = &["cs", "de", "en", "es", "fr", "it", "nl", "pl", "pt"];
 
 /// The stop-word list of `lang` (ISO 639-1, case-insensitive, region subtags such as `fr-CA`
 /// accepted), or `None` when glaneur has no list for it.
 pub fn stopwords(lang: &str) -> Option<&'static [&'static str]> {
     let primary = lang.split(['-', '_']).next().unwrap_or(lang).trim();
-    let list: &'static [&'static str] = match primary.to_ascii_lowercase().as_str() {
-        "cs" => CS,
-        "de" => DE,
-        "en" => EN,
-        "es" => ES,
-        "fr" => FR,
-        "it" => IT,
-        _ => return None,
-    };
-    Some(list)
+    let lists: [(&str, &'static [&'static str]); 9] = [
+        ("cs", CS),
+        ("de", DE),
+        ("en", EN),
+        ("es", ES),
+        ("fr", FR),
+        ("it", IT),
+        ("nl", NL),
+        ("pl", PL),
+        ("pt", PT),
+    ];
+    lists
+        .iter()
+        .find(|(code, _)| code.eq_ignore_ascii_case(primary))
+        .map(|(_, list)| *list)
 }
 
 /// Whether `word` is a stop word of `lang`. The word is lower-cased first; a language without a
@@ -42,6 +47,7 @@ pub fn is_stopword(lang: &str, word: &str) -> bool {
 }
 
 /// English function words (289).
+#[rustfmt::skip]
 static EN: &[&str] = &[
     "a", "about", "above", "according", "across", "after", "afterwards", "again", "against",
     "ago", "all", "almost", "alone", "along", "already", "also", "although", "always", "am",
@@ -75,6 +81,7 @@ static EN: &[&str] = &[
 ];
 
 /// French function words (258).
+#[rustfmt::skip]
 static FR: &[&str] = &[
     "afin", "ai", "aie", "aient", "ainsi", "alors", "après", "as", "assez", "au", "aucun",
     "aucune", "aujourd", "auquel", "aura", "aurai", "auraient", "aurait", "auront", "aussi",
@@ -104,6 +111,7 @@ static FR: &[&str] = &[
 ];
 
 /// German function words (306).
+#[rustfmt::skip]
 static DE: &[&str] = &[
     "ab", "aber", "alle", "allem", "allen", "aller", "allerdings", "alles", "als", "also", "am",
     "an", "ander", "andere", "anderem", "anderen", "anderer", "anderes", "anstatt", "auch", "auf",
@@ -138,6 +146,7 @@ static DE: &[&str] = &[
 ];
 
 /// Italian function words (222).
+#[rustfmt::skip]
 static IT: &[&str] = &[
     "a", "abbia", "abbiamo", "ad", "agli", "ai", "al", "alcune", "alcuni", "all", "alla", "alle",
     "allo", "allora", "altre", "altri", "altro", "anche", "ancora", "avere", "aveva", "avevano",
@@ -162,6 +171,7 @@ static IT: &[&str] = &[
 ];
 
 /// Spanish function words (167).
+#[rustfmt::skip]
 static ES: &[&str] = &[
     "a", "al", "algo", "alguien", "alguna", "algunas", "alguno", "algunos", "algún", "allí",
     "ante", "antes", "aquel", "aquella", "aquellas", "aquellos", "aquí", "así", "aun", "aunque",
@@ -181,6 +191,7 @@ static ES: &[&str] = &[
 ];
 
 /// Czech function words (204).
+#[rustfmt::skip]
 static CS: &[&str] = &[
     "a", "aby", "ale", "anebo", "ani", "ano", "asi", "ač", "ačkoli", "ačkoliv", "až", "bez",
     "bude", "budem", "budeme", "budete", "budou", "bych", "bychom", "byl", "byla", "byli", "bylo",
@@ -201,6 +212,75 @@ static CS: &[&str] = &[
     "vás", "váš", "však", "všechno", "všichni", "z", "za", "zda", "ze", "či", "čí", "že",
 ];
 
+/// Portuguese function words (195).
+#[rustfmt::skip]
+static PT: &[&str] = &[
+    "a", "ainda", "ali", "além", "ao", "aos", "apenas", "após", "aquela", "aquelas", "aquele",
+    "aqueles", "aqui", "aquilo", "as", "assim", "até", "bem", "cada", "com", "como", "contra",
+    "contudo", "cuja", "cujo", "da", "daquela", "daquele", "das", "de", "dela", "delas", "dele",
+    "deles", "depois", "desde", "dessa", "desse", "desta", "deste", "disso", "disto", "do", "dos",
+    "durante", "e", "ela", "elas", "ele", "eles", "em", "embora", "enquanto", "entre", "era",
+    "eram", "essa", "essas", "esse", "esses", "esta", "estar", "estas", "estava", "estavam",
+    "este", "estes", "estou", "está", "estão", "eu", "faz", "fazer", "feito", "foi", "for",
+    "foram", "fosse", "havia", "há", "isso", "isto", "já", "lhe", "lhes", "lá", "mais", "mas",
+    "me", "mesma", "mesmas", "mesmo", "mesmos", "meu", "meus", "minha", "minhas", "muita",
+    "muitas", "muito", "muitos", "na", "nas", "nem", "nessa", "nesse", "nesta", "neste", "nisso",
+    "no", "nos", "nossa", "nossas", "nosso", "nossos", "num", "numa", "não", "nós", "o", "onde",
+    "os", "ou", "outra", "outras", "outro", "outros", "para", "pela", "pelas", "pelo", "pelos",
+    "pode", "podem", "pois", "por", "porque", "porquê", "porém", "pouco", "quais", "qual",
+    "qualquer", "quando", "quanto", "que", "quem", "se", "seja", "sejam", "sem", "sempre",
+    "sendo", "ser", "seria", "será", "seu", "seus", "si", "sido", "sob", "sobre", "sua", "suas",
+    "são", "também", "tanto", "te", "tem", "temos", "tendo", "ter", "teu", "tinha", "tinham",
+    "toda", "todas", "todo", "todos", "tu", "tua", "tudo", "tão", "têm", "um", "uma", "umas",
+    "uns", "vai", "você", "vocês", "vos", "à", "às", "é",
+];
+
+/// Dutch function words (187).
+#[rustfmt::skip]
+static NL: &[&str] = &[
+    "aan", "aangezien", "al", "alhoewel", "alle", "alleen", "alles", "als", "alsof", "altijd",
+    "andere", "anders", "beide", "ben", "bij", "bijna", "bijvoorbeeld", "binnen", "boven",
+    "buiten", "daar", "daarbij", "daardoor", "daarin", "daarna", "daarom", "daarop", "daarvan",
+    "dan", "dat", "de", "deze", "dezelfde", "die", "dit", "doch", "doen", "door", "dus", "echter",
+    "een", "eens", "eerst", "eigen", "elk", "elke", "en", "enkele", "er", "erg", "even",
+    "evenals", "ge", "geen", "geweest", "haar", "had", "hadden", "heb", "hebben", "heeft", "hem",
+    "hen", "het", "hier", "hierdoor", "hierin", "hij", "hoe", "hoewel", "hun", "ieder", "iedere",
+    "iemand", "iets", "ik", "immers", "in", "is", "ja", "je", "jezelf", "jij", "jou", "jouw",
+    "jullie", "kan", "komen", "kon", "kunnen", "laat", "maar", "me", "meer", "men", "met", "mij",
+    "mijn", "moet", "moeten", "na", "naar", "naast", "net", "niemand", "niet", "niets", "nog",
+    "nooit", "nou", "nu", "of", "ofwel", "om", "omdat", "ondanks", "onder", "ongeveer", "ons",
+    "onze", "ook", "op", "opdat", "over", "pas", "rond", "samen", "sinds", "steeds", "te",
+    "tegen", "terwijl", "tijdens", "toch", "toe", "toen", "tot", "tussen", "u", "uit", "uw",
+    "vaak", "van", "vanaf", "veel", "verder", "voor", "vooral", "waar", "waarom", "wanneer",
+    "want", "waren", "was", "wat", "we", "weer", "wel", "welk", "welke", "wellicht", "werd",
+    "werden", "wie", "wiens", "wier", "wij", "wil", "worden", "wordt", "zal", "ze", "zeer", "zei",
+    "zelf", "zelfs", "zich", "zij", "zijn", "zo", "zoals", "zodat", "zonder", "zou", "zouden",
+    "zowel", "zullen",
+];
+
+/// Polish function words (197).
+#[rustfmt::skip]
+static PL: &[&str] = &[
+    "a", "aby", "albo", "ale", "ani", "aż", "bardzo", "bez", "bo", "bowiem", "by", "byli", "być",
+    "był", "była", "było", "będzie", "będą", "chociaż", "chyba", "ci", "co", "coś", "czego",
+    "czy", "czyli", "czym", "dalej", "dla", "dlatego", "do", "dość", "dziś", "gdy", "gdyby",
+    "gdyż", "gdzie", "go", "i", "ich", "ile", "im", "inne", "innych", "iż", "ja", "jak", "jakby",
+    "jaki", "jakie", "jakiś", "jako", "je", "jeden", "jedna", "jednak", "jedno", "jego", "jej",
+    "jemu", "jest", "jestem", "jesteś", "jesteśmy", "jeszcze", "jeśli", "jeżeli", "już", "każdy",
+    "kiedy", "kto", "która", "które", "którego", "której", "który", "których", "którym", "ku",
+    "lub", "ma", "mają", "mam", "mi", "między", "mnie", "mną", "mogą", "moja", "moje", "może",
+    "można", "mu", "my", "mój", "na", "nad", "nam", "nas", "nasz", "nasza", "nasze", "naszych",
+    "natomiast", "nawet", "nic", "nich", "nie", "niech", "niego", "niej", "niemu", "nigdy", "nim",
+    "nimi", "nią", "niż", "o", "obok", "od", "około", "on", "ona", "one", "oni", "ono", "oraz",
+    "po", "pod", "podczas", "ponieważ", "potem", "poza", "prawie", "przecież", "przed", "przez",
+    "przy", "raz", "sam", "sama", "się", "sobie", "sobą", "swoich", "swoje", "swoją", "swój",
+    "są", "ta", "tak", "taki", "takie", "także", "tam", "te", "tego", "tej", "ten", "teraz",
+    "też", "to", "tobie", "tu", "tutaj", "twój", "ty", "tych", "tylko", "tym", "tą", "tę", "u",
+    "w", "wam", "was", "wasz", "we", "według", "wiele", "więc", "więcej", "wszyscy", "wszystkie",
+    "wszystko", "wtedy", "właśnie", "wśród", "z", "za", "zanim", "zawsze", "ze", "znowu", "żaden",
+    "że", "żeby",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,7 +291,12 @@ mod tests {
             let list = stopwords(lang).unwrap_or_default();
             assert!(list.len() > 150, "{lang}: {} words", list.len());
             for pair in list.windows(2) {
-                assert!(pair[0] < pair[1], "{lang}: {:?} before {:?}", pair[0], pair[1]);
+                assert!(
+                    pair[0] < pair[1],
+                    "{lang}: {:?} before {:?}",
+                    pair[0],
+                    pair[1]
+                );
             }
             for word in list {
                 assert_eq!(*word, word.to_lowercase(), "{lang}");
@@ -232,6 +317,9 @@ mod tests {
         assert!(is_stopword("it", "perché"));
         assert!(is_stopword("es", "también"));
         assert!(is_stopword("cs", "že"));
+        assert!(is_stopword("pt", "não"));
+        assert!(is_stopword("nl", "niet"));
+        assert!(is_stopword("pl", "się"));
         assert!(!is_stopword("xx", "the"));
         assert!(stopwords("ru").is_none());
         assert!(stopwords("").is_none());

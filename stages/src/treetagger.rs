@@ -140,7 +140,16 @@ mod tests {
         assert_eq!(
             &lines[1..],
             &[
-                "<p>", "Le", "calque", ".", "</p>", "<p>", "&lt;b&gt;", "x", "</p>", "</doc>"
+                "<p>",
+                "Le",
+                "calque",
+                ".",
+                "</p>",
+                "<p>",
+                "&lt;b&gt;",
+                "x",
+                "</p>",
+                "</doc>"
             ]
         );
         let opens = lines.iter().filter(|l| l.starts_with("<p>")).count();

@@ -19,27 +19,45 @@ fn per_host(log: &[Hit]) -> HashMap<String, Vec<Hit>> {
 fn basic_crawl_is_polite_and_produces_every_artefact() {
     let web = TestWeb::start(&scenario("basic"));
     let out = tempfile::tempdir().unwrap();
-    let output = run_topic(&scenario("basic").join("topic.toml"), out.path(), &web.proxy(), &[]);
+    let output = run_topic(
+        &scenario("basic").join("topic.toml"),
+        out.path(),
+        &web.proxy(),
+        &[],
+    );
     assert_exit(&output, 0);
     let log = web.log();
 
     // Who we are: name, version and the topic's contact, on every request.
     for hit in &log {
         assert!(hit.user_agent.starts_with("glaneur/"), "{hit:?}");
-        assert!(hit.user_agent.contains("mailto:test@example.org"), "{hit:?}");
+        assert!(
+            hit.user_agent.contains("mailto:test@example.org"),
+            "{hit:?}"
+        );
     }
     // Never outside [domains], never a path robots.txt disallows.
     assert!(log.iter().all(|h| h.host.ends_with(".test")), "{log:?}");
-    assert!(!log.iter().any(|h| h.path.starts_with("/prive/")), "{log:?}");
+    assert!(
+        !log.iter().any(|h| h.path.starts_with("/prive/")),
+        "{log:?}"
+    );
 
     for (host, hits) in per_host(&log) {
         // robots.txt before anything else on each server.
-        assert_eq!(hits[0].path, "/robots.txt", "{host}: first request {:?}", hits[0]);
+        assert_eq!(
+            hits[0].path, "/robots.txt",
+            "{host}: first request {:?}",
+            hits[0]
+        );
         // One request at a time per server, and the delay between the end of a response and
         // the next request: 0.2 s from the topic, 0.3 s where robots.txt says Crawl-delay.
         let delay = if host == "a.test" { 0.3 } else { 0.2 };
         for pair in hits.windows(2) {
-            assert!(pair[1].start >= pair[0].end, "{host}: overlapping requests {pair:?}");
+            assert!(
+                pair[1].start >= pair[0].end,
+                "{host}: overlapping requests {pair:?}"
+            );
             let gap = pair[1].start.duration_since(pair[0].end);
             assert!(
                 gap >= Duration::from_secs_f64(delay),
@@ -68,7 +86,10 @@ fn basic_crawl_is_polite_and_produces_every_artefact() {
         ])
     );
     assert!(docs.iter().all(|d| d["language"] == "fr"));
-    let c = docs.iter().find(|d| d["url"] == "http://c.test/doc.html").unwrap();
+    let c = docs
+        .iter()
+        .find(|d| d["url"] == "http://c.test/doc.html")
+        .unwrap();
     let text = c["paragraphs"].to_string();
     assert!(text.contains("présente les graphes non orientés"), "{text}");
     assert_eq!(c["encoding"], "windows-1252");
@@ -125,9 +146,15 @@ fn from_extract_reruns_downstream_without_a_single_fetch() {
     let before = web.log().len();
     let docs_before = std::fs::read_to_string(out.path().join("docs.jsonl")).unwrap();
     std::fs::remove_dir_all(out.path().join("treetagger")).unwrap();
-    assert_exit(&run_topic(&topic, out.path(), &web.proxy(), &["--from", "extract"]), 0);
+    assert_exit(
+        &run_topic(&topic, out.path(), &web.proxy(), &["--from", "extract"]),
+        0,
+    );
     assert_eq!(web.log().len(), before, "--from extract fetched something");
-    assert_eq!(std::fs::read_to_string(out.path().join("docs.jsonl")).unwrap(), docs_before);
+    assert_eq!(
+        std::fs::read_to_string(out.path().join("docs.jsonl")).unwrap(),
+        docs_before
+    );
     assert!(out.path().join("treetagger/corpus.tt").is_file());
     // Running the finished topic again resumes a crawl with nothing left to fetch.
     assert_exit(&run_topic(&topic, out.path(), &web.proxy(), &[]), 0);
@@ -161,7 +188,10 @@ fn empty_corpus_exits_1_and_says_why() {
     let dir = tempfile::tempdir().unwrap();
     let text = std::fs::read_to_string(scenario("basic").join("topic.toml"))
         .unwrap()
-        .replace(r#"'("graphe*" OU "sommet*") ET NON "graffiti"'"#, r#"'"hippopotame"'"#);
+        .replace(
+            r#"'("graphe*" OU "sommet*") ET NON "graffiti"'"#,
+            r#"'"hippopotame"'"#,
+        );
     let topic = dir.path().join("topic.toml");
     std::fs::write(&topic, text).unwrap();
     let out = dir.path().join("run");
@@ -172,7 +202,12 @@ fn empty_corpus_exits_1_and_says_why() {
     assert!(summary.contains("off-topic"), "{summary}");
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
-    assert!(report["empty_corpus"].as_str().unwrap().contains("off-topic"));
+    assert!(
+        report["empty_corpus"]
+            .as_str()
+            .unwrap()
+            .contains("off-topic")
+    );
 }
 
 #[test]
@@ -188,6 +223,9 @@ fn check_prints_the_resolved_topic_without_fetching() {
         text.contains(r#"formula, normalised: ("graphe*" OR "sommet*") AND (NOT "graffiti")"#),
         "{text}"
     );
-    assert!(text.contains("max_pages_per_host"), "defaults are shown: {text}");
+    assert!(
+        text.contains("max_pages_per_host"),
+        "defaults are shown: {text}"
+    );
     assert!(text.contains("User-Agent: glaneur/"), "{text}");
 }

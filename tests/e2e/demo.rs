@@ -20,7 +20,11 @@ fn demo_runs_offline_and_keeps_only_on_topic_french_documents() {
     assert!(docs.len() >= 50, "{} documents", docs.len());
     for doc in &docs {
         assert_eq!(doc["language"], "fr", "{}", doc["url"]);
-        assert!(!doc["matched"].as_array().unwrap().is_empty(), "{}", doc["url"]);
+        assert!(
+            !doc["matched"].as_array().unwrap().is_empty(),
+            "{}",
+            doc["url"]
+        );
         let host = doc["host"].as_str().unwrap();
         assert!(host.ends_with(".test"), "{host}");
     }

@@ -30,7 +30,11 @@ fn chain_web(root: &Path) {
              <p>On peut parcourir ce graphe en partant de n'importe quel sommet et en suivant les arêtes dans le même sens jusqu'à revenir au point de départ.</p>\
              {next}</body></html>"
         );
-        let name = if i == 0 { "index.html".to_string() } else { format!("p{i}.html") };
+        let name = if i == 0 {
+            "index.html".to_string()
+        } else {
+            format!("p{i}.html")
+        };
         std::fs::write(host.join(name), page).unwrap();
     }
     std::fs::write(root.join("_routes.toml"), "delay_ms = 40\n").unwrap();
@@ -70,7 +74,10 @@ fn spawn(topic: &Path, out: &Path, proxy: &str) -> Child {
 fn wait_for_pages(web: &TestWeb, n: usize) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while web.log().iter().filter(|h| h.path != "/robots.txt").count() < n {
-        assert!(Instant::now() < deadline, "the crawl did not reach {n} pages");
+        assert!(
+            Instant::now() < deadline,
+            "the crawl did not reach {n} pages"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
 }
@@ -94,9 +101,17 @@ fn page_counts(web: &TestWeb) -> HashMap<String, usize> {
 
 fn assert_complete(out: &Path) {
     let docs = docs(out);
-    assert_eq!(docs.len(), PAGES, "every page of the chain is in the corpus");
+    assert_eq!(
+        docs.len(),
+        PAGES,
+        "every page of the chain is in the corpus"
+    );
     let fetched: i64 = db(out)
-        .query_row("SELECT COUNT(*) FROM urls WHERE state = 'fetched'", [], |r| r.get(0))
+        .query_row(
+            "SELECT COUNT(*) FROM urls WHERE state = 'fetched'",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
     assert_eq!(fetched as usize, PAGES);
 }
@@ -112,9 +127,17 @@ fn interrupted_crawl_resumes_without_fetching_any_url_twice() {
     wait_for_pages(&web, 10);
     signal(&child, "TERM");
     let stopped = child.wait_with_output().unwrap();
-    assert_eq!(stopped.status.code(), Some(130), "{}", String::from_utf8_lossy(&stopped.stderr));
+    assert_eq!(
+        stopped.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&stopped.stderr)
+    );
     let fetched_before = page_counts(&web).len();
-    assert!(fetched_before < PAGES, "the crawl was stopped before its end");
+    assert!(
+        fetched_before < PAGES,
+        "the crawl was stopped before its end"
+    );
 
     assert_exit(&run_topic(&topic, &out, &web.proxy(), &[]), 0);
     let counts = page_counts(&web);
@@ -140,9 +163,16 @@ fn killed_crawl_loses_no_stored_page_and_refetches_at_most_what_was_in_flight() 
 
     assert_exit(&run_topic(&topic, &out, &web.proxy(), &[]), 0);
     let counts = page_counts(&web);
-    let twice: Vec<_> = counts.iter().filter(|(_, n)| **n > 1).map(|(p, _)| p.clone()).collect();
+    let twice: Vec<_> = counts
+        .iter()
+        .filter(|(_, n)| **n > 1)
+        .map(|(p, _)| p.clone())
+        .collect();
     // One server, one request in flight at most: only that one can have been lost in transit.
-    assert!(twice.len() <= 1, "fetched twice: {twice:?} (served before the kill: {served_before:?})");
+    assert!(
+        twice.len() <= 1,
+        "fetched twice: {twice:?} (served before the kill: {served_before:?})"
+    );
     assert_complete(&out);
     // The WARC file is whole: every response record reads back.
     let warc = std::fs::read(out.join("warc/glaneur-00000.warc.gz")).unwrap();
@@ -150,7 +180,11 @@ fn killed_crawl_loses_no_stored_page_and_refetches_at_most_what_was_in_flight() 
     assert!(records.iter().all(Result::is_ok), "a damaged WARC record");
     let responses = records
         .iter()
-        .filter(|r| r.as_ref().map(|r| r.record_type() == Some("response")).unwrap_or(false))
+        .filter(|r| {
+            r.as_ref()
+                .map(|r| r.record_type() == Some("response"))
+                .unwrap_or(false)
+        })
         .count();
     assert!(responses > PAGES, "{responses} responses");
 }

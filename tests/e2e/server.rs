@@ -167,7 +167,10 @@ async fn serve(mut stream: TcpStream, state: Arc<State>) -> std::io::Result<()> 
                 Some(i) => (rest[..i].to_string(), rest[i..].to_string()),
                 None => (rest.to_string(), "/".to_string()),
             },
-            None => (headers.get("host").cloned().unwrap_or_default(), target.clone()),
+            None => (
+                headers.get("host").cloned().unwrap_or_default(),
+                target.clone(),
+            ),
         };
         let host = host.split(':').next().unwrap_or("").to_ascii_lowercase();
         let (status, extra, body, delay) = answer(&state, &host, &path);

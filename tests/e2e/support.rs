@@ -88,7 +88,10 @@ pub fn check_treetagger(text: &str) -> (usize, usize) {
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
         assert!(!line.is_empty(), "empty line {n}");
-        assert!(!line.contains(char::is_whitespace) || line.starts_with('<'), "line {n} `{line}` is not one token");
+        assert!(
+            !line.contains(char::is_whitespace) || line.starts_with('<'),
+            "line {n} `{line}` is not one token"
+        );
         if line.starts_with("<doc ") {
             assert!(!open_doc, "nested <doc> at line {n}");
             assert!(line.ends_with('>'));
@@ -129,10 +132,22 @@ pub fn check_matrix(out: &Path) -> (usize, usize, usize) {
         .map(|l| l.split(' ').map(|x| x.parse().expect("number")).collect())
         .collect();
     assert_eq!(entries.len(), nnz);
-    assert!(entries.iter().all(|e| e[0] >= 1 && e[0] <= rows && e[1] >= 1 && e[1] <= cols && e[2] >= 1));
+    assert!(entries.iter().all(|e| e[0] >= 1
+        && e[0] <= rows
+        && e[1] >= 1
+        && e[1] <= cols
+        && e[2] >= 1));
     let docs_tsv = std::fs::read_to_string(out.join("matrix/docs.tsv")).expect("docs.tsv");
     let vocab_tsv = std::fs::read_to_string(out.join("matrix/vocab.tsv")).expect("vocab.tsv");
-    assert_eq!(docs_tsv.lines().count() - 1, rows, "docs.tsv rows = matrix rows");
-    assert_eq!(vocab_tsv.lines().count() - 1, cols, "vocab.tsv rows = matrix columns");
+    assert_eq!(
+        docs_tsv.lines().count() - 1,
+        rows,
+        "docs.tsv rows = matrix rows"
+    );
+    assert_eq!(
+        vocab_tsv.lines().count() - 1,
+        cols,
+        "vocab.tsv rows = matrix columns"
+    );
     (rows, cols, nnz)
 }

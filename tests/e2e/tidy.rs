@@ -8,8 +8,23 @@ use crate::support::repo;
 fn stages_has_no_io_dependency() {
     let manifest = std::fs::read_to_string(repo().join("stages/Cargo.toml")).unwrap();
     let forbidden = [
-        "reqwest", "tokio", "hyper", "rusqlite", "tantivy", "async-std", "smol", "mio", "ureq",
-        "curl", "postgres", "sqlx", "chrono", "fs-err", "tempfile", "walkdir", "notify",
+        "reqwest",
+        "tokio",
+        "hyper",
+        "rusqlite",
+        "tantivy",
+        "async-std",
+        "smol",
+        "mio",
+        "ureq",
+        "curl",
+        "postgres",
+        "sqlx",
+        "chrono",
+        "fs-err",
+        "tempfile",
+        "walkdir",
+        "notify",
     ];
     let mut section = String::new();
     for line in manifest.lines() {
