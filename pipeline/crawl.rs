@@ -451,24 +451,8 @@ impl Crawler<'_> {
             let Ok(url) = url::Url::parse(&uri) else {
                 continue;
             };
-            let Ok(http) = stages::warc::parse_http_response(&record.block) else {
+            let Some(response) = Response::from_record(&record) else {
                 continue;
-            };
-            let response = Response {
-                status: http.status,
-                headers: http
-                    .headers
-                    .iter()
-                    .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
-                    .collect(),
-                body_skipped: record.header("WARC-Truncated") == Some("unspecified"),
-                truncated: record.header("WARC-Truncated") == Some("length"),
-                body: http.body,
-                request_block: Vec::new(),
-                response_block: record.block.clone(),
-                ip: None,
-                elapsed: Duration::ZERO,
-                replayed: false,
             };
             let host = urlnorm::host_key(&url);
             if url.path() == "/robots.txt" && url.query().is_none() {

@@ -65,6 +65,29 @@ pub struct Response {
 }
 
 impl Response {
+    /// The response stored in a WARC `response` record (None when its HTTP block does not
+    /// parse). `WARC-Truncated` says whether glaneur cut the body or did not download it.
+    pub fn from_record(record: &warc::Record) -> Option<Response> {
+        let http = warc::parse_http_response(&record.block).ok()?;
+        let truncation = record.header("WARC-Truncated");
+        Some(Response {
+            status: http.status,
+            headers: http
+                .headers
+                .iter()
+                .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
+                .collect(),
+            body: http.body,
+            truncated: truncation == Some("length"),
+            body_skipped: truncation == Some("unspecified"),
+            request_block: Vec::new(),
+            response_block: record.block.clone(),
+            ip: record.header("WARC-IP-Address").map(str::to_string),
+            elapsed: Duration::ZERO,
+            replayed: false,
+        })
+    }
+
     /// First header with this (case-insensitive) name.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
@@ -272,16 +295,8 @@ fn host_header(url: &url::Url) -> String {
 
 /// A recorded web: every `response` record of a WARC file, by canonical URL.
 pub struct Replay {
-    pages: HashMap<String, Recorded>,
+    pages: HashMap<String, Response>,
     max_body_bytes: u64,
-}
-
-struct Recorded {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-    block: Vec<u8>,
-    ip: Option<String>,
 }
 
 impl Replay {
@@ -298,29 +313,15 @@ impl Replay {
             if record.record_type() != Some("response") {
                 continue;
             }
-            let Some(uri) = record.target_uri() else {
+            let Some(url) = record
+                .target_uri()
+                .and_then(|uri| canonicalizer.parse(uri, None).ok())
+            else {
                 continue;
             };
-            let Ok(url) = canonicalizer.parse(uri, None) else {
-                continue;
-            };
-            let Ok(http) = warc::parse_http_response(&record.block) else {
-                continue;
-            };
-            pages.insert(
-                url.to_string(),
-                Recorded {
-                    status: http.status,
-                    headers: http
-                        .headers
-                        .iter()
-                        .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
-                        .collect(),
-                    body: http.body,
-                    ip: record.header("WARC-IP-Address").map(str::to_string),
-                    block: record.block,
-                },
-            );
+            if let Some(response) = Response::from_record(&record) {
+                pages.insert(url.to_string(), response);
+            }
         }
         Ok(Replay {
             pages,
@@ -367,31 +368,18 @@ impl Replay {
                 replayed: true,
             };
         };
-        let content_type = page
-            .headers
-            .iter()
-            .find(|(k, _)| k == "content-type")
-            .map(|(_, v)| v.as_str());
-        let body_skipped = !is_harvested_type(content_type);
-        let mut body = if body_skipped {
-            Vec::new()
-        } else {
-            page.body.clone()
-        };
-        let truncated = body.len() as u64 > self.max_body_bytes;
-        body.truncate(self.max_body_bytes as usize);
-        Response {
-            status: page.status,
-            headers: page.headers.clone(),
-            body,
-            truncated,
-            body_skipped,
-            request_block,
-            response_block: page.block.clone(),
-            ip: page.ip.clone(),
-            elapsed: Duration::ZERO,
-            replayed: true,
+        let mut response = page.clone();
+        response.request_block = request_block;
+        response.replayed = true;
+        response.body_skipped = !is_harvested_type(response.header("content-type"));
+        if response.body_skipped {
+            response.body.clear();
         }
+        if response.body.len() as u64 > self.max_body_bytes {
+            response.body.truncate(self.max_body_bytes as usize);
+            response.truncated = true;
+        }
+        response
     }
 }
 

@@ -126,20 +126,15 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
     let canonicalizer = Canonicalizer::default();
     let scope = Scope::new(&topic.file.domains.allow, &topic.file.domains.deny);
     let progress = Progress::new(options.quiet);
-    let replay_source = match (&options.replay, &options.topic) {
-        (Some(path), _) => Some(path.display().to_string()),
-        (None, None) if options.proxy.is_none() => {
-            Some("embedded demo web (corpora/demo/web.warc.gz)".to_string())
-        }
-        _ => None,
-    };
+    let replay = replay_source(options, &topic);
+    let replay_name = replay.as_ref().map(Replayed::name);
     let mut report = Report {
         glaneur: env!("CARGO_PKG_VERSION").to_string(),
         topic: topic.file.name.clone(),
         topic_origin: topic.origin.clone(),
         run_dir: run_dir.display().to_string(),
         from_stage: options.from.name().to_string(),
-        replay: replay_source.clone(),
+        replay: replay_name,
         started: started_iso,
         ..Report::default()
     };
@@ -150,27 +145,18 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
 
     let mut interrupted = false;
     if options.from <= Stage::Crawl {
-        let fetcher = if let Some(path) = &options.replay {
-            let data = std::fs::read(path)
-                .with_context(|| format!("cannot read the recording {}", path.display()))?;
-            Fetcher::Replay(Arc::new(Replay::from_bytes(
-                &data,
+        let fetcher = match &replay {
+            Some(source) => Fetcher::Replay(Arc::new(Replay::from_bytes(
+                &source.bytes()?,
                 &canonicalizer,
                 topic.file.crawl.max_body_bytes,
-            )?))
-        } else if replay_source.is_some() {
-            Fetcher::Replay(Arc::new(Replay::from_bytes(
-                DEMO_WEB,
-                &canonicalizer,
-                topic.file.crawl.max_body_bytes,
-            )?))
-        } else {
-            Fetcher::Http(Arc::new(HttpFetcher::new(
+            )?)),
+            None => Fetcher::Http(Arc::new(HttpFetcher::new(
                 &topic.user_agent(),
                 options.proxy.as_deref(),
                 Duration::from_secs_f64(topic.file.crawl.timeout_seconds),
                 topic.file.crawl.max_body_bytes,
-            )?))
+            )?)),
         };
         let (mut warc, opened) = WarcFile::open(&run_dir.join("warc"))?;
         if opened.truncated_bytes > 0 {
@@ -249,6 +235,47 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
         println!("\n  interrupted: run the same command again to resume the crawl");
     }
     Ok(ending)
+}
+
+/// Where the responses of a replayed crawl come from.
+enum Replayed {
+    /// A WARC file.
+    File(PathBuf),
+    /// The demo web compiled into the binary (the embedded demo topic, run from a folder that
+    /// does not have `corpora/demo/web.warc.gz`).
+    Embedded,
+}
+
+impl Replayed {
+    fn name(&self) -> String {
+        match self {
+            Replayed::File(path) => path.display().to_string(),
+            Replayed::Embedded => "embedded demo web (corpora/demo/web.warc.gz)".to_string(),
+        }
+    }
+
+    fn bytes(&self) -> anyhow::Result<std::borrow::Cow<'static, [u8]>> {
+        match self {
+            Replayed::File(path) => std::fs::read(path)
+                .map(std::borrow::Cow::Owned)
+                .with_context(|| format!("cannot read the recorded web {}", path.display())),
+            Replayed::Embedded => Ok(std::borrow::Cow::Borrowed(DEMO_WEB)),
+        }
+    }
+}
+
+/// `--replay` wins; then the topic's `replay`; the embedded demo topic falls back on its
+/// compiled-in recording when the file is not beside it.
+fn replay_source(options: &RunOptions, topic: &Topic) -> Option<Replayed> {
+    if let Some(path) = &options.replay {
+        return Some(Replayed::File(path.clone()));
+    }
+    let path = topic.file.replay.as_ref().map(|p| topic.resolve(p))?;
+    if path.is_file() || options.topic.is_some() {
+        Some(Replayed::File(path))
+    } else {
+        Some(Replayed::Embedded)
+    }
 }
 
 fn check_writable(dir: &Path) -> anyhow::Result<()> {

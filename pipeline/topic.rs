@@ -50,6 +50,11 @@ pub struct TopicFile {
     /// What to write and how.
     #[serde(default)]
     pub output: Output,
+    /// Crawl this recorded web (a WARC file, relative to the topic folder) instead of the live
+    /// one: for demos, teaching, and comparing crawl settings on exactly the same web.
+    /// `--replay` on the command line overrides it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<PathBuf>,
 }
 
 /// `[seeds]`: the starting set `G0`.

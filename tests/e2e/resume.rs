@@ -57,14 +57,7 @@ delay_seconds = 0.05
 }
 
 fn spawn(topic: &Path, out: &Path, proxy: &str) -> Child {
-    glaneur()
-        .arg("run")
-        .arg(topic)
-        .arg("--out")
-        .arg(out)
-        .arg("--proxy")
-        .arg(proxy)
-        .arg("--quiet")
+    run_command(topic, out, proxy, &[])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

@@ -31,8 +31,8 @@ pub fn glaneur() -> Command {
     cmd
 }
 
-/// Runs `glaneur run TOPIC --out OUT --proxy PROXY --quiet` and returns its output.
-pub fn run_topic(topic: &Path, out: &Path, proxy: &str, extra: &[&str]) -> Output {
+/// The command `glaneur run TOPIC --out OUT --proxy PROXY --quiet EXTRA…`.
+pub fn run_command(topic: &Path, out: &Path, proxy: &str, extra: &[&str]) -> Command {
     let mut cmd = glaneur();
     cmd.arg("run")
         .arg(topic)
@@ -42,7 +42,14 @@ pub fn run_topic(topic: &Path, out: &Path, proxy: &str, extra: &[&str]) -> Outpu
         .arg(proxy)
         .arg("--quiet")
         .args(extra);
-    cmd.output().expect("run glaneur")
+    cmd
+}
+
+/// Runs [`run_command`] to its end and returns its output.
+pub fn run_topic(topic: &Path, out: &Path, proxy: &str, extra: &[&str]) -> Output {
+    run_command(topic, out, proxy, extra)
+        .output()
+        .expect("run glaneur")
 }
 
 /// Panics with stdout and stderr when the exit code is not `code`.
