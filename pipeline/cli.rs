@@ -32,6 +32,42 @@ pub enum Command {
         /// Topic file or folder (default: the embedded demo topic).
         topic: Option<PathBuf>,
     },
+    /// Evaluate a keyword formula on local files (HTML: title + clean text) and show which
+    /// clauses matched: tune a formula before crawling.
+    Formula {
+        /// The formula, e.g. '(NON "graffiti") ET ("graphe" OU "graphes")'.
+        expression: String,
+        /// Files to test it on.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Match case exactly.
+        #[arg(long)]
+        case_sensitive: bool,
+        /// Distinguish letters with and without diacritics.
+        #[arg(long)]
+        keep_diacritics: bool,
+    },
+    /// Decode and clean one saved page and print it as JSON (encoding decision, title,
+    /// language, blocks with their keep/drop labels, links): the pipeline's code path.
+    Extract {
+        /// An HTML or text file.
+        file: PathBuf,
+        /// The URL the page came from (resolves its links; default http://localhost/FILE).
+        #[arg(long)]
+        url: Option<String>,
+        /// Its Content-Type header, e.g. "text/html; charset=windows-1250".
+        #[arg(long)]
+        content_type: Option<String>,
+    },
+    /// Print the tokens of a plain-text file, one per line, exactly as they go into the
+    /// TreeTagger files.
+    Tokenize {
+        /// Language (ISO 639-1): fr, en, de, it, es; others get language-neutral rules.
+        #[arg(long, default_value = "fr")]
+        lang: String,
+        /// A plain-text file (any encoding; detected).
+        file: PathBuf,
+    },
 }
 
 /// Flags of `glaneur run`.

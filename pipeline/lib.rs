@@ -8,7 +8,8 @@
 //!
 //! - [`cli`] flags; [`run`] the stages in order; [`topic`] the topic file;
 //! - [`seeds`] → [`crawl`] (with [`fetch`], [`store`], [`warcfile`]) → [`extract`] → [`export`];
-//! - [`report`] `report.json` and the summary; [`progress`] progress bars.
+//! - [`report`] `report.json` and the summary; [`progress`] progress bars;
+//! - [`inspect`] `glaneur formula`, `extract`, `tokenize`: one stage on local files.
 //!
 //! Data flows one way; the only loop is inside [`crawl`] (page → score → new links), which
 //! calls `stages::{decode, extract, formula, score}`. Every stage stores its output in the run
@@ -19,6 +20,7 @@ pub mod crawl;
 pub mod export;
 pub mod extract;
 pub mod fetch;
+pub mod inspect;
 pub mod progress;
 pub mod report;
 pub mod run;

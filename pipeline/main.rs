@@ -6,13 +6,19 @@ use clap::Parser;
 use glaneur::cli::{Cli, Command, RunArgs};
 use glaneur::run::{Ending, RunOptions};
 
+fn print_ok(text: String) -> ExitCode {
+    print!("{text}");
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("GLANEUR_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+            tracing_subscriber::EnvFilter::try_from_env("GLANEUR_LOG").unwrap_or_else(|_| {
+                tracing_subscriber::EnvFilter::new("warn,html5ever=off,selectors=off")
+            }),
         )
         .init();
     let result = match cli.command.unwrap_or(Command::Run(RunArgs::default())) {
@@ -29,10 +35,29 @@ fn main() -> ExitCode {
             Ending::Empty => ExitCode::from(1),
             Ending::Interrupted => ExitCode::from(130),
         }),
-        Command::Check { topic } => glaneur::check(topic.as_deref()).map(|text| {
-            print!("{text}");
-            ExitCode::SUCCESS
-        }),
+        Command::Check { topic } => glaneur::check(topic.as_deref()).map(print_ok),
+        Command::Formula {
+            expression,
+            files,
+            case_sensitive,
+            keep_diacritics,
+        } => glaneur::inspect::formula(
+            &expression,
+            &files,
+            stages::formula::FormulaOptions {
+                case_sensitive,
+                keep_diacritics,
+            },
+        )
+        .map(print_ok),
+        Command::Extract {
+            file,
+            url,
+            content_type,
+        } => {
+            glaneur::inspect::extract(&file, url.as_deref(), content_type.as_deref()).map(print_ok)
+        }
+        Command::Tokenize { lang, file } => glaneur::inspect::tokenize(&file, &lang).map(print_ok),
     };
     match result {
         Ok(code) => code,

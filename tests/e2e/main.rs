@@ -9,6 +9,7 @@
 
 mod crawl;
 mod demo;
+mod inspect;
 mod resume;
 mod server;
 mod support;

@@ -1,0 +1,100 @@
+//! `glaneur formula`, `glaneur extract` and `glaneur tokenize` on local files.
+
+use std::path::PathBuf;
+
+use crate::support::*;
+
+fn shared_data() -> PathBuf {
+    if let Some(dir) = std::env::var_os("GLANEUR_SHARED_DATA") {
+        return PathBuf::from(dir);
+    }
+    repo()
+        .ancestors()
+        .map(|d| d.join("shared").join("data"))
+        .find(|d| d.join("README.md").is_file())
+        .expect("shared/data beside the repository")
+}
+
+#[test]
+fn tokenize_prints_exactly_treetaggers_french_tokens() {
+    let dir = shared_data().join("treetagger/tokenizer-fr");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "txt") {
+            let output = glaneur()
+                .args(["tokenize", "--lang", "fr"])
+                .arg(&path)
+                .output()
+                .unwrap();
+            assert_exit(&output, 0);
+            let expected = std::fs::read_to_string(path.with_extension("tok")).unwrap();
+            assert_eq!(
+                String::from_utf8(output.stdout).unwrap(),
+                expected,
+                "{}",
+                path.display()
+            );
+            n += 1;
+        }
+    }
+    assert!(n >= 20, "{n} files");
+}
+
+#[test]
+fn formula_shows_verdicts_and_points_at_errors() {
+    let dir = shared_data().join("treetagger/tokenizer-fr");
+    let output = glaneur()
+        .args(["formula", r#"("Debian" OU "paquet*") ET NON "LibreOffice""#])
+        .arg(dir.join("dev-handbook-01.txt"))
+        .arg(dir.join("dev-libreoffice-01.txt"))
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    let text = String::from_utf8_lossy(&output.stdout);
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(2)
+        .map(|l| l.split('\t').collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert_eq!(rows[0][1], "TRUE", "{text}");
+    assert!(rows[0][4].contains("\"Debian\""), "{text}");
+    assert_eq!(rows[1][1], "false", "{text}");
+
+    let output = glaneur()
+        .args(["formula", r#"("graphe" OU"#])
+        .arg(dir.join("dev-handbook-01.txt"))
+        .output()
+        .unwrap();
+    assert_exit(&output, 2);
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("column 11") && err.contains('^'), "{err}");
+}
+
+#[test]
+fn extract_prints_the_encoding_decision_and_labelled_blocks() {
+    let page = scenario("basic").join("c.test/doc.html");
+    let output = glaneur()
+        .arg("extract")
+        .arg(&page)
+        .args(["--url", "http://c.test/doc.html"])
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["encoding"]["name"], "windows-1252");
+    assert_eq!(json["encoding"]["decision"], "meta-prescan");
+    assert_eq!(json["document"]["title"], "Cours : sommets et graphes");
+    let blocks = json["document"]["blocks"].as_array().unwrap();
+    assert!(
+        blocks.iter().any(
+            |b| b["keep"] == true && b["text"].as_str().unwrap().contains("nombre chromatique")
+        )
+    );
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
