@@ -482,7 +482,9 @@ mod tests {
         let s = vrt_sentences(&doc);
         assert_eq!(
             s,
-            vec![vec!["Regarde", "l'", "<g/>", "image", "<g/>", ",", "mot", "<g/>", "."]]
+            vec![vec![
+                "Regarde", "l'", "<g/>", "image", "<g/>", ",", "mot", "<g/>", "."
+            ]]
         );
     }
 
@@ -533,11 +535,17 @@ mod tests {
     #[test]
     fn markup_with_tabs_and_newline_runs_becomes_one_line() {
         let s = sentences("voir <a\t\thref=\"u\">ici</a>.", "fr");
-        let tokens: Vec<&str> = s.iter().flat_map(|s| s.tokens.iter().map(String::as_str)).collect();
+        let tokens: Vec<&str> = s
+            .iter()
+            .flat_map(|s| s.tokens.iter().map(String::as_str))
+            .collect();
         assert!(tokens.iter().any(|t| t.starts_with("<a")), "{tokens:?}");
         let doc = conllu(&["voir <a\t\thref=\"u\">ici</a>."]);
         assert!(doc.contains("\t<a href=\"u\">\t"), "{doc}");
-        assert!(doc.contains("# text = voir <a href=\"u\">ici</a>.\n"), "{doc}");
+        assert!(
+            doc.contains("# text = voir <a href=\"u\">ici</a>.\n"),
+            "{doc}"
+        );
     }
 
     #[test]
@@ -556,7 +564,11 @@ mod tests {
             ]
         );
         assert_eq!(s[0].tokens[0], "M.");
-        assert!(s[0].tokens.contains(&"etc.".to_string()));
+        // TreeTagger cuts `etc.` into `etc` `.` (see the tricky fixture): the period ends the
+        // sentence before a capital, not before a lowercase word.
+        assert!(s[0].tokens.ends_with(&["etc".to_string(), ".".to_string()]));
+        let s = sentences("Des pommes, des poires, etc. et des fraises.", "fr");
+        assert_eq!(s.len(), 1, "{s:?}");
     }
 
     #[test]
@@ -566,7 +578,9 @@ mod tests {
         assert_eq!(s[0].text, "Il a dit : « oui » (enfin).");
         assert_eq!(
             s[0].space_after,
-            vec![true, true, true, true, true, true, true, false, false, false, true]
+            vec![
+                true, true, true, true, true, true, true, false, false, false, true
+            ]
         );
     }
 
@@ -590,7 +604,10 @@ mod tests {
         // Whatever the split, the last token before `Puis` is not followed by a space.
         let flat: Vec<bool> = s.iter().flat_map(|s| s.space_after.clone()).collect();
         let tokens: Vec<String> = s.iter().flat_map(|s| s.tokens.clone()).collect();
-        let i = tokens.iter().position(|t| t == "Puis").unwrap_or(tokens.len());
+        let i = tokens
+            .iter()
+            .position(|t| t == "Puis")
+            .unwrap_or(tokens.len());
         if i > 0 && i < tokens.len() {
             assert!(!flat[i - 1], "{tokens:?} {flat:?}");
         }
@@ -604,7 +621,10 @@ mod tests {
         assert!(doc.contains("K\u{f6}ln\n"), "{doc}");
         assert!(!doc.contains('\u{301}'));
         let c = conllu(&[decomposed]);
-        assert!(c.contains("# text = \u{c9}t\u{e9} \u{e0} K\u{f6}ln.\n"), "{c}");
+        assert!(
+            c.contains("# text = \u{c9}t\u{e9} \u{e0} K\u{f6}ln.\n"),
+            "{c}"
+        );
         let mut t = String::new();
         write_talismane(&mut t, &[decomposed.to_string()], "fr");
         assert!(t.starts_with("1\t\u{c9}t\u{e9}\n"), "{t}");
@@ -617,7 +637,10 @@ mod tests {
         let doc = vrt(&["", "  ", "Un."]);
         assert_eq!(doc.matches("<p>").count(), 1);
         let empty = vrt(&[]);
-        assert!(empty.starts_with("<text ") && empty.ends_with(">\n</text>\n"), "{empty}");
+        assert!(
+            empty.starts_with("<text ") && empty.ends_with(">\n</text>\n"),
+            "{empty}"
+        );
         assert_eq!(conllu(&["", " "]), "");
         let mut t = String::new();
         assert_eq!(write_talismane(&mut t, &[String::new()], "fr"), 0);
