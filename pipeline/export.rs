@@ -1,7 +1,8 @@
 //! The export stage: documents and the crawl's graph → files the linguists' tools read.
 //!
 //! **In:** `docs.jsonl` and `crawl.sqlite`.
-//! **Out:** `treetagger/` (one token per line with `<doc>`/`<p>` lines), `matrix/`
+//! **Out:** `treetagger/` (one token per line with `<doc>`/`<p>` lines), `vrt/corpus.vrt`
+//! (CWB vertical), `conllu/corpus.conllu`, `talismane/corpus.txt`, `metadata.csv` (TXM), `matrix/`
 //! (`counts.mtx` Matrix Market + `vocab.tsv` + `docs.tsv`), `graph/` (`links.graphml`,
 //! `nodes.csv`, `edges.csv`), and the token count of each document in `crawl.sqlite`.
 //!
@@ -17,6 +18,7 @@ use anyhow::Context;
 use stages::graph::{LinkEdge, LinkGraph, PageNode};
 use stages::matrix::MatrixBuilder;
 use stages::treetagger::{self, DocHeader};
+use stages::vertical;
 
 use crate::extract::Document;
 use crate::report::ExportReport;
@@ -34,6 +36,14 @@ pub fn run(
     let started = Instant::now();
     bar.set_length(docs.len() as u64);
     let tt_dir = fresh_dir(&run_dir.join("treetagger"))?;
+    let vrt_dir = fresh_dir(&run_dir.join("vrt"))?;
+    let conllu_dir = fresh_dir(&run_dir.join("conllu"))?;
+    let talismane_dir = fresh_dir(&run_dir.join("talismane"))?;
+    let mut vrt = String::new();
+    let mut conllu = String::new();
+    let mut talismane = String::new();
+    let mut metadata = String::from(vertical::metadata_csv_header());
+    metadata.push('\n');
     let matrix_dir = fresh_dir(&run_dir.join("matrix"))?;
     let graph_dir = fresh_dir(&run_dir.join("graph"))?;
 
@@ -90,6 +100,30 @@ pub fn run(
                     .with_context(|| format!("cannot write {}", path.display()))?;
             }
         }
+        let texts: Vec<String> = doc.paragraphs.iter().map(|p| p.text.clone()).collect();
+        let date = doc
+            .last_modified
+            .as_deref()
+            .and_then(|d| httpdate::parse_http_date(d).ok())
+            .map(|t| {
+                chrono::DateTime::<chrono::Utc>::from(t)
+                    .format("%Y-%m-%d")
+                    .to_string()
+            });
+        let meta = vertical::DocMeta {
+            id: &doc.id,
+            url: &doc.url,
+            title: &doc.title,
+            lang,
+            score: doc.score,
+            host: &doc.host,
+            date: date.as_deref(),
+        };
+        vertical::write_vrt(&mut vrt, &meta, &texts);
+        vertical::write_conllu(&mut conllu, &meta, &texts);
+        vertical::write_talismane(&mut talismane, &texts, lang);
+        metadata.push_str(&vertical::metadata_csv_row(&meta, n_tokens));
+        metadata.push('\n');
         docs_tsv.write_record([
             (row + 1).to_string(),
             doc.id.clone(),
@@ -106,6 +140,10 @@ pub fn run(
         )?;
         bar.inc(1);
     }
+    write(&vrt_dir.join("corpus.vrt"), vrt.as_bytes())?;
+    write(&conllu_dir.join("corpus.conllu"), conllu.as_bytes())?;
+    write(&talismane_dir.join("corpus.txt"), talismane.as_bytes())?;
+    write(&run_dir.join("metadata.csv"), metadata.as_bytes())?;
     if topic.file.output.treetagger == TreeTaggerLayout::PerCorpus {
         write(&tt_dir.join("corpus.tt"), corpus.as_bytes())?;
     }

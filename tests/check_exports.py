@@ -6,6 +6,9 @@ import sqlite3
 import sys
 from pathlib import Path
 
+import xml.etree.ElementTree as ET
+
+import conllu
 import networkx as nx
 import numpy as np
 import scipy.io
@@ -37,8 +40,46 @@ def main(run: Path) -> None:
     col_docs = np.asarray((m > 0).sum(axis=0)).ravel()
     for j, word in enumerate(vocab):
         assert int(col_docs[j]) == int(word["df"]), (j, word["word"])
+    # CWB vertical: every <text> document is well-formed XML, one per kept document, with the
+    # same tokens as the TreeTagger file.
+    vrt = (run / "vrt" / "corpus.vrt").read_text(encoding="utf-8")
+    chunks = [c for c in vrt.split("</text>\n") if c.strip()]
+    assert len(chunks) == n_kept, (len(chunks), n_kept)
+    vrt_tokens = []
+    for chunk in chunks:
+        root = ET.fromstring(chunk + "</text>")
+        assert root.tag == "text" and root.get("id"), root.attrib
+        vrt_tokens += [
+            line
+            for line in (chunk + "</text>").splitlines()
+            if line and not line.startswith("<")
+        ]
+    tt = (run / "treetagger" / "corpus.tt").read_text(encoding="utf-8")
+    tt_tokens = [line for line in tt.splitlines() if not line.startswith("<")]
+    unescape = lambda t: t.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    assert [unescape(t) for t in vrt_tokens] == [unescape(t) for t in tt_tokens], "vrt and TreeTagger tokens differ"
+
+    # CoNLL-U: parsed by the `conllu` package; # text matches the forms and SpaceAfter.
+    sentences = conllu.parse((run / "conllu" / "corpus.conllu").read_text(encoding="utf-8"))
+    forms = 0
+    for sentence in sentences:
+        rebuilt = ""
+        for token in sentence:
+            forms += 1
+            rebuilt += token["form"]
+            if not (token["misc"] and token["misc"].get("SpaceAfter") == "No"):
+                rebuilt += " "
+        assert rebuilt.strip() == sentence.metadata["text"], (sentence.metadata["sent_id"], rebuilt)
+    assert forms == len(tt_tokens), (forms, len(tt_tokens))
+
+    # TXM metadata: first column id, one row per document.
+    with open(run / "metadata.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0].keys())[0] == "id" and len(rows) == n_kept, (len(rows), n_kept)
+
     print(
-        f"ok: graph {g.number_of_nodes()} nodes / {g.number_of_edges()} edges, "
+        f"ok: vrt {len(chunks)} documents / {len(vrt_tokens)} tokens, conllu {len(sentences)} sentences, "
+        f"graph {g.number_of_nodes()} nodes / {g.number_of_edges()} edges, "
         f"matrix {m.shape[0]} x {m.shape[1]} with {m.nnz} non-zeros"
     )
 

@@ -24,4 +24,5 @@ pub mod stopwords;
 pub mod tokenize;
 pub mod treetagger;
 pub mod urlnorm;
+pub mod vertical;
 pub mod warc;
