@@ -3,14 +3,16 @@
 //! **In:** `docs.jsonl` and `crawl.sqlite`.
 //! **Out:** `treetagger/` (one token per line with `<doc>`/`<p>` lines), `vrt/corpus.vrt`
 //! (CWB vertical), `conllu/corpus.conllu`, `talismane/corpus.txt`, `metadata.csv` (TXM), `matrix/`
-//! (`counts.mtx` Matrix Market + `vocab.tsv` + `docs.tsv`), `graph/` (`links.graphml`,
-//! `nodes.csv`, `edges.csv`), and the token count of each document in `crawl.sqlite`.
+//! (`counts.mtx` Matrix Market + `vocab.tsv` + `docs.tsv`), `graph/` (the hyperlink graph as
+//! GraphML, GEXF 1.3, DOT, Pajek and CSV with PageRank; the host graph; broken and external
+//! links; a site map per host), and the token count of each document in `crawl.sqlite`.
 //!
 //! **Invariants:** the TreeTagger files and the matrix are built from the *same* token stream
 //! (one call of the tokenizer per paragraph); matrix row `i` is line `i` of `docs.tsv` and the
 //! `i`-th `<doc>` of the corpus file; every folder is rebuilt from scratch, so a re-run never
 //! leaves stale files of an earlier run.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::time::Instant;
 
@@ -19,6 +21,7 @@ use stages::graph::{LinkEdge, LinkGraph, PageNode};
 use stages::matrix::MatrixBuilder;
 use stages::treetagger::{self, DocHeader};
 use stages::vertical;
+use stages::{graphio, pagerank, sitemap};
 
 use crate::extract::Document;
 use crate::report::ExportReport;
@@ -163,18 +166,83 @@ pub fn run(
     report.nonzeros = matrix.nnz() as u64;
 
     let graph = build_graph(store)?;
-    write(
-        &graph_dir.join("links.graphml"),
-        graph.to_graphml().as_bytes(),
-    )?;
-    write_csv(&graph_dir.join("nodes.csv"), graph.node_rows())?;
-    write_csv(&graph_dir.join("edges.csv"), graph.edge_rows())?;
+    write_graphs(store, &graph_dir, &graph)?;
     report.graph_nodes = graph.graph.node_count() as u64;
     report.graph_edges = graph.graph.edge_count() as u64;
     store.commit()?;
     report.seconds = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
     Ok(report)
+}
+
+/// The hyperlink graph in every format, the host-level graph, seed 004's reports (broken
+/// links, external links, one site map per host) and PageRank (d = 0.85).
+fn write_graphs(store: &Store, dir: &Path, graph: &LinkGraph) -> anyhow::Result<()> {
+    let pagerank = graphio::pagerank_of(graph, pagerank::DEFAULT_DAMPING);
+    write(&dir.join("links.graphml"), graph.to_graphml().as_bytes())?;
+    write(
+        &dir.join("links.gexf"),
+        graphio::to_gexf(graph, &pagerank).as_bytes(),
+    )?;
+    write(&dir.join("links.dot"), graphio::to_dot(graph).as_bytes())?;
+    write(&dir.join("links.net"), graphio::to_pajek(graph).as_bytes())?;
+    let mut nodes = graph.node_rows();
+    if let Some(header) = nodes.first_mut() {
+        header.push("pagerank".to_string());
+    }
+    for (row, rank) in nodes.iter_mut().skip(1).zip(&pagerank) {
+        row.push(format!("{rank:.8}"));
+    }
+    write_csv(&dir.join("nodes.csv"), nodes)?;
+    write_csv(&dir.join("edges.csv"), graph.edge_rows())?;
+    let hosts = graphio::host_graph(graph);
+    write(&dir.join("hosts.gexf"), hosts.to_gexf().as_bytes())?;
+    write(&dir.join("hosts.dot"), hosts.to_dot().as_bytes())?;
+    write(&dir.join("hosts.net"), hosts.to_pajek().as_bytes())?;
+    write_csv(&dir.join("hosts-nodes.csv"), hosts.node_rows())?;
+    write_csv(&dir.join("hosts-edges.csv"), hosts.edge_rows())?;
+    let broken = graphio::broken_links(graph);
+    write_csv(
+        &dir.join("broken-links.csv"),
+        graphio::broken_link_rows(&broken),
+    )?;
+    let external = graphio::external_links(graph, graphio::same_host);
+    write_csv(
+        &dir.join("external-links.csv"),
+        graphio::external_link_rows(&external),
+    )?;
+    let titles: HashMap<i64, String> = {
+        let mut stmt = store
+            .connection()
+            .prepare("SELECT id, title FROM urls WHERE title IS NOT NULL")?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    let sitemap_dir = dir.join("sitemaps");
+    std::fs::create_dir_all(&sitemap_dir)
+        .with_context(|| format!("cannot create {}", sitemap_dir.display()))?;
+    for map in sitemap::site_maps(graph, &pagerank, &titles) {
+        let name: String = map
+            .host
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        write(
+            &sitemap_dir.join(format!("{name}.xml")),
+            map.to_xml().as_bytes(),
+        )?;
+        write(
+            &sitemap_dir.join(format!("{name}.html")),
+            map.to_html().as_bytes(),
+        )?;
+    }
+    Ok(())
 }
 
 /// Tabs and line breaks would break a TSV row; titles and URLs rarely have them, but web

@@ -5,6 +5,7 @@ import csv
 import sqlite3
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import xml.etree.ElementTree as ET
 
@@ -26,6 +27,24 @@ def main(run: Path) -> None:
     assert g.number_of_edges() == n_links, (g.number_of_edges(), n_links)
     kept = [n for n, d in g.nodes(data=True) if d.get("kept")]
     assert len(kept) == n_kept, (len(kept), n_kept)
+
+    # The same graph as GEXF 1.3 (Gephi) and Pajek, with PageRank summing to 1.
+    gexf = nx.read_gexf(run / "graph" / "links.gexf")
+    assert (gexf.number_of_nodes(), gexf.number_of_edges()) == (n_urls, n_links), (
+        gexf.number_of_nodes(), gexf.number_of_edges())
+    ranks = [d["pagerank"] for _, d in gexf.nodes(data=True)]
+    assert abs(sum(ranks) - 1.0) < 1e-6, sum(ranks)
+    pajek = nx.read_pajek(run / "graph" / "links.net")
+    assert (pajek.number_of_nodes(), pajek.number_of_edges()) == (n_urls, n_links), (
+        pajek.number_of_nodes(), pajek.number_of_edges())
+    hosts = nx.read_gexf(run / "graph" / "hosts.gexf")
+    n_hosts = len({urlsplit(u).hostname for (u,) in db.execute("SELECT url FROM urls")})
+    assert hosts.number_of_nodes() == n_hosts, (hosts.number_of_nodes(), n_hosts)
+
+    # Seed 004's site maps: each page at most once per tree.
+    for path in (run / "graph" / "sitemaps").glob("*.xml"):
+        urls = [e.get("url") for e in ET.parse(path).iter("page")]
+        assert urls and len(urls) == len(set(urls)), path
 
     m = scipy.io.mmread(run / "matrix" / "counts.mtx")
     with open(run / "matrix" / "docs.tsv", newline="", encoding="utf-8") as f:
@@ -79,6 +98,7 @@ def main(run: Path) -> None:
 
     print(
         f"ok: vrt {len(chunks)} documents / {len(vrt_tokens)} tokens, conllu {len(sentences)} sentences, "
+        f"site maps {len(list((run / 'graph' / 'sitemaps').glob('*.xml')))}, "
         f"graph {g.number_of_nodes()} nodes / {g.number_of_edges()} edges, "
         f"matrix {m.shape[0]} x {m.shape[1]} with {m.nnz} non-zeros"
     )
