@@ -21,7 +21,7 @@ use stages::graph::{LinkEdge, LinkGraph, PageNode};
 use stages::matrix::MatrixBuilder;
 use stages::treetagger::{self, DocHeader};
 use stages::vertical;
-use stages::{graphio, pagerank, sitemap};
+use stages::{graphio, matrix, pagerank, similarity, sitemap};
 
 use crate::extract::Document;
 use crate::report::ExportReport;
@@ -54,7 +54,8 @@ pub fn run(
         documents: docs.len() as u64,
         ..ExportReport::default()
     };
-    let mut matrix = MatrixBuilder::new(topic.file.output.lowercase_matrix);
+    let mut matrix = MatrixBuilder::with_options(topic.file.matrix.options())
+        .map_err(|e| anyhow::anyhow!("[matrix]: {e}"))?;
     let mut corpus = String::new();
     let mut docs_tsv = csv::WriterBuilder::new()
         .delimiter(b'\t')
@@ -63,6 +64,8 @@ pub fn run(
     docs_tsv.write_record([
         "row", "id", "url", "title", "language", "score", "tokens", "words",
     ])?;
+    // docs.tsv rows wait for the matrix: `words` counts what the filtered matrix keeps.
+    let mut doc_rows: Vec<Vec<String>> = Vec::with_capacity(docs.len());
     for doc in docs {
         let lang = if doc.language.is_empty() {
             topic.file.languages.first().map_or("fr", String::as_str)
@@ -83,9 +86,8 @@ pub fn run(
             .map(String::as_str)
             .filter(|t| !stages::tokenize::is_markup(t))
             .collect();
-        let (row, n_words) = matrix.add(&all_tokens);
+        let (row, _) = matrix.add(&all_tokens);
         report.tokens += n_tokens as u64;
-        report.words += n_words as u64;
         let header = DocHeader {
             id: &doc.id,
             url: &doc.url,
@@ -127,7 +129,7 @@ pub fn run(
         vertical::write_talismane(&mut talismane, &texts, lang);
         metadata.push_str(&vertical::metadata_csv_row(&meta, n_tokens));
         metadata.push('\n');
-        docs_tsv.write_record([
+        doc_rows.push(vec![
             (row + 1).to_string(),
             doc.id.clone(),
             tsv_field(&doc.url),
@@ -135,8 +137,7 @@ pub fn run(
             doc.language.clone(),
             format!("{:.4}", doc.score),
             n_tokens.to_string(),
-            n_words.to_string(),
-        ])?;
+        ]);
         store.connection().execute(
             "UPDATE urls SET tokens = ?2 WHERE id = ?1",
             rusqlite::params![doc.url_id, n_tokens as i64],
@@ -150,29 +151,162 @@ pub fn run(
     if topic.file.output.treetagger == TreeTaggerLayout::PerCorpus {
         write(&tt_dir.join("corpus.tt"), corpus.as_bytes())?;
     }
+    let filtered = matrix.filtered();
+    for (i, mut row) in doc_rows.into_iter().enumerate() {
+        let words: u64 = filtered.row(i).iter().map(|&(_, n)| u64::from(n)).sum();
+        report.words += words;
+        row.push(words.to_string());
+        docs_tsv.write_record(&row)?;
+    }
     write(
         &matrix_dir.join("counts.mtx"),
-        matrix.to_matrix_market().as_bytes(),
+        filtered.to_matrix_market().as_bytes(),
     )?;
     write(
         &matrix_dir.join("vocab.tsv"),
-        matrix.vocabulary_tsv().as_bytes(),
+        filtered.vocabulary_tsv().as_bytes(),
     )?;
+    write(
+        &matrix_dir.join("long.csv"),
+        filtered.to_long_csv().as_bytes(),
+    )?;
+    match filtered.to_dense_csv(matrix::DENSE_MAX_CELLS) {
+        Ok(dense) => write(&matrix_dir.join("dense.csv"), dense.as_bytes())?,
+        Err(refused) => report.dense_csv = Some(refused.to_string()),
+    }
     let docs_bytes = docs_tsv
         .into_inner()
         .map_err(|e| anyhow::anyhow!("cannot build docs.tsv: {e}"))?;
     write(&matrix_dir.join("docs.tsv"), &docs_bytes)?;
-    report.vocabulary = matrix.vocabulary().len() as u64;
-    report.nonzeros = matrix.nnz() as u64;
+    report.vocabulary = filtered.n_cols() as u64;
+    report.nonzeros = filtered.nnz() as u64;
+    if let Some(lemmas) = read_tagged(&run_dir.join("tagged"))? {
+        write_lemma_matrix(topic, &matrix_dir, docs, &lemmas, &mut report)?;
+    }
 
     let graph = build_graph(store)?;
     write_graphs(store, &graph_dir, &graph)?;
+    write_similarity(topic, &graph_dir, &filtered, &graph, docs, &mut report)?;
     report.graph_nodes = graph.graph.node_count() as u64;
     report.graph_edges = graph.graph.edge_count() as u64;
     store.commit()?;
     report.seconds = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
     Ok(report)
+}
+
+/// The similarity graph (TF-IDF cosine between documents, seed 001's "logical" web) and its
+/// comparison with the hyperlink graph between the same documents.
+fn write_similarity(
+    topic: &Topic,
+    dir: &Path,
+    m: &matrix::SparseMatrix,
+    graph: &LinkGraph,
+    docs: &[Document],
+    report: &mut ExportReport,
+) -> anyhow::Result<()> {
+    let settings = &topic.file.similarity;
+    let pairs = similarity::similar_pairs(m, settings.threshold, settings.top_k);
+    write(
+        &dir.join("similarity.csv"),
+        similarity::pairs_csv(&pairs).as_bytes(),
+    )?;
+    write(
+        &dir.join("similarity.graphml"),
+        similarity::pairs_graphml(m.n_rows(), &pairs).as_bytes(),
+    )?;
+    // Hyperlinks between two corpus documents, as matrix rows.
+    let row_of: HashMap<i64, usize> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.url_id, i))
+        .collect();
+    let hyperlinks: Vec<(usize, usize)> = graph
+        .graph
+        .edge_weights()
+        .filter_map(|e| Some((*row_of.get(&e.source)?, *row_of.get(&e.target)?)))
+        .collect();
+    let comparison = similarity::compare_graphs(m.n_rows(), &pairs, &hyperlinks);
+    write(
+        &dir.join("comparison.json"),
+        serde_json::to_string_pretty(&comparison)?.as_bytes(),
+    )?;
+    report.similarity_edges = pairs.len() as u64;
+    Ok(())
+}
+
+/// Lemmas per document id from the tagger output in `tagged/*.tagged` (TreeTagger's or the
+/// fallback tagger's `word<TAB>POS<TAB>lemma` with the `<doc>` lines kept); None when no tagger
+/// has run.
+fn read_tagged(dir: &Path) -> anyhow::Result<Option<HashMap<String, Vec<String>>>> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(None);
+    };
+    let mut files: Vec<_> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "tagged"))
+        .collect();
+    if files.is_empty() {
+        return Ok(None);
+    }
+    files.sort();
+    let mut lemmas = HashMap::new();
+    for path in files {
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read the tagger output {}", path.display()))?;
+        let docs = stages::tagged::parse_tagged(&text)
+            .with_context(|| format!("{} is not tagger output", path.display()))?;
+        for doc in docs {
+            let words = doc
+                .tokens
+                .into_iter()
+                // Escaped `<…>` spans (markup to TreeTagger) are not words.
+                .filter(|t| !(t.word.starts_with("&lt;") && t.word.ends_with("&gt;")))
+                .map(|t| t.lemma)
+                .collect();
+            lemmas.insert(doc.id, words);
+        }
+    }
+    Ok(Some(lemmas))
+}
+
+/// `matrix/lemma-counts.mtx` + `lemma-vocab.tsv`: the same rows as `counts.mtx` (docs.tsv), with
+/// lemmas as columns.
+fn write_lemma_matrix(
+    topic: &Topic,
+    matrix_dir: &Path,
+    docs: &[Document],
+    lemmas: &HashMap<String, Vec<String>>,
+    report: &mut ExportReport,
+) -> anyhow::Result<()> {
+    let mut matrix = MatrixBuilder::with_options(topic.file.matrix.options())
+        .map_err(|e| anyhow::anyhow!("[matrix]: {e}"))?;
+    let mut missing = 0;
+    for doc in docs {
+        match lemmas.get(&doc.id) {
+            Some(words) => {
+                matrix.add(words);
+            }
+            None => {
+                // Keep the row so that rows still match docs.tsv; say the tagger output is stale.
+                matrix.add::<&str>(&[]);
+                missing += 1;
+            }
+        }
+    }
+    let matrix = matrix.filtered();
+    write(
+        &matrix_dir.join("lemma-counts.mtx"),
+        matrix.to_matrix_market().as_bytes(),
+    )?;
+    write(
+        &matrix_dir.join("lemma-vocab.tsv"),
+        matrix.vocabulary_tsv().as_bytes(),
+    )?;
+    report.lemma_vocabulary = Some(matrix.n_cols() as u64);
+    report.tagged_documents_missing = Some(missing);
+    Ok(())
 }
 
 /// The hyperlink graph in every format, the host-level graph, seed 004's reports (broken

@@ -94,6 +94,14 @@ pub struct ExportReport {
     pub vocabulary: u64,
     /// Non-zero matrix entries.
     pub nonzeros: u64,
+    /// Why `matrix/dense.csv` was not written (too many cells), when it was not.
+    pub dense_csv: Option<String>,
+    /// Edges of the similarity graph.
+    pub similarity_edges: u64,
+    /// Lemma columns of `matrix/lemma-counts.mtx`, when tagger output was read back.
+    pub lemma_vocabulary: Option<u64>,
+    /// Documents absent from the tagger output (stale `tagged/`: run the tagger again).
+    pub tagged_documents_missing: Option<u64>,
     /// Hyperlink graph nodes.
     pub graph_nodes: u64,
     /// Hyperlink graph edges.
@@ -213,6 +221,17 @@ impl Report {
                 out,
                 "  {:<8} {:>8}  pages → {} documents kept ({:.0} pages/s)",
                 "extract", extract.pages, extract.kept, extract.pages_per_second
+            );
+        }
+        if let Some(export) = &self.export
+            && let Some(lemmas) = export.lemma_vocabulary
+        {
+            let _ = writeln!(
+                out,
+                "  {:<8} {:>8}  lemmas from tagged/ ({} documents missing from the tagger output)",
+                "lemmas",
+                lemmas,
+                export.tagged_documents_missing.unwrap_or(0)
             );
         }
         if let Some(export) = &self.export {

@@ -50,6 +50,12 @@ pub struct TopicFile {
     /// What to write and how.
     #[serde(default)]
     pub output: Output,
+    /// The document × word matrix.
+    #[serde(default)]
+    pub matrix: MatrixSection,
+    /// The document similarity graph.
+    #[serde(default)]
+    pub similarity: SimilaritySection,
     /// Crawl this recorded web (a WARC file, relative to the topic folder) instead of the live
     /// one: for demos, teaching, and comparing crawl settings on exactly the same web.
     /// `--replay` on the command line overrides it.
@@ -186,8 +192,6 @@ fn default_max_crawl_delay() -> f64 {
 pub struct Output {
     /// `per-corpus` (one `corpus.tt` file) or `per-document` (one file per document).
     pub treetagger: TreeTaggerLayout,
-    /// Lower-case words in the document × word matrix.
-    pub lowercase_matrix: bool,
     /// Keep every text block of a page instead of removing boilerplate.
     pub keep_everything: bool,
 }
@@ -196,8 +200,67 @@ impl Default for Output {
     fn default() -> Output {
         Output {
             treetagger: TreeTaggerLayout::PerCorpus,
-            lowercase_matrix: true,
             keep_everything: false,
+        }
+    }
+}
+
+/// `[matrix]`: which words are the columns of the document × word matrix.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MatrixSection {
+    /// Lower-case words before counting.
+    pub lowercase: bool,
+    /// Remove the function words of these languages (`"fr"`, or `"fr,en"`); none by default.
+    pub stoplist: Option<String>,
+    /// Keep words found in at least this many documents.
+    pub min_df: u32,
+    /// Keep words found in at most this share of the documents (1.0 keeps all).
+    pub max_df_ratio: f64,
+    /// Keep only this many words, the most widespread first.
+    pub max_vocabulary: Option<usize>,
+}
+
+impl Default for MatrixSection {
+    fn default() -> MatrixSection {
+        MatrixSection {
+            lowercase: true,
+            stoplist: None,
+            min_df: 1,
+            max_df_ratio: 1.0,
+            max_vocabulary: None,
+        }
+    }
+}
+
+impl MatrixSection {
+    /// The options of the `stages` matrix.
+    pub fn options(&self) -> stages::matrix::MatrixOptions {
+        stages::matrix::MatrixOptions {
+            lowercase: self.lowercase,
+            stoplist: self.stoplist.clone(),
+            min_df: self.min_df,
+            max_df_ratio: self.max_df_ratio,
+            max_vocabulary: self.max_vocabulary,
+        }
+    }
+}
+
+/// `[similarity]`: the "logical" web next to the hyperlink graph (seed 001).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SimilaritySection {
+    /// Link two documents when the cosine of their TF-IDF vectors is at least this.
+    pub threshold: f64,
+    /// Instead of (or on top of) the threshold, link each document to its k most similar ones.
+    pub top_k: Option<usize>,
+}
+
+impl Default for SimilaritySection {
+    fn default() -> SimilaritySection {
+        SimilaritySection {
+            threshold: 0.5,
+            top_k: None,
         }
     }
 }
@@ -364,6 +427,14 @@ fn validate(file: &TopicFile) -> anyhow::Result<()> {
     }
     if c.max_body_bytes < 1024 {
         bail!("[crawl] `max_body_bytes` must be at least 1024");
+    }
+    file.matrix
+        .options()
+        .validate()
+        .map_err(|e| anyhow::anyhow!("[matrix]: {e}"))?;
+    let t = file.similarity.threshold;
+    if !(t.is_finite() && (0.0..=1.0).contains(&t)) {
+        bail!("[similarity] `threshold` must be a number between 0 and 1");
     }
     if file.seeds.urls.is_empty()
         && file.seeds.result_pages.is_empty()

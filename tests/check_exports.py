@@ -2,6 +2,7 @@
 """Load a run folder's exports with networkx and SciPy, and check their counts against
 crawl.sqlite. Usage: check_exports.py RUN_DIR. Exits non-zero with a message on any mismatch."""
 import csv
+import json
 import sqlite3
 import sys
 from pathlib import Path
@@ -90,6 +91,24 @@ def main(run: Path) -> None:
                 rebuilt += " "
         assert rebuilt.strip() == sentence.metadata["text"], (sentence.metadata["sent_id"], rebuilt)
     assert forms == len(tt_tokens), (forms, len(tt_tokens))
+
+    # The similarity graph (undirected, rows of docs.tsv) and its comparison with the links.
+    sim = nx.read_graphml(run / "graph" / "similarity.graphml")
+    with open(run / "graph" / "similarity.csv", newline="", encoding="utf-8") as f:
+        sim_rows = list(csv.DictReader(f))
+    comparison = json.loads((run / "graph" / "comparison.json").read_text(encoding="utf-8"))
+    assert not sim.is_directed() and sim.number_of_edges() == len(sim_rows) == comparison["edges_similarity"], (
+        sim.number_of_edges(), len(sim_rows), comparison["edges_similarity"])
+    assert all(float(r["similarity"]) >= 0.5 - 1e-9 for r in sim_rows)
+
+    # Lemma matrix, when a tagger's output was read back: same rows as the word matrix.
+    if (run / "matrix" / "lemma-counts.mtx").exists():
+        lm = scipy.io.mmread(run / "matrix" / "lemma-counts.mtx")
+        with open(run / "matrix" / "lemma-vocab.tsv", newline="", encoding="utf-8") as f:
+            lemma_vocab = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+        assert lm.shape == (n_kept, len(lemma_vocab)), (lm.shape, n_kept, len(lemma_vocab))
+        assert 0 < len(lemma_vocab) < len(vocab), (len(lemma_vocab), len(vocab))
+        print(f"lemma matrix {lm.shape[0]} x {lm.shape[1]}")
 
     # TXM metadata: first column id, one row per document.
     with open(run / "metadata.csv", newline="", encoding="utf-8") as f:

@@ -26,9 +26,14 @@ fn peak_rss_kib() -> String {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let input = args.next().ok_or("usage: bench_similarity DOCS.txt [key=value]...")?;
+    let input = args
+        .next()
+        .ok_or("usage: bench_similarity DOCS.txt [key=value]...")?;
     let opts: HashMap<String, String> = args
-        .filter_map(|a| a.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
+        .filter_map(|a| {
+            a.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+        })
         .collect();
     let get = |k: &str, d: &str| opts.get(k).cloned().unwrap_or_else(|| d.to_string());
     let threshold: f64 = get("threshold", "0.5").parse()?;

@@ -185,7 +185,10 @@ pub fn similar_pairs_with(
             let sim = acc[j as usize];
             acc[j as usize] = 0.0;
             // A NaN threshold keeps nothing.
-            if sim.partial_cmp(&options.threshold).is_none_or(Ordering::is_lt) {
+            if sim
+                .partial_cmp(&options.threshold)
+                .is_none_or(Ordering::is_lt)
+            {
                 continue;
             }
             match options.top_k {

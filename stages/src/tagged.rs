@@ -380,8 +380,15 @@ mod tests {
     #[test]
     fn hostile_input_never_panics() {
         let samples = [
-            "<doc id=\"é", "<doc id=", "<doc  id  =  \"x\"  >", "\t\t", "<\t", "é\tà\t|",
-            "<doc id=\"\u{0}\">\n</doc>", "</doc", "<doc\n</doc>",
+            "<doc id=\"é",
+            "<doc id=",
+            "<doc  id  =  \"x\"  >",
+            "\t\t",
+            "<\t",
+            "é\tà\t|",
+            "<doc id=\"\u{0}\">\n</doc>",
+            "</doc",
+            "<doc\n</doc>",
         ];
         for s in samples {
             let _ = parse_tagged(s);

@@ -59,4 +59,48 @@ fn demo_runs_offline_and_keeps_only_on_topic_french_documents() {
         String::from_utf8_lossy(&check.stdout),
         String::from_utf8_lossy(&check.stderr)
     );
+
+    // The linguistic chain: the fallback tagger tags the TreeTagger file without retokenising
+    // it, and `--from export` reads the lemmas back into a lemma matrix.
+    let tagger = Command::new("python3")
+        .arg(repo().join("scripts/tag-fallback"))
+        .arg(&out)
+        .output()
+        .expect("python3 runs scripts/tag-fallback");
+    assert!(
+        tagger.status.success(),
+        "scripts/tag-fallback failed (install its modules with `pip install -r scripts/requirements-tagger.txt`)\n{}",
+        String::from_utf8_lossy(&tagger.stderr)
+    );
+    let tagged = std::fs::read_to_string(out.join("tagged/corpus.tagged")).unwrap();
+    let tt_lines: Vec<&str> = tt.lines().collect();
+    let tagged_lines: Vec<&str> = tagged.lines().collect();
+    assert_eq!(tagged_lines.len(), tt_lines.len());
+    for (tagged, token) in tagged_lines.iter().zip(&tt_lines) {
+        if token.starts_with('<') {
+            assert_eq!(tagged, token);
+        } else {
+            let columns: Vec<&str> = tagged.split('\t').collect();
+            assert_eq!(columns.len(), 3, "{tagged}");
+            assert_eq!(columns[0], *token);
+        }
+    }
+    let output = glaneur()
+        .current_dir(cwd.path())
+        .args(["run", "--quiet", "--from", "export"])
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    assert!(out.join("matrix/lemma-counts.mtx").is_file());
+    let check = Command::new("python3")
+        .arg(repo().join("tests/check_exports.py"))
+        .arg(&out)
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&check.stdout);
+    assert!(
+        check.status.success() && printed.contains("lemma matrix"),
+        "{printed}\n{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
 }
