@@ -15,7 +15,16 @@ use crate::run::Stage;
 /// why); 2 fatal error (bad topic, unwritable folder, damaged run); 130 interrupted (run the
 /// same command again to resume).
 #[derive(Debug, Parser)]
-#[command(name = "glaneur", version, about, long_about = None)]
+#[command(
+    name = "glaneur",
+    version,
+    about,
+    long_about = None,
+    after_help = "Without a command: `glaneur run` on the embedded demo topic (offline).\n\n\
+Exit codes: 0 corpus produced; 1 the run finished but the corpus is empty (the summary says why);\n\
+2 fatal error (bad topic, unwritable folder, damaged run); 130 interrupted (run the same command\n\
+again to resume)."
+)]
 pub struct Cli {
     /// What to do; without a command, `run` on the embedded demo topic.
     #[command(subcommand)]
