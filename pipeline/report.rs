@@ -45,6 +45,8 @@ pub struct Report {
     pub urls: Vec<ReasonCount>,
     /// Share of fetched HTML/text pages that made it into the corpus.
     pub harvest_rate: Option<f64>,
+    /// How the crawl's harvest evolved, and what each server yielded.
+    pub harvest: Option<Harvest>,
     /// When the corpus is empty: why, in one sentence.
     pub empty_corpus: Option<String>,
 }
@@ -108,6 +110,33 @@ pub struct ExportReport {
     pub graph_edges: u64,
     /// Seconds.
     pub seconds: f64,
+}
+
+/// The harvest of a crawl over time and per server.
+#[derive(Debug, Default, Serialize)]
+pub struct Harvest {
+    /// On-topic share (formula satisfied by the clean text) of each block of 100 HTML/text
+    /// pages, in fetch order: the harvest-rate curve of focused crawling.
+    pub on_topic_per_100: Vec<f64>,
+    /// Per server, most yielding first.
+    pub hosts: Vec<HostYield>,
+}
+
+/// What one host gave.
+#[derive(Debug, Default, Serialize)]
+pub struct HostYield {
+    /// Host name.
+    pub host: String,
+    /// HTML/text pages fetched.
+    pub pages: u64,
+    /// Documents kept.
+    pub kept: u64,
+    /// Bytes downloaded (all responses).
+    pub downloaded_bytes: u64,
+    /// Bytes of clean text kept.
+    pub text_bytes: u64,
+    /// `text_bytes / downloaded_bytes`: SpiderLing's yield rate.
+    pub yield_rate: f64,
 }
 
 /// URLs in one (state, reason).
@@ -253,6 +282,35 @@ impl Report {
             let reason = if r.reason.is_empty() { "-" } else { &r.reason };
             let _ = writeln!(out, "    {:<8} {:<16} {:>7}", r.state, reason, r.count);
         }
+        if let Some(harvest) = &self.harvest
+            && !harvest.on_topic_per_100.is_empty()
+        {
+            let curve: Vec<String> = harvest
+                .on_topic_per_100
+                .iter()
+                .map(|r| format!("{:.0} %", r * 100.0))
+                .collect();
+            let _ = writeln!(out);
+            let _ = writeln!(
+                out,
+                "  on topic per 100 pages fetched: {}",
+                curve.join(", ")
+            );
+            let _ = writeln!(
+                out,
+                "  yield per host (clean text bytes / downloaded bytes):"
+            );
+            for host in harvest.hosts.iter().take(8) {
+                let _ = writeln!(
+                    out,
+                    "    {:<28} {:>5} pages {:>5} kept  {:>6.2} %",
+                    host.host,
+                    host.pages,
+                    host.kept,
+                    host.yield_rate * 100.0
+                );
+            }
+        }
         if let Some(rate) = self.harvest_rate {
             let _ = writeln!(out);
             let _ = writeln!(
@@ -267,6 +325,78 @@ impl Report {
         }
         out
     }
+}
+
+/// The harvest curve and per-host yield, from `crawl.sqlite` and the kept documents.
+pub fn harvest(
+    store: &crate::store::Store,
+    docs: &[crate::extract::Document],
+) -> anyhow::Result<Harvest> {
+    let conn = store.connection();
+    // HTML/text pages in fetch order, with the clean-text verdict the extract stage recorded.
+    let mut stmt = conn.prepare(
+        "SELECT url, COALESCE(verdict, 0), COALESCE(reason, '') = 'kept'
+         FROM urls WHERE state = 'fetched' AND status = 200 AND reason != 'content-type'
+         ORDER BY fetched_at, id",
+    )?;
+    let pages = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)? != 0,
+                r.get::<_, bool>(2)?,
+            ))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let on_topic_per_100 = pages
+        .chunks(100)
+        .map(|block| block.iter().filter(|p| p.1).count() as f64 / block.len() as f64)
+        .collect();
+    let mut hosts: std::collections::BTreeMap<String, HostYield> = Default::default();
+    let host_of = |url: &str| {
+        url::Url::parse(url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string))
+            .unwrap_or_default()
+    };
+    for (url, _, kept) in &pages {
+        let entry = hosts.entry(host_of(url)).or_default();
+        entry.pages += 1;
+        entry.kept += u64::from(*kept);
+    }
+    let mut stmt =
+        conn.prepare("SELECT url, COALESCE(length, 0) FROM urls WHERE state = 'fetched'")?;
+    let lengths = stmt
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?
+        .collect::<Result<Vec<_>, _>>()?;
+    for (url, length) in lengths {
+        hosts.entry(host_of(&url)).or_default().downloaded_bytes += length.max(0) as u64;
+    }
+    for doc in docs {
+        let bytes: usize = doc.paragraphs.iter().map(|p| p.text.len() + 1).sum();
+        hosts.entry(doc.host.clone()).or_default().text_bytes += bytes as u64;
+    }
+    let mut hosts: Vec<HostYield> = hosts
+        .into_iter()
+        .map(|(host, mut h)| {
+            h.host = host;
+            h.yield_rate = if h.downloaded_bytes == 0 {
+                0.0
+            } else {
+                h.text_bytes as f64 / h.downloaded_bytes as f64
+            };
+            h
+        })
+        .collect();
+    hosts.sort_by(|a, b| {
+        b.text_bytes
+            .cmp(&a.text_bytes)
+            .then_with(|| a.host.cmp(&b.host))
+    });
+    Ok(Harvest {
+        on_topic_per_100,
+        hosts,
+    })
 }
 
 #[cfg(test)]

@@ -198,6 +198,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
             report.extract = Some(extract::run(&topic, &mut store, &run_dir, &bar)?);
         }
         let docs = extract::read_documents(&run_dir.join("docs.jsonl"))?;
+        report.harvest = Some(crate::report::harvest(&store, &docs)?);
         let bar = progress.stage("export", docs.len() as u64);
         report.export = Some(export::run(&topic, &mut store, &run_dir, &docs, &bar)?);
     }

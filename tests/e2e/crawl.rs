@@ -132,6 +132,17 @@ fn basic_crawl_is_polite_and_produces_every_artefact() {
         serde_json::from_str(&std::fs::read_to_string(out.path().join("report.json")).unwrap())
             .unwrap();
     assert_eq!(report["export"]["documents"], 5);
+    // Harvest: one block of fewer than 100 pages; a.test gave 4 of the 5 documents.
+    let curve = report["harvest"]["on_topic_per_100"].as_array().unwrap();
+    assert_eq!(curve.len(), 1);
+    let a = report["harvest"]["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["host"] == "a.test")
+        .unwrap();
+    assert_eq!(a["kept"], 4);
+    assert!(a["yield_rate"].as_f64().unwrap() > 0.0);
     assert!(out.path().join("warc/glaneur-00000.warc.gz").is_file());
     let summary = String::from_utf8_lossy(&output.stdout);
     assert!(summary.contains("robots"), "{summary}");
