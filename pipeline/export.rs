@@ -7,8 +7,8 @@
 //! GraphML, GEXF 1.3, DOT, Pajek and CSV with PageRank; the host graph; broken and external
 //! links; a site map per host), and the token count of each document in `crawl.sqlite`.
 //!
-//! **Invariants:** the TreeTagger files and the matrix are built from the *same* token stream
-//! (one call of the tokenizer per paragraph); matrix row `i` is line `i` of `docs.tsv` and the
+//! **Invariants:** the TreeTagger, `.vrt`, CoNLL-U and Talismane files and the matrix are built
+//! from the *same* token stream (each document is tokenized and split into sentences once); matrix row `i` is line `i` of `docs.tsv` and the
 //! `i`-th `<doc>` of the corpus file; every folder is rebuilt from scratch, so a re-run never
 //! leaves stale files of an earlier run.
 
@@ -72,10 +72,17 @@ pub fn run(
         } else {
             doc.language.as_str()
         };
-        let paragraphs: Vec<Vec<String>> = doc
-            .paragraphs
+        // One tokenisation per document feeds every format and the matrix.
+        let texts: Vec<String> = doc.paragraphs.iter().map(|p| p.text.clone()).collect();
+        let split = vertical::split_document(&texts, lang);
+        let paragraphs: Vec<Vec<String>> = split
             .iter()
-            .map(|p| stages::tokenize::tokenize(&p.text, lang))
+            .map(|sentences| {
+                sentences
+                    .iter()
+                    .flat_map(|s| s.tokens.iter().cloned())
+                    .collect()
+            })
             .collect();
         let n_tokens: usize = paragraphs.iter().map(Vec::len).sum();
         // TreeTagger's tokenizer keeps `<…>` spans whole as SGML (the tagger skips them): they
@@ -105,7 +112,6 @@ pub fn run(
                     .with_context(|| format!("cannot write {}", path.display()))?;
             }
         }
-        let texts: Vec<String> = doc.paragraphs.iter().map(|p| p.text.clone()).collect();
         let date = doc
             .last_modified
             .as_deref()
@@ -124,9 +130,9 @@ pub fn run(
             host: &doc.host,
             date: date.as_deref(),
         };
-        vertical::write_vrt(&mut vrt, &meta, &texts);
-        vertical::write_conllu(&mut conllu, &meta, &texts);
-        vertical::write_talismane(&mut talismane, &texts, lang);
+        vertical::write_vrt_split(&mut vrt, &meta, &split);
+        vertical::write_conllu_split(&mut conllu, &meta, &split);
+        vertical::write_talismane_split(&mut talismane, &split);
         metadata.push_str(&vertical::metadata_csv_row(&meta, n_tokens));
         metadata.push('\n');
         doc_rows.push(vec![

@@ -260,6 +260,15 @@ fn score_text(score: f64) -> String {
 /// declare them once. Paragraphs without tokens are left out, since CWB cannot hold
 /// zero-length regions; a document without tokens is an empty `<text>` element.
 pub fn write_vrt(out: &mut String, meta: &DocMeta<'_>, paragraphs: &[String]) -> usize {
+    write_vrt_split(out, meta, &split_document(paragraphs, meta.lang))
+}
+
+/// [`write_vrt`] for a document already split by [`split_document`].
+pub fn write_vrt_split(
+    out: &mut String,
+    meta: &DocMeta<'_>,
+    paragraphs: &[Vec<Sentence>],
+) -> usize {
     out.push_str("<text");
     let score = score_text(meta.score);
     let attributes = [
@@ -280,13 +289,12 @@ pub fn write_vrt(out: &mut String, meta: &DocMeta<'_>, paragraphs: &[String]) ->
     }
     out.push_str(">\n");
     let mut count = 0;
-    for paragraph in paragraphs {
-        let sentences = sentences(paragraph, meta.lang);
+    for sentences in paragraphs {
         if sentences.is_empty() {
             continue;
         }
         out.push_str("<p>\n");
-        for sentence in &sentences {
+        for sentence in sentences {
             out.push_str("<s>\n");
             for (i, token) in sentence.tokens.iter().enumerate() {
                 if i > 0 && !sentence.space_after[i - 1] {
@@ -304,6 +312,16 @@ pub fn write_vrt(out: &mut String, meta: &DocMeta<'_>, paragraphs: &[String]) ->
     count
 }
 
+/// A document split once into paragraphs of sentences: the one token stream every export
+/// format is written from (paragraphs without tokens are left out).
+pub fn split_document(paragraphs: &[String], lang: &str) -> Vec<Vec<Sentence>> {
+    paragraphs
+        .iter()
+        .map(|p| sentences(p, lang))
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
 /// Appends one document in CoNLL-U and returns the number of tokens written.
 ///
 /// `# newdoc id = <id>` opens the document, `# newpar` each paragraph that has tokens, and each
@@ -313,12 +331,16 @@ pub fn write_vrt(out: &mut String, meta: &DocMeta<'_>, paragraphs: &[String]) ->
 /// `sent_id` may not hold any) and an empty id becomes `doc`. A document without tokens writes
 /// nothing, since CoNLL-U comments must belong to a sentence.
 pub fn write_conllu(out: &mut String, meta: &DocMeta<'_>, paragraphs: &[String]) -> usize {
-    let paragraphs: Vec<Vec<Sentence>> = paragraphs
-        .iter()
-        .map(|p| sentences(p, meta.lang))
-        .filter(|s| !s.is_empty())
-        .collect();
-    if paragraphs.is_empty() {
+    write_conllu_split(out, meta, &split_document(paragraphs, meta.lang))
+}
+
+/// [`write_conllu`] for a document already split by [`split_document`].
+pub fn write_conllu_split(
+    out: &mut String,
+    meta: &DocMeta<'_>,
+    paragraphs: &[Vec<Sentence>],
+) -> usize {
+    if paragraphs.iter().all(Vec::is_empty) {
         return 0;
     }
     let mut id = one_line(meta.id).replace(' ', "_");
@@ -330,7 +352,7 @@ pub fn write_conllu(out: &mut String, meta: &DocMeta<'_>, paragraphs: &[String])
     out.push('\n');
     let mut sentence_number = 0usize;
     let mut count = 0;
-    for sentences in &paragraphs {
+    for sentences in paragraphs.iter().filter(|s| !s.is_empty()) {
         out.push_str("# newpar\n");
         for sentence in sentences {
             sentence_number += 1;
@@ -373,9 +395,14 @@ pub fn write_conllu(out: &mut String, meta: &DocMeta<'_>, paragraphs: &[String])
 /// follows every sentence. The reader has no comment lines, hence no document metadata. A
 /// literal `&und;` in the text would read back as `_` (the format has no escape for it).
 pub fn write_talismane(out: &mut String, paragraphs: &[String], lang: &str) -> usize {
+    write_talismane_split(out, &split_document(paragraphs, lang))
+}
+
+/// [`write_talismane`] for a document already split by [`split_document`].
+pub fn write_talismane_split(out: &mut String, paragraphs: &[Vec<Sentence>]) -> usize {
     let mut count = 0;
-    for paragraph in paragraphs {
-        for sentence in sentences(paragraph, lang) {
+    for sentences in paragraphs {
+        for sentence in sentences {
             for (i, token) in sentence.tokens.iter().enumerate() {
                 out.push_str(&(i + 1).to_string());
                 out.push('\t');
