@@ -1102,6 +1102,22 @@ pub fn parse_http_response_with_limit(
         .next()
         .ok_or_else(|| WarcError::Http("empty message".to_string()))?;
     let status_text = decode_header_bytes(status_line);
+    // Some archivers write the protocol twice (`HTTP/1.1 HTTP/1.1 200 OK`, seen in the
+    // archive-query-log WARCs): the second one is dropped.
+    let status_text = match status_text.trim().split_once([' ', '\t']) {
+        Some((first, rest))
+            if first
+                .get(..5)
+                .is_some_and(|p| p.eq_ignore_ascii_case("HTTP/"))
+                && rest
+                    .trim_start()
+                    .get(..5)
+                    .is_some_and(|p| p.eq_ignore_ascii_case("HTTP/")) =>
+        {
+            rest.trim_start().to_string()
+        }
+        _ => status_text,
+    };
     let mut parts = status_text.trim().splitn(3, [' ', '\t']);
     let version = parts.next().unwrap_or_default().to_string();
     if !version
@@ -1428,6 +1444,18 @@ fn digest_matches(field: &str, data: &[u8]) -> Option<bool> {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    #[test]
+    fn doubled_protocol_in_the_status_line_is_tolerated() {
+        let block = b"HTTP/1.1 HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+        let response = parse_http_response(block).unwrap();
+        assert_eq!(
+            (response.version.as_str(), response.status),
+            ("HTTP/1.1", 200)
+        );
+        assert_eq!(response.reason, "OK");
+        assert_eq!(response.body, b"ok");
+    }
+
     use super::*;
 
     fn read_all(data: &[u8]) -> (Vec<Record>, Option<WarcError>) {

@@ -57,20 +57,9 @@ fn read_warc(path: &Path) -> Archived {
             continue;
         }
         let target_uri = record.target_uri().unwrap_or_default().to_string();
-        // The archive-query-log WARCs write the protocol twice (`HTTP/1.1 HTTP/1.1 200 OK`);
-        // when the reader refuses that status line, the doubled token is dropped and the
-        // message parsed again.
-        let response = parse_http_response(&record.block)
-            .or_else(|first_error| {
-                let doubled = record.block.starts_with(b"HTTP/")
-                    && record.block.get(8..14).is_some_and(|t| t == b" HTTP/");
-                if doubled {
-                    parse_http_response(&record.block[9..])
-                } else {
-                    Err(first_error)
-                }
-            })
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        // (The archive-query-log WARCs write the protocol twice, `HTTP/1.1 HTTP/1.1 200 OK`;
+        // the WARC reader tolerates it.)
+        let response = parse_http_response(&record.block).unwrap_or_else(|e| panic!("{name}: {e}"));
         return Archived {
             name,
             engine,
