@@ -19,7 +19,7 @@ use std::time::Instant;
 use anyhow::Context;
 use stages::graph::{LinkEdge, LinkGraph, PageNode};
 use stages::matrix::MatrixBuilder;
-use stages::treetagger::{self, DocHeader};
+use stages::treetagger;
 use stages::vertical;
 use stages::{graphio, matrix, pagerank, similarity, sitemap};
 
@@ -95,23 +95,7 @@ pub fn run(
             .collect();
         let (row, _) = matrix.add(&all_tokens);
         report.tokens += n_tokens as u64;
-        let header = DocHeader {
-            id: &doc.id,
-            url: &doc.url,
-            title: &doc.title,
-            lang,
-            score: doc.score,
-        };
-        match topic.file.output.treetagger {
-            TreeTaggerLayout::PerCorpus => treetagger::write_doc(&mut corpus, &header, &paragraphs),
-            TreeTaggerLayout::PerDocument => {
-                let mut one = String::new();
-                treetagger::write_doc(&mut one, &header, &paragraphs);
-                let path = tt_dir.join(format!("{}.tt", doc.id));
-                std::fs::write(&path, one)
-                    .with_context(|| format!("cannot write {}", path.display()))?;
-            }
-        }
+
         let date = doc
             .last_modified
             .as_deref()
@@ -130,6 +114,17 @@ pub fn run(
             host: &doc.host,
             date: date.as_deref(),
         };
+        match topic.file.output.treetagger {
+            TreeTaggerLayout::PerCorpus => treetagger::write_doc(&mut corpus, &meta, &paragraphs),
+            TreeTaggerLayout::PerDocument => {
+                let mut one = String::new();
+                treetagger::write_doc(&mut one, &meta, &paragraphs);
+                let path = tt_dir.join(format!("{}.tt", doc.id));
+                std::fs::write(&path, one)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+        }
+
         vertical::write_vrt_split(&mut vrt, &meta, &split);
         vertical::write_conllu_split(&mut conllu, &meta, &split);
         vertical::write_talismane_split(&mut talismane, &split);
@@ -164,14 +159,7 @@ pub fn run(
         row.push(words.to_string());
         docs_tsv.write_record(&row)?;
     }
-    write(
-        &matrix_dir.join("counts.mtx"),
-        filtered.to_matrix_market().as_bytes(),
-    )?;
-    write(
-        &matrix_dir.join("vocab.tsv"),
-        filtered.vocabulary_tsv().as_bytes(),
-    )?;
+    write_matrix(&matrix_dir, "", &filtered)?;
     write(
         &matrix_dir.join("long.csv"),
         filtered.to_long_csv().as_bytes(),
@@ -302,17 +290,22 @@ fn write_lemma_matrix(
         }
     }
     let matrix = matrix.filtered();
-    write(
-        &matrix_dir.join("lemma-counts.mtx"),
-        matrix.to_matrix_market().as_bytes(),
-    )?;
-    write(
-        &matrix_dir.join("lemma-vocab.tsv"),
-        matrix.vocabulary_tsv().as_bytes(),
-    )?;
+    write_matrix(matrix_dir, "lemma-", &matrix)?;
     report.lemma_vocabulary = Some(matrix.n_cols() as u64);
     report.tagged_documents_missing = Some(missing);
     Ok(())
+}
+
+/// `PREFIXcounts.mtx` (Matrix Market) and `PREFIXvocab.tsv` of a matrix.
+fn write_matrix(dir: &Path, prefix: &str, m: &matrix::SparseMatrix) -> anyhow::Result<()> {
+    write(
+        &dir.join(format!("{prefix}counts.mtx")),
+        m.to_matrix_market().as_bytes(),
+    )?;
+    write(
+        &dir.join(format!("{prefix}vocab.tsv")),
+        m.vocabulary_tsv().as_bytes(),
+    )
 }
 
 /// The hyperlink graph in every format, the host-level graph, seed 004's reports (broken

@@ -23,23 +23,10 @@
 
 use std::fmt::Write as _;
 
-/// Metadata written on a document's `<doc>` line.
-#[derive(Debug, Clone, Copy)]
-pub struct DocHeader<'a> {
-    /// Stable document id (also the row label of the matrix).
-    pub id: &'a str,
-    /// URL the document was fetched from.
-    pub url: &'a str,
-    /// Title, possibly empty.
-    pub title: &'a str,
-    /// Language code.
-    pub lang: &'a str,
-    /// Topic score.
-    pub score: f64,
-}
+use crate::vertical::DocMeta;
 
-/// Appends one document to `out`.
-pub fn write_doc<P, T>(out: &mut String, header: &DocHeader<'_>, paragraphs: P)
+/// Appends one document to `out` (its `<doc>` line carries `id`, `url`, `title`, `lang`, `score`).
+pub fn write_doc<P, T>(out: &mut String, header: &DocMeta<'_>, paragraphs: P)
 where
     P: IntoIterator<Item = T>,
     T: AsRef<[String]>,
@@ -120,12 +107,14 @@ mod tests {
     #[test]
     fn writes_balanced_doc_and_paragraph_lines() {
         let mut out = String::new();
-        let header = DocHeader {
+        let header = DocMeta {
             id: "d1",
             url: "http://a.test/?x=1&y=\"2\"",
             title: "Les <calques>\nde GIMP",
             lang: "fr",
             score: 0.8125,
+            host: "a.test",
+            date: None,
         };
         write_doc(
             &mut out,
@@ -160,12 +149,14 @@ mod tests {
     #[test]
     fn non_finite_score_is_written_as_zero() {
         let mut out = String::new();
-        let header = DocHeader {
+        let header = DocMeta {
             id: "d",
             url: "u",
             title: "",
             lang: "fr",
             score: f64::NAN,
+            host: "a.test",
+            date: None,
         };
         write_doc(&mut out, &header, Vec::<Vec<String>>::new());
         assert!(out.starts_with("<doc id=\"d\" url=\"u\" title=\"\" lang=\"fr\" score=\"0.000\">"));
