@@ -669,18 +669,23 @@ impl Crawler<'_> {
     }
 
     /// How long a server rests after its `failures`-th failure in a row: what `Retry-After`
-    /// asked, else the back-off doubled for every failure; never less than its delay.
+    /// asked, else the back-off doubled for every failure; never less than its delay, nor
+    /// than k times how long the failed request took (after a timeout the server may still be
+    /// working on it).
     fn pause_after_failure(
         &self,
         failures: u32,
         delay: Duration,
         retry_after: Option<Duration>,
+        elapsed: Duration,
     ) -> Duration {
-        let base = self.ctx.topic.file.politeness.backoff_seconds;
-        let backoff = Duration::from_secs_f64(
-            base * f64::from(1u32 << failures.clamp(1, 16).saturating_sub(1)),
-        );
-        retry_after.unwrap_or(backoff).max(delay)
+        let politeness = &self.ctx.topic.file.politeness;
+        let doubling = f64::from(1u32 << failures.clamp(1, 16).saturating_sub(1));
+        let backoff = Duration::from_secs_f64(politeness.backoff_seconds * doubling);
+        retry_after
+            .unwrap_or(backoff)
+            .max(delay)
+            .max(elapsed.mul_f64(politeness.response_time_factor))
     }
 
     /// Starts the next request on `host_key` (robots.txt first). Returns whether a job was
@@ -812,13 +817,14 @@ impl Crawler<'_> {
         let token = self.ctx.product_token.clone();
         let replay = self.ctx.fetcher.is_replay();
         let now = now_epoch();
-        let (status, body, what) = match &outcome {
+        let (status, body, what, elapsed) = match &outcome {
             Ok(r) => (
                 r.status,
                 String::from_utf8_lossy(&r.body).into_owned(),
                 format!("HTTP {}", r.status),
+                r.elapsed,
             ),
-            Err(failure) => (0, String::new(), failure.detail.clone()),
+            Err(failure) => (0, String::new(), failure.detail.clone(), failure.elapsed),
         };
         let retry_after = outcome
             .as_ref()
@@ -860,7 +866,7 @@ impl Crawler<'_> {
                 &format!("robots.txt could not be read {failures} times in a row (last: {what})"),
             );
         }
-        let pause = self.pause_after_failure(failures, delay, retry_after);
+        let pause = self.pause_after_failure(failures, delay, retry_after, elapsed);
         self.host_mut(host_key).next_at = Instant::now() + pause;
         Ok(())
     }
@@ -881,7 +887,7 @@ impl Crawler<'_> {
         // A server error, a timeout, a refused connection or "too many requests": the server
         // (or the way to it) is in trouble, so it rests, and the URL may be tried again.
         let transient = match &outcome {
-            Err(failure) => failure.reason != "internal-error",
+            Err(failure) => matches!(failure.reason, "timeout" | "network-error"),
             Ok(r) => r.status == 429 || (500..600).contains(&r.status),
         } && !replay;
         let asked_to_wait = outcome
@@ -923,7 +929,7 @@ impl Crawler<'_> {
             // the failure count of the server bounds how long that can go on.
             let retry = !give_up && (throttled || entry.attempts < politeness.retries);
             if retry {
-                let pause = self.pause_after_failure(failures, delay, asked_to_wait);
+                let pause = self.pause_after_failure(failures, delay, asked_to_wait, elapsed);
                 if let Ok(response) = &outcome
                     && recovered_at.is_none()
                 {
@@ -959,7 +965,7 @@ impl Crawler<'_> {
             }
             // Out of retries for this URL; the server still answers others.
             self.host_mut(host_key).next_at =
-                Instant::now() + self.pause_after_failure(failures, delay, asked_to_wait);
+                Instant::now() + self.pause_after_failure(failures, delay, asked_to_wait, elapsed);
         }
         let Some(response) =
             self.settle_response(&entry, host_key, url, outcome, recovered_at, now)?

@@ -9,7 +9,10 @@
 //!   to every hop;
 //! - bodies are read in chunks and cut at `max_body_bytes` (the response says it was cut);
 //! - the body of a content type glaneur does not harvest (images, PDF, ...) is not downloaded;
-//! - no compression is negotiated, so what the WARC stores is what the server sent;
+//! - gzip and deflate are accepted (less load on the servers); the WARC stores the body as
+//!   the server sent it, compressed, and [`Response::body`] is the decompressed body, cut at
+//!   `max_body_bytes` too, and refused when it inflates more than [`MAX_INFLATION`] times (a
+//!   decompression bomb);
 //! - the replay fetcher answers `404` for a URL that is not in the recording, as a live server
 //!   would for a dead link, and marks it with the `x-glaneur-replay: missing` header.
 
@@ -20,6 +23,11 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use stages::urlnorm::Canonicalizer;
 use stages::warc;
+
+/// Largest ratio of decompressed to compressed size accepted for a body over 1 MiB. HTML
+/// compresses 5–15 times; deflate cannot exceed about 1,032 times, which only crafted bodies
+/// approach.
+pub const MAX_INFLATION: usize = 100;
 
 /// Content types whose bodies glaneur harvests (seed 001: HTML and plain text only).
 pub fn is_harvested_type(content_type: Option<&str>) -> bool {
@@ -100,7 +108,8 @@ impl Response {
 /// Why a fetch produced no response.
 #[derive(Debug, Clone)]
 pub struct Failure {
-    /// Reason code recorded in `crawl.sqlite`: `timeout`, `network-error`.
+    /// Reason code recorded in `crawl.sqlite`: `timeout`, `network-error` (both may be retried),
+    /// `decompression-bomb`, `too-large`, `internal-error`.
     pub reason: &'static str,
     /// What happened, for a human.
     pub detail: String,
@@ -180,11 +189,12 @@ impl HttpFetcher {
             elapsed: started.elapsed(),
         };
         let accept = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1";
+        let encodings = "gzip, deflate";
         let request = self
             .client
             .get(url.as_str())
             .header(reqwest::header::ACCEPT, accept)
-            .header(reqwest::header::ACCEPT_ENCODING, "identity");
+            .header(reqwest::header::ACCEPT_ENCODING, encodings);
         let mut response = request.send().await.map_err(|e| classify(&e, &fail))?;
         let status = response.status().as_u16();
         let ip = response.remote_addr().map(|a| a.ip().to_string());
@@ -223,7 +233,7 @@ impl HttpFetcher {
             }
         }
         let request_block = format!(
-            "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {}\r\nAccept: {accept}\r\nAccept-Encoding: identity\r\n\r\n",
+            "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {}\r\nAccept: {accept}\r\nAccept-Encoding: {encodings}\r\n\r\n",
             request_target(url),
             host_header(url),
             self.user_agent
@@ -245,6 +255,12 @@ impl HttpFetcher {
         response_block
             .extend_from_slice(format!("content-length: {}\r\n\r\n", body.len()).as_bytes());
         response_block.extend_from_slice(&body);
+        let body = match decompressed(&headers, &response_block, self.max_body_bytes) {
+            Decoded::Plain => body,
+            Decoded::Inflated(inflated) => inflated,
+            Decoded::Bomb(why) => return Err(fail("decompression-bomb", why)),
+            Decoded::TooLarge(why) => return Err(fail("too-large", why)),
+        };
         Ok(Response {
             status,
             headers,
@@ -257,6 +273,51 @@ impl HttpFetcher {
             elapsed: started.elapsed(),
             replayed: false,
         })
+    }
+}
+
+/// A body after undoing its `Content-Encoding`.
+enum Decoded {
+    /// Not compressed (or in a coding glaneur cannot undo: kept as is).
+    Plain,
+    /// Decompressed.
+    Inflated(Vec<u8>),
+    /// Inflates suspiciously: refused, with the reason.
+    Bomb(String),
+    /// Decompressed, larger than the size cap: refused, with the reason.
+    TooLarge(String),
+}
+
+/// Undoes gzip/deflate with the WARC reader's decoder (the same code reads the body back from
+/// the WARC file later), under the size cap and the inflation guard.
+fn decompressed(headers: &[(String, String)], block: &[u8], max_body: u64) -> Decoded {
+    let coded = headers.iter().any(|(k, v)| {
+        k == "content-encoding" && {
+            let v = v.trim().to_ascii_lowercase();
+            v.contains("gzip") || v.contains("deflate")
+        }
+    });
+    if !coded {
+        return Decoded::Plain;
+    }
+    let compressed = block.len();
+    let cap = usize::try_from(max_body).unwrap_or(usize::MAX);
+    match warc::parse_http_response_with_limit(block, cap) {
+        Ok(http) => {
+            if http.body.len() > (1 << 20) && http.body.len() > compressed * MAX_INFLATION {
+                Decoded::Bomb(format!(
+                    "{} bytes inflate to {} (more than {MAX_INFLATION} times)",
+                    compressed,
+                    http.body.len()
+                ))
+            } else {
+                Decoded::Inflated(http.body)
+            }
+        }
+        Err(warc::WarcError::BodyTooLarge { .. }) => Decoded::TooLarge(format!(
+            "the decompressed body exceeds [crawl] max_body_bytes ({max_body} bytes)"
+        )),
+        Err(_) => Decoded::Plain,
     }
 }
 

@@ -91,21 +91,17 @@ CREATE TABLE IF NOT EXISTS seeds (
 );
 ";
 
-/// A URL waiting in the frontier (loaded on resume).
+/// A URL waiting in the frontier (loaded on resume). The URL text stays in the database.
 #[derive(Debug, Clone)]
 pub struct QueuedUrl {
     /// Row id.
     pub id: i64,
-    /// Canonical URL.
-    pub url: String,
     /// Politeness key.
     pub host: String,
     /// Depth.
     pub depth: u32,
     /// Frontier priority.
     pub priority: f64,
-    /// How it was found (`seed`, `link`, `redirect`).
-    pub via: String,
 }
 
 /// What a fetch taught us about a URL.
@@ -542,17 +538,15 @@ impl Store {
     /// The frontier: every URL still queued.
     pub fn queued(&self) -> anyhow::Result<Vec<QueuedUrl>> {
         let mut stmt = self.conn.prepare(
-            "SELECT id, url, host, depth, priority, via FROM urls WHERE state = 'queued' ORDER BY id",
+            "SELECT id, host, depth, priority FROM urls WHERE state = 'queued' ORDER BY id",
         )?;
         let rows = stmt
             .query_map([], |r| {
                 Ok(QueuedUrl {
                     id: r.get(0)?,
-                    url: r.get(1)?,
-                    host: r.get(2)?,
-                    depth: r.get::<_, i64>(3)? as u32,
-                    priority: r.get(4)?,
-                    via: r.get(5)?,
+                    host: r.get(1)?,
+                    depth: r.get::<_, i64>(2)? as u32,
+                    priority: r.get(3)?,
                 })
             })?
             .collect::<Result<Vec<_>, _>>()?;

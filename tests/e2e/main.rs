@@ -9,6 +9,7 @@
 
 mod crawl;
 mod demo;
+mod hostile;
 mod inspect;
 mod resume;
 mod server;
