@@ -5,12 +5,18 @@
 //! response appended to the WARC file, the links table (the hyperlink graph).
 //!
 //! **Invariants:**
-//! - never more than one request in flight to a server (scheme + host + port), and at most
-//!   `crawl.concurrency` over all servers;
-//! - robots.txt is fetched before anything else on a server, and no URL it disallows is fetched;
+//! - never more than `connections_per_host` (1 unless the topic says otherwise) requests in
+//!   flight to a server (scheme + host + port), and at most `crawl.concurrency` over all servers;
+//! - robots.txt is fetched before anything else on a server (alone, nothing else in flight),
+//!   and no URL it disallows is fetched; while it cannot be read (5xx, 429, no answer) nothing
+//!   of that server is fetched, and it is asked again after a back-off;
 //! - between the end of one response and the next request to the same server there is at least
-//!   max(topic delay, robots `Crawl-delay` capped at `max_crawl_delay_seconds`) — except when
-//!   replaying a recording, where there is no server to be polite to;
+//!   max(topic delay, robots `Crawl-delay` capped at `max_crawl_delay_seconds`, k × the last
+//!   response time), and after a failure the longer of that and the back-off or `Retry-After` —
+//!   except when replaying a recording, where there is no server to be polite to;
+//! - a failing server costs at most `give_up_after` requests in a row before its URLs are
+//!   settled (`server-gave-up`), so it never holds the crawl; every URL refused by a trap rule
+//!   is settled with that rule's name;
 //! - a URL is fetched at most once per run folder: the seen set is the `urls` table, and a
 //!   response written to the WARC before a crash is recovered on resume instead of refetched;
 //! - this is the only feedback loop of glaneur (page → score → new links): it *calls* the pure
