@@ -140,6 +140,11 @@ struct Host {
     queue: BinaryHeap<Entry>,
     /// Requests to this server in flight.
     in_flight: u32,
+    /// URL ids of the page requests in flight (still `queued` in the database).
+    flying: Vec<i64>,
+    /// Queued URLs of this server kept in the database only (the in-memory budget was full
+    /// when they were found); read back when the in-memory queue runs dry.
+    on_disk: u64,
     /// Earliest time the next request may start.
     next_at: Instant,
     robots: RobotsState,
@@ -286,6 +291,8 @@ struct Crawler<'a> {
     warc: &'a mut WarcFile,
     progress: &'a Progress,
     hosts: HashMap<String, Host>,
+    /// Entries in the in-memory queues, over all servers.
+    in_memory: usize,
     seq: u64,
     /// Page requests started, all runs (the budget counts them).
     requests_total: u64,
@@ -310,6 +317,7 @@ pub async fn crawl(
         warc,
         progress,
         hosts: HashMap::new(),
+        in_memory: 0,
         seq: 0,
         requests_total,
         outcome: CrawlOutcome {
@@ -391,6 +399,8 @@ impl Crawler<'_> {
         self.hosts.entry(key.to_string()).or_insert_with(|| Host {
             queue: BinaryHeap::new(),
             in_flight: 0,
+            flying: Vec::new(),
+            on_disk: 0,
             next_at: Instant::now(),
             robots: RobotsState::Unknown,
             fetched: 0,
@@ -426,7 +436,57 @@ impl Crawler<'_> {
             depth,
             attempts: 0,
         };
+        // Over the budget the URL lives in the database only (it is already there, queued) —
+        // except a server's first one: a server with an empty queue could never be picked,
+        // and its URLs on disk are read back only when its queue runs dry.
+        if self.in_memory >= self.ctx.topic.file.crawl.frontier_in_memory {
+            let host = self.host_mut(host);
+            if !host.queue.is_empty() {
+                host.on_disk += 1;
+                return;
+            }
+        }
+        self.enqueue(host, entry);
+    }
+
+    /// Puts an entry in its server's in-memory queue.
+    fn enqueue(&mut self, host: &str, entry: Entry) {
+        self.in_memory += 1;
         self.host_mut(host).queue.push(entry);
+    }
+
+    /// Takes the best entry of a server's queue; when that empties the queue and URLs of the
+    /// server wait in the database, the best of them are read back first.
+    fn dequeue(&mut self, host_key: &str) -> anyhow::Result<Option<Entry>> {
+        let entry = self.host_mut(host_key).queue.pop();
+        if entry.is_some() {
+            self.in_memory = self.in_memory.saturating_sub(1);
+        }
+        let host = self.host_mut(host_key);
+        if host.queue.is_empty() && host.on_disk > 0 {
+            let mut exclude = host.flying.clone();
+            exclude.extend(entry.as_ref().map(|e| e.id));
+            let budget = self.ctx.topic.file.crawl.frontier_in_memory;
+            let room = budget.saturating_sub(self.in_memory).clamp(64, 4096);
+            let rows = self.store.queued_of_host(host_key, &exclude, room)?;
+            let host = self.host_mut(host_key);
+            host.on_disk = host.on_disk.saturating_sub(rows.len() as u64);
+            if rows.is_empty() {
+                host.on_disk = 0;
+            }
+            for q in rows {
+                self.seq += 1;
+                let entry = Entry {
+                    key: self.key_for(q.priority, q.depth),
+                    seq: self.seq,
+                    id: q.id,
+                    depth: q.depth,
+                    attempts: 0,
+                };
+                self.enqueue(host_key, entry);
+            }
+        }
+        Ok(entry)
     }
 
     fn load_frontier(&mut self) -> anyhow::Result<()> {
@@ -544,12 +604,17 @@ impl Crawler<'_> {
             })
             .collect();
         h.queue = rest.into();
+        if found.is_some() {
+            self.in_memory = self.in_memory.saturating_sub(1);
+        }
         found
     }
 
     /// Whether any URL waits in the frontier.
     fn has_pending(&self) -> bool {
-        self.hosts.values().any(|h| !h.queue.is_empty())
+        self.hosts
+            .values()
+            .any(|h| !h.queue.is_empty() || h.on_disk > 0)
     }
 
     /// How long a robots.txt copy is trusted (forever when replaying: the recording does not
@@ -620,6 +685,8 @@ impl Crawler<'_> {
         self.hosts
             .values()
             .any(|h| !h.gave_up && !h.queue.is_empty() && h.fetched < per_host)
+        // (A server's URLs on disk are read back as soon as its queue empties, so a
+        // server with an empty queue has nothing left.)
     }
 
     /// URLs left in the frontier keep their `queued` state (a later run with a larger budget
@@ -628,7 +695,10 @@ impl Crawler<'_> {
         let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
         let mut left = 0;
         let mut waiting = Vec::new();
-        for host in self.hosts.values() {
+        for (key, host) in &self.hosts {
+            if host.queue.is_empty() && host.on_disk == 0 {
+                continue;
+            }
             let (reason, detail) = if host.fetched >= per_host {
                 (
                     "host-budget",
@@ -645,13 +715,11 @@ impl Crawler<'_> {
                     "the crawl was stopped before this URL".to_string(),
                 )
             };
-            for entry in host.queue.iter() {
-                waiting.push((entry.id, reason, detail.clone()));
-            }
-            left += host.queue.len() as u64;
+            waiting.push((key.clone(), reason, detail));
+            left += host.queue.len() as u64 + host.on_disk;
         }
-        for (id, reason, detail) in waiting {
-            self.store.waiting(id, reason, &detail)?;
+        for (host, reason, detail) in waiting {
+            self.store.waiting_host(&host, reason, &detail)?;
         }
         Ok(left)
     }
@@ -659,13 +727,16 @@ impl Crawler<'_> {
     /// Stops asking a server: its waiting URLs, and any found later in this run, are settled
     /// with `reason`. One dead server must not hold the crawl.
     fn give_up(&mut self, host_key: &str, reason: &str, detail: &str) -> anyhow::Result<()> {
-        let ids: Vec<i64> = {
+        let dropped = {
             let host = self.host_mut(host_key);
             host.gave_up = true;
-            host.queue.drain().map(|e| e.id).collect()
+            host.on_disk = 0;
+            host.queue.drain().count()
         };
-        for id in ids {
-            self.store.skip(id, reason, detail)?;
+        self.in_memory = self.in_memory.saturating_sub(dropped);
+        // In memory or on disk, every URL of the server still queued.
+        let settled = self.store.skip_host(host_key, reason, detail)?;
+        for _ in 0..settled {
             self.progress.dropped();
         }
         self.store.host_gave_up(host_key, detail)?;
@@ -730,7 +801,7 @@ impl Crawler<'_> {
             });
             return Ok(true);
         }
-        let Some(entry) = host.queue.pop() else {
+        let Some(entry) = self.dequeue(host_key)? else {
             return Ok(false);
         };
         let parsed = self
@@ -754,12 +825,14 @@ impl Crawler<'_> {
         }
         if self.requests_total >= max_pages {
             // Put it back: it stays in the frontier for a later run with a larger budget.
-            self.host_mut(host_key).queue.push(entry);
+            self.enqueue(host_key, entry);
             return Ok(false);
         }
         self.requests_total += 1;
         self.outcome.requests += 1;
-        self.host_mut(host_key).in_flight += 1;
+        let host = self.host_mut(host_key);
+        host.in_flight += 1;
+        host.flying.push(entry.id);
         let ctx = self.ctx.clone();
         let tx = tx.clone();
         let host_key = host_key.to_string();
@@ -908,6 +981,7 @@ impl Crawler<'_> {
         let (failures, delay) = {
             let host = self.host_mut(host_key);
             host.in_flight = host.in_flight.saturating_sub(1);
+            host.flying.retain(|&id| id != entry.id);
             if transient {
                 host.failures += 1;
             } else {
@@ -946,12 +1020,14 @@ impl Crawler<'_> {
                     "retry",
                     &format!("{what}; tried again after {:.1} s", pause.as_secs_f64()),
                 )?;
-                let host = self.host_mut(host_key);
-                host.next_at = Instant::now() + pause;
-                host.queue.push(Entry {
-                    attempts: entry.attempts + 1,
-                    ..entry
-                });
+                self.host_mut(host_key).next_at = Instant::now() + pause;
+                self.enqueue(
+                    host_key,
+                    Entry {
+                        attempts: entry.attempts + 1,
+                        ..entry
+                    },
+                );
                 // The budget counts URLs settled, so a retry does not spend it.
                 self.requests_total = self.requests_total.saturating_sub(1);
                 return Ok(());

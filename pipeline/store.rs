@@ -72,6 +72,7 @@ CREATE TABLE IF NOT EXISTS urls (
     duplicate_of  TEXT                   -- doc id this page duplicates
 );
 CREATE INDEX IF NOT EXISTS urls_state ON urls(state);
+CREATE INDEX IF NOT EXISTS urls_host_state ON urls(host, state);
 CREATE TABLE IF NOT EXISTS links (
     src    INTEGER NOT NULL REFERENCES urls(id),
     dst    INTEGER NOT NULL REFERENCES urls(id),
@@ -551,6 +552,56 @@ impl Store {
             })?
             .collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
+    }
+
+    /// The best queued URLs of one server (highest priority, then oldest), leaving out `exclude`.
+    pub fn queued_of_host(
+        &self,
+        host: &str,
+        exclude: &[i64],
+        limit: usize,
+    ) -> anyhow::Result<Vec<QueuedUrl>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id, host, depth, priority FROM urls WHERE host = ?1 AND state = 'queued'
+             ORDER BY priority DESC, id LIMIT ?2",
+        )?;
+        let rows = stmt
+            .query_map(params![host, (limit + exclude.len()) as i64], |r| {
+                Ok(QueuedUrl {
+                    id: r.get(0)?,
+                    host: r.get(1)?,
+                    depth: r.get::<_, i64>(2)? as u32,
+                    priority: r.get(3)?,
+                })
+            })?
+            .filter(|row| row.as_ref().map_or(true, |q| !exclude.contains(&q.id)))
+            .take(limit)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
+    /// Gives every URL of a server that stays queued the reason it was not fetched in this run.
+    pub fn waiting_host(&mut self, host: &str, reason: &str, detail: &str) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached(
+                "UPDATE urls SET reason = ?2, detail = ?3 WHERE host = ?1 AND state = 'queued'",
+            )?
+            .execute(params![host, reason, detail])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// Settles every URL of a server still queued; returns how many.
+    pub fn skip_host(&mut self, host: &str, reason: &str, detail: &str) -> anyhow::Result<u64> {
+        let n = self
+            .conn
+            .prepare_cached(
+                "UPDATE urls SET state = 'skipped', reason = ?2, detail = ?3
+                 WHERE host = ?1 AND state = 'queued'",
+            )?
+            .execute(params![host, reason, detail])?;
+        self.uncommitted += 1;
+        Ok(n as u64)
     }
 
     /// Number of page requests made so far (robots.txt excluded).

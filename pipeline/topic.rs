@@ -131,6 +131,9 @@ pub struct Crawl {
     pub max_body_bytes: u64,
     /// Give up on a request after this many seconds.
     pub timeout_seconds: f64,
+    /// Queued URLs kept in memory (32 bytes each); beyond, new URLs wait in `crawl.sqlite`
+    /// only and are read back, best first, when their server's in-memory queue runs dry.
+    pub frontier_in_memory: usize,
 }
 
 impl Default for Crawl {
@@ -143,6 +146,7 @@ impl Default for Crawl {
             concurrency: 16,
             max_body_bytes: 5 * 1024 * 1024,
             timeout_seconds: 30.0,
+            frontier_in_memory: 1_000_000,
         }
     }
 }

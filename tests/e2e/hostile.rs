@@ -165,3 +165,37 @@ fn misbehaving_servers_are_handled_politely_and_do_not_stall_the_crawl() {
         "noindex"
     );
 }
+
+#[test]
+fn a_frontier_over_its_memory_budget_waits_on_disk_and_loses_nothing() {
+    // The same crawl twice: all queued URLs in memory, then at most one (the rest wait in
+    // crawl.sqlite and are read back). Every URL must end in the same state for the same reason.
+    let topic = std::fs::read_to_string(scenario("basic").join("topic.toml")).unwrap();
+    let settled = |extra: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("topic.toml");
+        std::fs::write(
+            &path,
+            topic.replace("[crawl]\n", &format!("[crawl]\n{extra}")),
+        )
+        .unwrap();
+        let web = TestWeb::start(&scenario("basic"));
+        let out = dir.path().join("run");
+        let output = run_topic(&path, &out, &web.proxy(), &[]);
+        assert_exit(&output, 0);
+        let conn = db(&out);
+        let mut stmt = conn
+            .prepare("SELECT url, state, reason FROM urls ORDER BY url")
+            .unwrap();
+        let rows: Vec<(String, String, Option<String>)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        rows
+    };
+    let in_memory = settled("");
+    let spilled = settled("frontier_in_memory = 1\n");
+    assert!(in_memory.len() > 10, "{in_memory:?}");
+    assert_eq!(in_memory, spilled);
+}
