@@ -11,6 +11,7 @@ mod crawl;
 mod demo;
 mod inspect;
 mod resume;
+mod seeds;
 mod server;
 mod support;
 mod tidy;
