@@ -141,6 +141,33 @@ impl Fetcher {
     }
 }
 
+/// The HTTP client of every request glaneur sends (crawl and search APIs): our User-Agent,
+/// no redirects followed, timeouts, and `proxy` when given (it then replaces the
+/// environment's `*_PROXY` variables).
+pub fn http_client(
+    user_agent: &str,
+    proxy: Option<&str>,
+    timeout: Duration,
+) -> anyhow::Result<reqwest::Client> {
+    // reqwest is built without a default TLS crypto provider (ring is much cheaper to build
+    // than aws-lc); building a client without one installed would panic. A second call
+    // returns Err, which is fine.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let mut builder = reqwest::Client::builder()
+        .user_agent(user_agent)
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(timeout.min(Duration::from_secs(10)))
+        .read_timeout(timeout)
+        .timeout(timeout)
+        .pool_max_idle_per_host(1);
+    if let Some(proxy) = proxy {
+        let proxy =
+            reqwest::Proxy::all(proxy).with_context(|| format!("invalid --proxy `{proxy}`"))?;
+        builder = builder.no_proxy().proxy(proxy);
+    }
+    builder.build().context("cannot build the HTTP client")
+}
+
 /// Live HTTP fetcher.
 pub struct HttpFetcher {
     client: reqwest::Client,
@@ -156,24 +183,7 @@ impl HttpFetcher {
         timeout: Duration,
         max_body_bytes: u64,
     ) -> anyhow::Result<HttpFetcher> {
-        // reqwest is built without a default TLS crypto provider (ring is much cheaper to build
-        // than aws-lc); building a client without one installed would panic. A second call
-        // returns Err, which is fine.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let mut builder = reqwest::Client::builder()
-            .user_agent(user_agent)
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(timeout.min(Duration::from_secs(10)))
-            .read_timeout(timeout)
-            .timeout(timeout)
-            .pool_max_idle_per_host(1);
-        if let Some(proxy) = proxy {
-            let proxy =
-                reqwest::Proxy::all(proxy).with_context(|| format!("invalid --proxy `{proxy}`"))?;
-            // An explicit proxy replaces the environment's *_PROXY variables.
-            builder = builder.no_proxy().proxy(proxy);
-        }
-        let client = builder.build().context("cannot build the HTTP client")?;
+        let client = http_client(user_agent, proxy, timeout)?;
         Ok(HttpFetcher {
             client,
             user_agent: user_agent.to_string(),

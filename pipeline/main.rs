@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use glaneur::cli::{Cli, Command, RunArgs};
+use glaneur::cli::{Cli, Command, RunArgs, SeedsCommand};
 use glaneur::run::{Ending, RunOptions};
 
 fn print_ok(text: String) -> ExitCode {
@@ -57,6 +57,19 @@ fn main() -> ExitCode {
         } => {
             glaneur::inspect::extract(&file, url.as_deref(), content_type.as_deref()).map(print_ok)
         }
+        Command::Seeds(SeedsCommand::Import { files, engine }) => glaneur::seeds::import(
+            &files,
+            engine,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        )
+        .map(|hits| {
+            if hits == 0 {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }),
         Command::Tokenize { lang, file } => glaneur::inspect::tokenize(&file, &lang).map(print_ok),
     };
     match result {

@@ -140,7 +140,18 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
     };
 
     if options.from <= Stage::Seeds {
-        report.seeds = Some(seeds::run(&topic, &mut store, &canonicalizer, &scope)?);
+        let gathered = seeds::run(
+            &topic,
+            &mut store,
+            &canonicalizer,
+            &scope,
+            &runtime,
+            options.proxy.as_deref(),
+        )?;
+        if let Some(why) = &gathered.search_stopped {
+            progress.note(why);
+        }
+        report.seeds = Some(gathered);
     }
 
     let mut interrupted = false;
@@ -201,6 +212,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
         report.harvest = Some(crate::report::harvest(&store, &docs)?);
         let bar = progress.stage("export", docs.len() as u64);
         report.export = Some(export::run(&topic, &mut store, &run_dir, &docs, &bar)?);
+        seeds::write_csv(&store, &run_dir)?;
     }
 
     report.urls = store

@@ -90,7 +90,54 @@ CREATE TABLE IF NOT EXISTS seeds (
     verdict INTEGER,         -- formula satisfied by the fetched seed page (G_F membership)
     PRIMARY KEY (url_id, source)
 );
+CREATE TABLE IF NOT EXISTS seed_hits (   -- provenance: every time a seed was found
+    url_id       INTEGER NOT NULL REFERENCES urls(id),
+    source       TEXT NOT NULL,  -- topic | url-list:FILE | result-page:FILE | search:BACKEND
+    engine       TEXT,
+    query        TEXT,           -- as sent (search API) or as read on the result page
+    page         INTEGER,        -- result page number, 1 = first
+    rank         INTEGER,        -- rank among the query's results, 1 = first
+    retrieved_at TEXT,           -- when the result list was retrieved (ISO 8601), when known
+    result_url   TEXT NOT NULL,  -- the URL as the source gave it (redirect wrapper removed)
+    title        TEXT,
+    snippet      TEXT
+);
+CREATE UNIQUE INDEX IF NOT EXISTS seed_hits_key
+    ON seed_hits(url_id, source, COALESCE(query, ''), COALESCE(page, 0), COALESCE(rank, 0));
+CREATE TABLE IF NOT EXISTS searches (   -- result pages received from a search API
+    backend      TEXT NOT NULL,
+    request      TEXT NOT NULL,  -- q and parameters (never the key)
+    page         INTEGER NOT NULL,
+    retrieved_at TEXT NOT NULL,
+    requests     INTEGER NOT NULL, -- requests it took (retries included)
+    results      INTEGER NOT NULL,
+    more         INTEGER NOT NULL, -- the API announced another page
+    PRIMARY KEY (backend, request, page)
+);
 ";
+
+/// One sighting of a seed, for `seed_hits`.
+#[derive(Debug, Clone, Default)]
+pub struct SeedHitRow<'a> {
+    /// Where it came from (`search:brave`, `result-page:FILE`, ...).
+    pub source: &'a str,
+    /// Search engine or API.
+    pub engine: Option<&'a str>,
+    /// Query.
+    pub query: Option<&'a str>,
+    /// Result page number (1 = first).
+    pub page: Option<u32>,
+    /// Rank among the query's results (1 = first).
+    pub rank: Option<usize>,
+    /// Retrieval time, ISO 8601.
+    pub retrieved_at: Option<&'a str>,
+    /// The URL as given.
+    pub result_url: &'a str,
+    /// Title shown.
+    pub title: Option<&'a str>,
+    /// Snippet shown.
+    pub snippet: Option<&'a str>,
+}
 
 /// A URL waiting in the frontier (loaded on resume). The URL text stays in the database.
 #[derive(Debug, Clone)]
@@ -424,6 +471,75 @@ impl Store {
             .execute(params![url_id, source, engine, query, rank.map(|r| r as i64)])?;
         self.uncommitted += 1;
         Ok(())
+    }
+
+    /// Records one sighting of a seed (kept once per source, query, page and rank).
+    pub fn seed_hit(&mut self, url_id: i64, hit: &SeedHitRow<'_>) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT OR IGNORE INTO seed_hits(url_id, source, engine, query, page, rank, retrieved_at, result_url, title, snippet)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            )?
+            .execute(params![
+                url_id,
+                hit.source,
+                hit.engine,
+                hit.query,
+                hit.page,
+                hit.rank.map(|r| r as i64),
+                hit.retrieved_at,
+                hit.result_url,
+                hit.title,
+                hit.snippet
+            ])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// A search API result page already received: (results, another page announced).
+    pub fn search_page(
+        &self,
+        backend: &str,
+        request: &str,
+        page: u32,
+    ) -> anyhow::Result<Option<(u64, bool)>> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT results, more FROM searches WHERE backend = ?1 AND request = ?2 AND page = ?3",
+            )?
+            .query_row(params![backend, request, page], |r| {
+                Ok((r.get::<_, i64>(0)? as u64, r.get::<_, bool>(1)?))
+            })
+            .optional()?)
+    }
+
+    /// Records a search API result page received.
+    pub fn record_search(
+        &mut self,
+        backend: &str,
+        request: &str,
+        page: u32,
+        retrieved_at: &str,
+        (requests, results, more): (u32, u64, bool),
+    ) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO searches(backend, request, page, retrieved_at, requests, results, more)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![backend, request, page, retrieved_at, requests, results as i64, more])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// Requests recorded for a search backend in this run folder.
+    pub fn search_requests(&self, backend: &str) -> anyhow::Result<u64> {
+        Ok(self.conn.query_row(
+            "SELECT COALESCE(SUM(requests), 0) FROM searches WHERE backend = ?1",
+            [backend],
+            |r| r.get::<_, i64>(0),
+        )? as u64)
     }
 
     /// Records whether a fetched seed satisfies the formula (membership of `G_F`); for a seed

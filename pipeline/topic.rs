@@ -37,6 +37,9 @@ pub struct TopicFile {
     /// Where the crawl starts.
     #[serde(default)]
     pub seeds: Seeds,
+    /// Seeds from a search API, queried with the seed terms (BootCaT's method).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchSection>,
     /// The keyword formula `F`.
     pub formula: FormulaSection,
     /// The domain restriction `D`.
@@ -70,8 +73,7 @@ pub struct TopicFile {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Seeds {
-    /// Seed terms `C` (recorded in the report; search-engine querying from them is not built
-    /// yet, see the README).
+    /// Seed terms `C`: `[search]` sends random tuples of them to a search API.
     #[serde(default)]
     pub terms: Vec<String>,
     /// Seed URLs.
@@ -84,6 +86,79 @@ pub struct Seeds {
     /// Plain URL lists (one URL per line, `#` comments), relative to the topic folder.
     #[serde(default)]
     pub url_lists: Vec<PathBuf>,
+}
+
+/// `[search]`: querying a search API for seeds. Keys come from the environment only (see
+/// `search.rs`), never from the topic file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchSection {
+    /// Which API: `brave`, `mojeek`, `searxng` or `google`.
+    pub backend: stages::queries::Backend,
+    /// The API's URL (for SearXNG: the instance's URL, `/search` is added); default: the
+    /// provider's public endpoint. `GLANEUR_SEARCH_ENDPOINT` in the environment overrides it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    /// Queries sent as written (before the random tuples).
+    #[serde(default)]
+    pub queries: Vec<String>,
+    /// Terms per random tuple.
+    #[serde(default = "default_tuple_size")]
+    pub tuple_size: usize,
+    /// Random tuples of `[seeds] terms` to send; default 10 when there are terms, else 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tuples: Option<usize>,
+    /// Seed of the tuple generator (SplitMix64): the same seed gives the same tuples.
+    #[serde(default = "default_random_seed")]
+    pub random_seed: u64,
+    /// Results wanted per query (result pages are requested until this many arrive).
+    #[serde(default = "default_results_per_query")]
+    pub results_per_query: u32,
+    /// Requests sent at most over the whole run folder (retries count); then searching stops
+    /// with a message and the crawl goes on with the seeds found.
+    #[serde(default = "default_max_requests")]
+    pub max_requests: u64,
+    /// ISO 639-1 language asked of the API; default: the topic's language when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    /// ISO 3166-1 alpha-2 country asked of the API.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub country: Option<String>,
+    /// Seconds between the end of one API response and the next request.
+    #[serde(default = "default_delay")]
+    pub delay_seconds: f64,
+}
+
+fn default_tuple_size() -> usize {
+    3
+}
+
+fn default_random_seed() -> u64 {
+    1
+}
+
+fn default_results_per_query() -> u32 {
+    20
+}
+
+fn default_max_requests() -> u64 {
+    100
+}
+
+impl SearchSection {
+    /// Random tuples to draw.
+    pub fn tuple_count(&self, terms: &[String]) -> usize {
+        self.tuples.unwrap_or(if terms.is_empty() { 0 } else { 10 })
+    }
+}
+
+/// The queries of `[search]`, each compiled for its backend.
+#[derive(Debug, Clone)]
+pub struct SearchPlan {
+    /// The backend.
+    pub backend: stages::queries::Backend,
+    /// Every query in sending order, with its compiled form.
+    pub queries: Vec<(stages::queries::Query, stages::queries::CompiledQuery)>,
 }
 
 /// `[formula]`: the propositional formula over words.
@@ -395,6 +470,8 @@ pub struct Topic {
     pub formula: Formula,
     /// The seed URLs, parsed.
     pub seed_urls: Vec<url::Url>,
+    /// The `[search]` queries, compiled.
+    pub search: Option<SearchPlan>,
 }
 
 impl Topic {
@@ -455,12 +532,20 @@ impl Topic {
             }
             seed_urls.push(parsed);
         }
+        let search = match &file.search {
+            Some(section) => Some(
+                search_plan(&file, section, &formula)
+                    .with_context(|| format!("invalid [search] in {origin}"))?,
+            ),
+            None => None,
+        };
         Ok(Topic {
             file,
             dir,
             origin,
             formula,
             seed_urls,
+            search,
         })
     }
 
@@ -486,6 +571,64 @@ impl Topic {
     pub fn to_toml(&self) -> String {
         toml::to_string_pretty(&self.file).unwrap_or_else(|e| format!("# cannot print: {e}\n"))
     }
+}
+
+/// The queries of `[search]`: explicit ones, then the random tuples; restricted by the
+/// formula's excluded terms, `[domains] allow`, the language and the country.
+fn search_plan(
+    file: &TopicFile,
+    section: &SearchSection,
+    formula: &Formula,
+) -> anyhow::Result<SearchPlan> {
+    use stages::queries::{Restrictions, compile, topic_queries};
+    let language = section
+        .language
+        .clone()
+        .or_else(|| match file.languages.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        });
+    if let Some(l) = &language
+        && (l.len() != 2 || !l.chars().all(|c| c.is_ascii_alphabetic()))
+    {
+        bail!("`language = \"{l}\"` is not a two-letter ISO 639-1 code such as \"fr\"");
+    }
+    if let Some(c) = &section.country
+        && (c.len() != 2 || !c.chars().all(|c| c.is_ascii_alphabetic()))
+    {
+        bail!("`country = \"{c}\"` is not a two-letter ISO 3166-1 code such as \"FR\"");
+    }
+    if !(section.delay_seconds.is_finite() && section.delay_seconds >= 0.0) {
+        bail!("`delay_seconds` must be a number of seconds ≥ 0");
+    }
+    if section.results_per_query == 0 {
+        bail!("`results_per_query` must be at least 1");
+    }
+    let queries = topic_queries(
+        &file.seeds.terms,
+        &section.queries,
+        section.tuple_size,
+        section.tuple_count(&file.seeds.terms),
+        section.random_seed,
+    )?;
+    if queries.is_empty() {
+        bail!("no query to send: give `[seeds] terms` (for random tuples) or `queries`");
+    }
+    let restrictions = Restrictions {
+        exclude: formula.excluded_terms(),
+        sites: file.domains.allow.clone(),
+        language,
+        country: section.country.clone(),
+    };
+    let mut compiled = Vec::new();
+    for query in queries {
+        let c = compile(section.backend, &query, &restrictions)?;
+        compiled.push((query, c));
+    }
+    Ok(SearchPlan {
+        backend: section.backend,
+        queries: compiled,
+    })
 }
 
 fn validate(file: &TopicFile) -> anyhow::Result<()> {
@@ -561,8 +704,11 @@ fn validate(file: &TopicFile) -> anyhow::Result<()> {
     if file.seeds.urls.is_empty()
         && file.seeds.result_pages.is_empty()
         && file.seeds.url_lists.is_empty()
+        && file.search.is_none()
     {
-        bail!("[seeds] gives no seed: add `urls`, `result_pages` or `url_lists`");
+        bail!(
+            "[seeds] gives no seed: add `urls`, `result_pages` or `url_lists`, or a [search] table"
+        );
     }
     Ok(())
 }
@@ -624,6 +770,59 @@ contact = "mailto:linguiste@example.org"
         let text = MINIMAL.replace("mailto:linguiste@example.org", "me");
         let err = format!("{:#}", parse(&text).unwrap_err());
         assert!(err.contains("contact"), "{err}");
+    }
+
+    const SEARCH: &str = r#"
+name = "graphes"
+languages = ["fr"]
+[seeds]
+terms = ["graphe", "sommet", "arête", "théorie des graphes"]
+[search]
+backend = "brave"
+tuple_size = 2
+tuples = 3
+queries = ["graphe planaire"]
+[formula]
+expression = '(NON "graffiti") ET ("graphe" OU "graphes")'
+[domains]
+allow = [".fr"]
+[politeness]
+contact = "mailto:linguiste@example.org"
+"#;
+
+    #[test]
+    fn search_table_compiles_its_queries() {
+        let topic = parse(SEARCH).unwrap();
+        let plan = topic.search.unwrap();
+        assert_eq!(plan.queries.len(), 4);
+        let (first, compiled) = &plan.queries[0];
+        assert_eq!(
+            first,
+            &stages::queries::Query::Explicit("graphe planaire".into())
+        );
+        assert_eq!(compiled.q, "graphe planaire -graffiti site:fr");
+        assert!(
+            compiled
+                .params
+                .contains(&("search_lang".to_string(), "fr".to_string()))
+        );
+        // Same topic, same tuples.
+        let again = parse(SEARCH).unwrap().search.unwrap();
+        assert_eq!(plan.queries, again.queries);
+    }
+
+    #[test]
+    fn search_errors_name_the_table() {
+        let text = SEARCH.replace("tuples = 3", "tuples = 7");
+        let err = format!("{:#}", parse(&text).unwrap_err());
+        assert!(err.contains("[search]"), "{err}");
+        assert!(err.contains("only 6 different tuples"), "{err}");
+        let text = SEARCH.replace("backend = \"brave\"", "backend = \"bing\"");
+        let err = format!("{:#}", parse(&text).unwrap_err());
+        assert!(err.contains("bing"), "{err}");
+        let text = SEARCH.replace("tuple_size = 2", "tuple_size = 2\napi_key = \"x\"");
+        let err = format!("{:#}", parse(&text).unwrap_err());
+        assert!(err.contains("api_key"), "{err}");
     }
 
     #[test]

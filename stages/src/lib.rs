@@ -4,7 +4,8 @@
 //! runtime (`tests/tidy.rs` at the workspace root fails if this crate's manifest ever gains
 //! such a dependency). The `pipeline` (root package) does the I/O and calls these.
 //!
-//! Stages, in data-flow order: [`serp`] (seeds from saved result pages) → [`formula`] (the
+//! Stages, in data-flow order: [`queries`] (search-engine queries from the seed terms) →
+//! [`serp`] (seeds from saved result pages) → [`formula`] (the
 //! keyword formula) → [`robots`], [`urlnorm`] (crawl rules and the seen-set key) → [`decode`]
 //! (bytes to UTF-8) → [`extract`] (clean text, links; with [`lang`] and [`stopwords`]) →
 //! [`score`] (topic score, link priority, domain scope) → [`tokenize`] → exports: [`graph`],
@@ -19,6 +20,7 @@ pub mod graphio;
 pub mod lang;
 pub mod matrix;
 pub mod pagerank;
+pub mod queries;
 pub mod robots;
 pub mod score;
 pub mod serp;

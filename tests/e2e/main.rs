@@ -12,6 +12,7 @@ mod demo;
 mod hostile;
 mod inspect;
 mod resume;
+mod seeds;
 mod server;
 mod support;
 mod tidy;
