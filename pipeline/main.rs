@@ -7,8 +7,19 @@ use glaneur::cli::{Cli, Command, RunArgs, SeedsCommand};
 use glaneur::run::{Ending, RunOptions};
 
 fn print_ok(text: String) -> ExitCode {
-    print!("{text}");
+    use std::io::Write;
+    // `print!` panics when the reader went away (`glaneur … | head`); that is not an error.
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
     ExitCode::SUCCESS
+}
+
+/// Whether the error is only that the reader of our output went away (`| head`).
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn main() -> ExitCode {
@@ -74,6 +85,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("glaneur: error: {error:#}");
             ExitCode::from(2)
