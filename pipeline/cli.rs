@@ -131,4 +131,9 @@ pub struct RunArgs {
     /// No progress bars.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Fetch every stored page again, conditionally (`If-None-Match` / `If-Modified-Since` from
+    /// its stored `ETag` / `Last-Modified`): unchanged pages answer `304` and keep their stored
+    /// copy, changed ones replace it; new links are followed as usual.
+    #[arg(long)]
+    pub revisit: bool,
 }

@@ -104,6 +104,8 @@ struct Entry {
     depth: u32,
     /// Requests already made for this URL in this run (server errors, timeouts).
     attempts: u32,
+    /// A stored page fetched again conditionally (`--revisit`).
+    revisit: bool,
 }
 
 impl PartialEq for Entry {
@@ -310,7 +312,10 @@ pub async fn crawl(
     mut shutdown: watch::Receiver<bool>,
 ) -> anyhow::Result<CrawlOutcome> {
     let started = Instant::now();
-    let requests_total = store.requests_made()?;
+    // Pages waiting for a revisit are requests to make again, so they leave the count.
+    let requests_total = store
+        .requests_made()?
+        .saturating_sub(store.pending_revisits()?.len() as u64);
     let mut crawler = Crawler {
         ctx: ctx.clone(),
         store,
@@ -435,6 +440,7 @@ impl Crawler<'_> {
             id,
             depth,
             attempts: 0,
+            revisit: false,
         };
         // Over the budget the URL lives in the database only (it is already there, queued) —
         // except a server's first one: a server with an empty queue could never be picked,
@@ -482,6 +488,7 @@ impl Crawler<'_> {
                     id: q.id,
                     depth: q.depth,
                     attempts: 0,
+                    revisit: false,
                 };
                 self.enqueue(host_key, entry);
             }
@@ -495,6 +502,22 @@ impl Crawler<'_> {
         }
         for q in self.store.queued()? {
             self.push(&q.host, q.id, q.depth, q.priority);
+        }
+        // Revisits stay in memory (they are as many as the pages already stored), and the
+        // page they refresh no longer counts against its server's budget.
+        for q in self.store.pending_revisits()? {
+            self.seq += 1;
+            let entry = Entry {
+                key: self.key_for(q.priority, q.depth),
+                seq: self.seq,
+                id: q.id,
+                depth: q.depth,
+                attempts: 0,
+                revisit: true,
+            };
+            self.enqueue(&q.host, entry);
+            let host = self.host_mut(&q.host);
+            host.fetched = host.fetched.saturating_sub(1);
         }
         let product_token = self.ctx.product_token.clone();
         let max_crawl_delay = self.ctx.topic.file.politeness.max_crawl_delay_seconds;
@@ -828,6 +851,15 @@ impl Crawler<'_> {
             self.enqueue(host_key, entry);
             return Ok(false);
         }
+        let validators = if entry.revisit {
+            let (etag, last_modified) = self.store.validators(entry.id)?;
+            fetch::Validators {
+                etag,
+                last_modified,
+            }
+        } else {
+            fetch::Validators::default()
+        };
         self.requests_total += 1;
         self.outcome.requests += 1;
         let host = self.host_mut(host_key);
@@ -839,7 +871,7 @@ impl Crawler<'_> {
         tokio::spawn(async move {
             let outcome = {
                 let url = url.clone();
-                guarded(async move { fetcher.fetch(&url).await }).await
+                guarded(async move { fetcher.fetch_if_changed(&url, &validators).await }).await
             };
             let analysis = match &outcome {
                 Ok(response) if response.status == 200 && !response.body_skipped => {
@@ -1042,12 +1074,37 @@ impl Crawler<'_> {
                 format!("{failures} failures in a row (last: {what})")
             };
             if give_up {
-                self.settle_response(&entry, host_key, url, outcome, recovered_at, now)?;
+                if entry.revisit {
+                    // The stored copy stays; only the revisit failed.
+                    self.store.revisited(entry.id, "failed", now)?;
+                } else {
+                    self.settle_response(&entry, host_key, url, outcome, recovered_at, now)?;
+                }
                 return self.give_up(host_key, "server-gave-up", &detail);
             }
             // Out of retries for this URL; the server still answers others.
             self.host_mut(host_key).next_at =
                 Instant::now() + self.pause_after_failure(failures, delay, asked_to_wait, elapsed);
+        }
+        if entry.revisit {
+            match &outcome {
+                // Unchanged: the stored copy stays the page's text; the answer is archived.
+                Ok(r) if r.status == 304 => {
+                    if recovered_at.is_none() {
+                        self.warc.exchange(url.as_str(), r)?;
+                    }
+                    self.store.host_fetched(host_key, false)?;
+                    self.store.revisited(entry.id, "not-modified", now)?;
+                    self.progress.fetched(false);
+                    return Ok(());
+                }
+                Err(_) => {
+                    self.store.revisited(entry.id, "failed", now)?;
+                    self.progress.fetched(false);
+                    return Ok(());
+                }
+                Ok(_) => self.store.revisited(entry.id, "refetched", now)?,
+            }
         }
         let Some(response) =
             self.settle_response(&entry, host_key, url, outcome, recovered_at, now)?
@@ -1438,6 +1495,7 @@ mod tests {
             seq,
             id: seq as i64,
             attempts: 0,
+            revisit: false,
             depth: 0,
         };
         let mut heap = BinaryHeap::from(vec![e(0.5, 1), e(0.9, 2), e(0.5, 0), e(0.9, 3)]);

@@ -126,11 +126,31 @@ pub enum Fetcher {
     Replay(Arc<Replay>),
 }
 
+/// Validators of a stored copy, sent back to make a request conditional (RFC 9110 §13).
+#[derive(Debug, Clone, Default)]
+pub struct Validators {
+    /// `ETag` of the stored copy → `If-None-Match`.
+    pub etag: Option<String>,
+    /// `Last-Modified` of the stored copy → `If-Modified-Since`.
+    pub last_modified: Option<String>,
+}
+
 impl Fetcher {
     /// Fetches `url`.
     pub async fn fetch(&self, url: &url::Url) -> Result<Response, Failure> {
+        self.fetch_if_changed(url, &Validators::default()).await
+    }
+
+    /// Fetches `url`, conditionally when validators are given: a server that supports them
+    /// answers `304 Not Modified` without a body when the stored copy is still current. (A
+    /// recording has no newer copy: it answers as for [`Fetcher::fetch`].)
+    pub async fn fetch_if_changed(
+        &self,
+        url: &url::Url,
+        validators: &Validators,
+    ) -> Result<Response, Failure> {
         match self {
-            Fetcher::Http(http) => http.fetch(url).await,
+            Fetcher::Http(http) => http.fetch(url, validators).await,
             Fetcher::Replay(replay) => Ok(replay.fetch(url)),
         }
     }
@@ -191,7 +211,7 @@ impl HttpFetcher {
         })
     }
 
-    async fn fetch(&self, url: &url::Url) -> Result<Response, Failure> {
+    async fn fetch(&self, url: &url::Url, validators: &Validators) -> Result<Response, Failure> {
         let started = Instant::now();
         let fail = |reason: &'static str, detail: String| Failure {
             reason,
@@ -200,11 +220,24 @@ impl HttpFetcher {
         };
         let accept = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1";
         let encodings = "gzip, deflate";
-        let request = self
+        let mut request = self
             .client
             .get(url.as_str())
             .header(reqwest::header::ACCEPT, accept)
             .header(reqwest::header::ACCEPT_ENCODING, encodings);
+        let mut conditional = String::new();
+        if let Some(etag) = validators.etag.as_deref().filter(|v| is_header_value(v)) {
+            request = request.header(reqwest::header::IF_NONE_MATCH, etag);
+            conditional.push_str(&format!("If-None-Match: {etag}\r\n"));
+        }
+        if let Some(date) = validators
+            .last_modified
+            .as_deref()
+            .filter(|v| is_header_value(v))
+        {
+            request = request.header(reqwest::header::IF_MODIFIED_SINCE, date);
+            conditional.push_str(&format!("If-Modified-Since: {date}\r\n"));
+        }
         let mut response = request.send().await.map_err(|e| classify(&e, &fail))?;
         let status = response.status().as_u16();
         let ip = response.remote_addr().map(|a| a.ip().to_string());
@@ -243,7 +276,7 @@ impl HttpFetcher {
             }
         }
         let request_block = format!(
-            "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {}\r\nAccept: {accept}\r\nAccept-Encoding: {encodings}\r\n\r\n",
+            "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {}\r\nAccept: {accept}\r\nAccept-Encoding: {encodings}\r\n{conditional}\r\n",
             request_target(url),
             host_header(url),
             self.user_agent
@@ -284,6 +317,14 @@ impl HttpFetcher {
             replayed: false,
         })
     }
+}
+
+/// Whether a stored header value can be sent back as is (visible ASCII and spaces only).
+fn is_header_value(value: &str) -> bool {
+    !value.is_empty()
+        && value
+            .bytes()
+            .all(|b| b == b' ' || b == b'\t' || (0x21..0x7f).contains(&b))
 }
 
 /// A body after undoing its `Content-Encoding`.

@@ -40,6 +40,7 @@ fn main() -> ExitCode {
             proxy: args.proxy,
             replay: args.replay,
             quiet: args.quiet,
+            revisit: args.revisit,
         })
         .map(|ending| match ending {
             Ending::Corpus => ExitCode::SUCCESS,

@@ -73,6 +73,8 @@ pub struct RunOptions {
     pub replay: Option<PathBuf>,
     /// No progress bars.
     pub quiet: bool,
+    /// Fetch the stored pages again, conditionally.
+    pub revisit: bool,
 }
 
 /// How a run ended (mapped to the exit code by `main`).
@@ -155,6 +157,16 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
     }
 
     let mut interrupted = false;
+    if options.revisit {
+        if options.from > Stage::Crawl {
+            bail!("--revisit fetches pages again: it cannot go with --from extract or export");
+        }
+        let n = store.mark_revisits()?;
+        store.commit()?;
+        progress.note(&format!(
+            "revisiting {n} stored pages (conditional requests)"
+        ));
+    }
     if options.from <= Stage::Crawl {
         let fetcher = match &replay {
             Some(source) => Fetcher::Replay(Arc::new(Replay::from_bytes(

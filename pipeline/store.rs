@@ -69,7 +69,8 @@ CREATE TABLE IF NOT EXISTS urls (
     title         TEXT,
     doc_id        TEXT,                  -- id in docs.jsonl when kept
     tokens        INTEGER,
-    duplicate_of  TEXT                   -- doc id this page duplicates
+    duplicate_of  TEXT,                  -- doc id this page duplicates
+    revisit       TEXT                   -- last `--revisit`: pending | not-modified | refetched | failed
 );
 CREATE INDEX IF NOT EXISTS urls_state ON urls(state);
 CREATE INDEX IF NOT EXISTS urls_host_state ON urls(host, state);
@@ -696,6 +697,61 @@ impl Store {
         Ok(rows)
     }
 
+    /// Marks every stored page for a conditional re-fetch (`glaneur run --revisit`); returns
+    /// how many. The pages keep their state and stored copy until a new answer replaces it.
+    pub fn mark_revisits(&mut self) -> anyhow::Result<u64> {
+        let n = self.conn.execute(
+            "UPDATE urls SET revisit = 'pending'
+             WHERE state = 'fetched' AND status = 200 AND warc_file IS NOT NULL",
+            [],
+        )?;
+        self.uncommitted += 1;
+        Ok(n as u64)
+    }
+
+    /// Pages waiting for their revisit.
+    pub fn pending_revisits(&self) -> anyhow::Result<Vec<QueuedUrl>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT id, host, depth, priority FROM urls
+             WHERE revisit = 'pending' AND state = 'fetched' ORDER BY id",
+        )?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(QueuedUrl {
+                    id: r.get(0)?,
+                    host: r.get(1)?,
+                    depth: r.get::<_, i64>(2)? as u32,
+                    priority: r.get(3)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
+    /// `ETag` and `Last-Modified` of a stored page.
+    pub fn validators(&self, id: i64) -> anyhow::Result<(Option<String>, Option<String>)> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT etag, last_modified FROM urls WHERE id = ?1")?
+            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?
+            .unwrap_or((None, None)))
+    }
+
+    /// Records the outcome of a revisit (`not-modified` also refreshes the fetch time).
+    pub fn revisited(&mut self, id: i64, outcome: &str, now: f64) -> anyhow::Result<()> {
+        let sql = if outcome == "not-modified" {
+            "UPDATE urls SET revisit = ?2, fetched_at = ?3 WHERE id = ?1"
+        } else {
+            "UPDATE urls SET revisit = ?2 WHERE id = ?1 AND ?3 = ?3"
+        };
+        self.conn
+            .prepare_cached(sql)?
+            .execute(params![id, outcome, now])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
     /// Gives every URL of a server that stays queued the reason it was not fetched in this run.
     pub fn waiting_host(&mut self, host: &str, reason: &str, detail: &str) -> anyhow::Result<()> {
         self.conn
@@ -716,6 +772,12 @@ impl Store {
                  WHERE host = ?1 AND state = 'queued'",
             )?
             .execute(params![host, reason, detail])?;
+        // Stored pages waiting for a revisit keep their copy; the revisit failed.
+        self.conn
+            .prepare_cached(
+                "UPDATE urls SET revisit = 'failed' WHERE host = ?1 AND revisit = 'pending'",
+            )?
+            .execute(params![host])?;
         self.uncommitted += 1;
         Ok(n as u64)
     }

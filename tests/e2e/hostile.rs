@@ -199,3 +199,55 @@ fn a_frontier_over_its_memory_budget_waits_on_disk_and_loses_nothing() {
     assert!(in_memory.len() > 10, "{in_memory:?}");
     assert_eq!(in_memory, spilled);
 }
+
+#[test]
+fn revisit_asks_conditionally_and_keeps_unchanged_pages() {
+    let web = TestWeb::start(&scenario("basic"));
+    let out = tempfile::tempdir().unwrap();
+    let topic = scenario("basic").join("topic.toml");
+    assert_exit(&run_topic(&topic, out.path(), &web.proxy(), &[]), 0);
+    let before = web.log().len();
+    let docs_before: Vec<String> = docs(out.path())
+        .iter()
+        .map(|d| d["url"].as_str().unwrap().to_string())
+        .collect();
+
+    assert_exit(
+        &run_topic(&topic, out.path(), &web.proxy(), &["--revisit"]),
+        0,
+    );
+    let second: Vec<Hit> = web.log()[before..].to_vec();
+    let status_of = |path: &str| {
+        second
+            .iter()
+            .find(|h| h.host == "a.test" && h.path == path)
+            .map(|h| h.status)
+    };
+    // The pages with an ETag or a Last-Modified answered 304; the others were fetched again.
+    assert_eq!(status_of("/graphes.html"), Some(304), "{second:?}");
+    assert_eq!(status_of("/sommets.html"), Some(304), "{second:?}");
+    assert_eq!(status_of("/"), Some(200), "{second:?}");
+    // robots.txt is still fresh (read less than a day ago): not asked again.
+    assert!(
+        !second.iter().any(|h| h.path == "/robots.txt"),
+        "{second:?}"
+    );
+    // Nothing lost: the same documents, the unchanged ones from their stored copy.
+    let docs_after: Vec<String> = docs(out.path())
+        .iter()
+        .map(|d| d["url"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(docs_before, docs_after);
+    let revisit = |url: &str| -> Option<String> {
+        db(out.path())
+            .query_row("SELECT revisit FROM urls WHERE url = ?1", [url], |r| {
+                r.get(0)
+            })
+            .unwrap()
+    };
+    assert_eq!(
+        revisit("http://a.test/graphes.html").as_deref(),
+        Some("not-modified")
+    );
+    assert_eq!(revisit("http://a.test/").as_deref(), Some("refetched"));
+}

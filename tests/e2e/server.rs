@@ -184,7 +184,26 @@ async fn serve(mut stream: TcpStream, state: Arc<State>) -> std::io::Result<()> 
             ),
         };
         let host = host.split(':').next().unwrap_or("").to_ascii_lowercase();
-        let (status, extra, body, delay) = answer(&state, &host, &path);
+        let (mut status, mut extra, mut body, delay) = answer(&state, &host, &path);
+        // Conditional requests (RFC 9110 §13): the validators the page was served with.
+        let validator = |name: &str| {
+            extra
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.clone())
+        };
+        let etag_matches = headers
+            .get("if-none-match")
+            .is_some_and(|sent| Some(sent) == validator("etag").as_ref());
+        let date_matches = !headers.contains_key("if-none-match")
+            && headers
+                .get("if-modified-since")
+                .is_some_and(|sent| Some(sent) == validator("last-modified").as_ref());
+        if status == 200 && (etag_matches || date_matches) {
+            status = 304;
+            extra.retain(|(k, _)| !k.eq_ignore_ascii_case("content-type"));
+            body = Vec::new();
+        }
         let delay = delay + state.routes.delay_ms;
         if delay > 0 {
             tokio::time::sleep(Duration::from_millis(delay)).await;
@@ -193,6 +212,7 @@ async fn serve(mut stream: TcpStream, state: Arc<State>) -> std::io::Result<()> 
             200 => "OK",
             301 => "Moved Permanently",
             302 => "Found",
+            304 => "Not Modified",
             404 => "Not Found",
             429 => "Too Many Requests",
             500 => "Internal Server Error",
