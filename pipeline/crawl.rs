@@ -60,6 +60,8 @@ pub struct CrawlContext {
     pub topic: Arc<Topic>,
     /// Seen-set keys.
     pub canonicalizer: Canonicalizer,
+    /// Seed 004's per-script parameter rules (`[[urls.script]]`).
+    pub param_rules: Vec<stages::urlnorm::ParamRule>,
     /// Domain restriction.
     pub scope: Scope,
     /// Our robots.txt product token.
@@ -1144,7 +1146,7 @@ impl Crawler<'_> {
         let child_depth = entry.depth + 1;
         let too_deep = child_depth > self.ctx.topic.file.crawl.max_depth;
         for (raw, kind, anchor, anchor_hit) in &analysis.links {
-            let Ok(target) = self.ctx.canonicalizer.parse(raw, Some(url)) else {
+            let Some((target, violation)) = self.canonical(raw, url) else {
                 continue;
             };
             let priority = score::link_priority(&LinkEvidence {
@@ -1165,6 +1167,10 @@ impl Crawler<'_> {
             self.store
                 .link(entry.id, dst, link_kind_name(*kind), anchor)?;
             if !new {
+                continue;
+            }
+            if let Some(violation) = violation {
+                self.store.skip(dst, "url-rule", &violation.to_string())?;
                 continue;
             }
             if let Err(why) = self.ctx.scope.check(target.host_str().unwrap_or("")) {
@@ -1256,6 +1262,23 @@ impl Crawler<'_> {
         Ok(Some(response))
     }
 
+    /// The seen-set key of a link: canonical form, then its script's parameter rule (seed 004).
+    /// None for what is not an http(s) URL; with the rule's objection when it breaks the rule.
+    fn canonical(
+        &self,
+        raw: &str,
+        base: &url::Url,
+    ) -> Option<(url::Url, Option<urlnorm::RuleViolation>)> {
+        let target = self.ctx.canonicalizer.parse(raw, Some(base)).ok()?;
+        Some(match urlnorm::rule_for(&self.ctx.param_rules, &target) {
+            Some(rule) => match rule.apply(&target) {
+                Ok(mapped) => (mapped, None),
+                Err(violation) => (target, Some(violation)),
+            },
+            None => (target, None),
+        })
+    }
+
     /// The last checks on a newly found in-scope URL before it joins the queue: a server the
     /// crawl gave up on, and the trap rules. Returns false when the URL was settled instead.
     fn admit(&mut self, id: i64, host_key: &str, url: &url::Url) -> anyhow::Result<bool> {
@@ -1303,7 +1326,7 @@ impl Crawler<'_> {
         let Some(location) = location else {
             return Ok(());
         };
-        let Ok(target) = self.ctx.canonicalizer.parse(location, Some(url)) else {
+        let Some((target, violation)) = self.canonical(location, url) else {
             return Ok(());
         };
         let now = now_epoch();
@@ -1321,6 +1344,10 @@ impl Crawler<'_> {
         self.store.link(entry.id, dst, "redirect", "")?;
         if !new {
             // Already seen: a loop or a second path to the same page; nothing more to do.
+            return Ok(());
+        }
+        if let Some(violation) = violation {
+            self.store.skip(dst, "url-rule", &violation.to_string())?;
             return Ok(());
         }
         if hops > MAX_REDIRECTS {

@@ -18,7 +18,6 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use stages::extract::ExtractOptions;
 use stages::score::Scope;
-use stages::urlnorm::Canonicalizer;
 use tokio::sync::watch;
 
 use crate::crawl::{self, CrawlContext};
@@ -125,7 +124,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
     let crawling = Arc::new(AtomicBool::new(false));
     let shutdown = install_signal_handlers(&runtime, crawling.clone());
 
-    let canonicalizer = Canonicalizer::default();
+    let canonicalizer = topic.file.urls.canonicalizer();
     let scope = Scope::new(&topic.file.domains.allow, &topic.file.domains.deny);
     let progress = Progress::new(options.quiet);
     let replay = replay_source(options, &topic);
@@ -191,6 +190,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
         let ctx = Arc::new(CrawlContext {
             topic: topic.clone(),
             canonicalizer: canonicalizer.clone(),
+            param_rules: topic.file.urls.rules(),
             scope: scope.clone(),
             product_token: stages::robots::product_token(&topic.user_agent()),
             fetcher,

@@ -53,6 +53,9 @@ pub struct TopicFile {
     /// Crawler-trap defences.
     #[serde(default)]
     pub traps: Traps,
+    /// URL canonicalisation: parameters dropped, per-script parameter rules.
+    #[serde(default)]
+    pub urls: Urls,
     /// What to write and how.
     #[serde(default)]
     pub output: Output,
@@ -320,6 +323,66 @@ fn default_retries() -> u32 {
 
 fn default_robots_ttl() -> f64 {
     24.0 * 3600.0
+}
+
+/// `[urls]`: how URLs become seen-set keys (on top of the fixed rules of `stages::urlnorm`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Urls {
+    /// Query parameters dropped everywhere (`*` at the end: any suffix). Replaces the default
+    /// list of session and tracking parameters when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop_params: Option<Vec<String>>,
+    /// Seed 004's per-script rules for dynamic pages.
+    #[serde(default, rename = "script", skip_serializing_if = "Vec::is_empty")]
+    pub scripts: Vec<ScriptRule>,
+}
+
+/// `[[urls.script]]`: which query parameters of one script decide the content.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptRule {
+    /// Host name (`www.example.com`).
+    pub host: String,
+    /// Path of the script (`/tisk.php`).
+    pub path: String,
+    /// Parameters that must be present (else the URL is recorded as `url-rule`).
+    #[serde(default)]
+    pub required: Vec<String>,
+    /// Parameters that must be present with one of the listed values.
+    #[serde(default)]
+    pub enumerated: std::collections::BTreeMap<String, Vec<String>>,
+    /// Parameters kept when present.
+    #[serde(default)]
+    pub optional: Vec<String>,
+    /// Optional parameters added with this value when absent.
+    #[serde(default)]
+    pub defaults: std::collections::BTreeMap<String, String>,
+}
+
+impl Urls {
+    /// The canonicaliser: the default drop list unless `drop_params` replaces it.
+    pub fn canonicalizer(&self) -> stages::urlnorm::Canonicalizer {
+        match &self.drop_params {
+            Some(list) => stages::urlnorm::Canonicalizer::with_drop_params(list),
+            None => stages::urlnorm::Canonicalizer::default(),
+        }
+    }
+
+    /// The per-script rules, for `stages::urlnorm`.
+    pub fn rules(&self) -> Vec<stages::urlnorm::ParamRule> {
+        self.scripts
+            .iter()
+            .map(|s| stages::urlnorm::ParamRule {
+                host: s.host.to_ascii_lowercase(),
+                path: s.path.clone(),
+                required: s.required.clone(),
+                enumerated: s.enumerated.clone().into_iter().collect(),
+                optional: s.optional.clone(),
+                defaults: s.defaults.clone().into_iter().collect(),
+            })
+            .collect()
+    }
 }
 
 /// `[traps]`: URL shapes that generate endless pages, each refused with its own reason.

@@ -153,6 +153,17 @@ fn misbehaving_servers_are_handled_politely_and_do_not_stall_the_crawl() {
         "decompression-bomb"
     );
 
+    // Seed 004's script rule: one request for the two spellings of fiche 1, none for the URL
+    // without the required `id`.
+    let shop: Vec<&str> = hosts["shop.test"].iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(shop, ["/robots.txt", "/fiche.php?id=1&lang=fr"]);
+    assert_eq!(
+        reason_of(out.path(), "http://shop.test/fiche.php?lang=fr")
+            .unwrap()
+            .0,
+        "url-rule"
+    );
+
     // X-Robots-Tag: nofollow keeps the links unfollowed, noindex keeps the page out of the
     // corpus, and a directive addressed to another crawler is not for us.
     let x = &hosts["xrobots.test"];
