@@ -31,15 +31,19 @@ use anyhow::Context;
 use stages::extract::{ExtractOptions, LinkKind};
 use stages::formula::PreparedText;
 use stages::robots::Robots;
-use stages::score::{self, LinkEvidence, PageEvidence, Scope};
+use stages::score::{self, LinkSignals, PageEvidence, Scope};
+use stages::strategy::{self, Prioritizer};
 use stages::urlnorm::{self, Canonicalizer};
 use tokio::sync::{mpsc, watch};
 
 use crate::fetch::{self, Failure, Fetcher, Response};
 use crate::progress::Progress;
 use crate::store::{FetchRow, PageFacts, Store};
-use crate::topic::{Strategy, Topic};
+use crate::topic::Topic;
+
+mod focus;
 use crate::warcfile::{self, WarcFile};
+pub use focus::Shared as FocusShared;
 
 /// Longest redirect chain followed (RFC 9110 suggests clients detect loops; 5 is what
 /// browsers' old limit and RFC 9309 for robots.txt use).
@@ -62,6 +66,8 @@ pub struct CrawlContext {
     pub fetcher: Fetcher,
     /// Text extraction settings.
     pub extract_options: ExtractOptions,
+    /// Term counter, score weights and the seed centroid, shared with the page analysis.
+    pub focus: FocusShared,
 }
 
 /// What the crawl did in this run.
@@ -92,6 +98,13 @@ struct Entry {
     key: f64,
     /// Discovery order: earlier first among equal keys (keeps runs deterministic).
     seq: u64,
+    /// The URL's stamp when pushed: an entry whose stamp is no longer current is stale
+    /// (the URL was re-keyed or left the frontier) and is skipped.
+    stamp: u64,
+    /// Link priority (the key of best-first; redirects inherit it).
+    priority: f64,
+    /// Off-topic pages in a row before this URL (tunnelling).
+    hops: u32,
     id: i64,
     url: String,
     depth: u32,
@@ -160,8 +173,10 @@ enum JobResult {
 pub struct Analysis {
     /// Topic facts.
     pub facts: PageFacts,
-    /// Out-links: absolute URL, kind, anchor, anchor names the topic.
-    pub links: Vec<(String, LinkKind, String, bool)>,
+    /// Out-links: absolute URL, kind, anchor text, anchor score and URL score (`[0, 1]`).
+    pub links: Vec<(String, LinkKind, String, f64, f64)>,
+    /// The page's term counts, while the seed centroid is not learned yet (seeds teach it).
+    pub terms: Option<stages::centroid::TermCounts>,
     /// `<meta name=robots>` nofollow.
     pub nofollow: bool,
 }
@@ -170,6 +185,7 @@ pub struct Analysis {
 pub fn analyze(
     topic: &Topic,
     options: &ExtractOptions,
+    focus: &FocusShared,
     url: &url::Url,
     response: &Response,
 ) -> Analysis {
@@ -201,19 +217,33 @@ pub fn analyze(
         || language
             .as_ref()
             .is_some_and(|l| languages.contains(&l.code));
-    let score = score::page_score(&PageEvidence {
-        verdict: &verdict,
-        tokens: prepared.token_count(),
-        language_ok,
-        language_confidence: language.as_ref().map_or(0.0, |l| l.confidence),
-    });
+    let counts = focus.counter.count(&text);
+    let centroid = focus.centroid.get();
+    let similarity = centroid.map(|c| c.similarity(&counts));
+    let score = score::topic_score(
+        &PageEvidence {
+            verdict: &verdict,
+            tokens: prepared.token_count(),
+            language_ok,
+            language_confidence: language.as_ref().map_or(0.0, |l| l.confidence),
+        },
+        similarity,
+        &focus.weights,
+    );
     let links = extracted
         .links
         .iter()
         .map(|link| {
             let around = format!("{} {}", link.anchor, link.context);
-            let anchor_hit = topic.formula.evaluate(&around).hits > 0;
-            (link.url.clone(), link.kind, link.anchor.clone(), anchor_hit)
+            let anchor = focus.pointer_score(&topic.formula, &around);
+            let url_score = focus.pointer_score(&topic.formula, &focus::url_words(&link.url));
+            (
+                link.url.clone(),
+                link.kind,
+                link.anchor.clone(),
+                anchor,
+                url_score,
+            )
         })
         .collect();
     Analysis {
@@ -226,6 +256,7 @@ pub fn analyze(
         },
         links,
         nofollow: extracted.meta_robots.nofollow,
+        terms: centroid.is_none().then_some(counts),
     }
 }
 
@@ -267,6 +298,10 @@ struct Crawler<'a> {
     progress: &'a Progress,
     hosts: HashMap<String, Host>,
     seq: u64,
+    /// The strategy's keys and state (lazy re-keying).
+    prio: Prioritizer,
+    /// Seeds the centroid waits for.
+    seeds: focus::SeedWatch,
     /// Page requests started, all runs (the budget counts them).
     requests_total: u64,
     outcome: CrawlOutcome,
@@ -291,6 +326,8 @@ pub async fn crawl(
         progress,
         hosts: HashMap::new(),
         seq: 0,
+        prio: Prioritizer::new(focus::settings(&ctx.topic)),
+        seeds: focus::SeedWatch::default(),
         requests_total,
         outcome: CrawlOutcome {
             warc_repaired_bytes,
@@ -308,6 +345,7 @@ pub async fn crawl(
     let mut stopping = *shutdown.borrow();
 
     loop {
+        crawler.prune_stale();
         // Start as many requests as the global limit, the budget and the servers' clocks allow.
         if !stopping {
             while in_flight < concurrency {
@@ -386,32 +424,11 @@ impl Crawler<'_> {
         }
     }
 
-    fn key_for(&self, priority: f64, depth: u32) -> f64 {
-        match self.ctx.topic.file.crawl.strategy {
-            Strategy::BestFirst => priority,
-            Strategy::BreadthFirst => -f64::from(depth),
-        }
-    }
-
-    fn push(&mut self, host: &str, id: i64, url: String, depth: u32, priority: f64) {
-        self.seq += 1;
-        let entry = Entry {
-            key: self.key_for(priority, depth),
-            seq: self.seq,
-            id,
-            url,
-            depth,
-        };
-        self.host_mut(host).queue.push(entry);
-    }
-
     fn load_frontier(&mut self) -> anyhow::Result<()> {
         for (host, fetched) in self.store.host_counts()? {
             self.host_mut(&host).fetched = fetched;
         }
-        for q in self.store.queued()? {
-            self.push(&q.host, q.id, q.url, q.depth, q.priority);
-        }
+        self.restore_focus()?;
         let product_token = self.ctx.product_token.clone();
         let max_crawl_delay = self.ctx.topic.file.politeness.max_crawl_delay_seconds;
         let base = self.base_delay();
@@ -473,8 +490,15 @@ impl Crawler<'_> {
             let Some(entry) = self.take_queued(&host, id) else {
                 continue;
             };
-            let analysis = (response.status == 200 && !response.body_skipped)
-                .then(|| analyze(&self.ctx.topic, &self.ctx.extract_options, &url, &response));
+            let analysis = (response.status == 200 && !response.body_skipped).then(|| {
+                analyze(
+                    &self.ctx.topic,
+                    &self.ctx.extract_options,
+                    &self.ctx.focus,
+                    &url,
+                    &response,
+                )
+            });
             self.settle_page(
                 entry,
                 &host,
@@ -505,12 +529,15 @@ impl Crawler<'_> {
             })
             .collect();
         h.queue = rest.into();
+        if let Some(e) = &found {
+            self.prio.taken(e.id);
+        }
         found
     }
 
     /// Whether any URL waits in the frontier.
     fn has_pending(&self) -> bool {
-        self.hosts.values().any(|h| !h.queue.is_empty())
+        self.prio.pending_len() > 0
     }
 
     /// The ready server whose best URL comes first (ties: the server waiting longest).
@@ -520,22 +547,24 @@ impl Crawler<'_> {
             return None;
         }
         let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
+        // Hosts compete by their best entry (`larger-site-first`: by their waiting URLs), over
+        // all servers; the hold-back rule keeps a free server idle when its best URL is far
+        // below the best waiting anywhere and the budget cannot take everything.
+        let best = self.global_best();
         self.hosts
             .iter()
-            .filter(|(_, h)| !h.busy && h.next_at <= now && !h.queue.is_empty())
-            .filter(|(_, h)| h.fetched < per_host)
-            .max_by(|(ka, a), (kb, b)| {
-                let ea = a.queue.peek();
-                let eb = b.queue.peek();
-                match (ea, eb) {
-                    (Some(x), Some(y)) => x
-                        .cmp(y)
-                        .then_with(|| b.next_at.cmp(&a.next_at))
-                        .then_with(|| kb.cmp(ka)),
-                    _ => Ordering::Equal,
-                }
+            .filter(|(_, h)| !h.busy && h.next_at <= now && h.fetched < per_host)
+            .filter_map(|(k, h)| h.queue.peek().map(|top| (k, h, top)))
+            .filter(|(_, _, top)| !self.held_back(top.key, best, max_pages))
+            .max_by(|(ka, a, x), (kb, b, y)| {
+                self.prio
+                    .host_rank(ka, x.key)
+                    .total_cmp(&self.prio.host_rank(kb, y.key))
+                    .then_with(|| x.cmp(y))
+                    .then_with(|| b.next_at.cmp(&a.next_at))
+                    .then_with(|| kb.cmp(ka))
             })
-            .map(|(k, _)| k.clone())
+            .map(|(k, _, _)| k.clone())
     }
 
     /// When the next server becomes ready (None: none is waiting on its clock).
@@ -544,9 +573,15 @@ impl Crawler<'_> {
             return None;
         }
         let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
+        let best = self.global_best();
         self.hosts
             .values()
-            .filter(|h| !h.busy && !h.queue.is_empty() && h.fetched < per_host)
+            .filter(|h| !h.busy && h.fetched < per_host)
+            .filter(|h| {
+                h.queue
+                    .peek()
+                    .is_some_and(|top| !self.held_back(top.key, best, max_pages))
+            })
             .map(|h| h.next_at)
             .min()
     }
@@ -563,8 +598,8 @@ impl Crawler<'_> {
     /// fetches them) and get the reason they were not fetched in this one.
     fn explain_frontier(&mut self, max_pages: u64) -> anyhow::Result<u64> {
         let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
-        let mut left = 0;
         let mut waiting = Vec::new();
+        let live = self.live_entries();
         for host in self.hosts.values() {
             let (reason, detail) = if host.fetched >= per_host {
                 (
@@ -582,11 +617,14 @@ impl Crawler<'_> {
                     "the crawl was stopped before this URL".to_string(),
                 )
             };
-            for entry in host.queue.iter() {
+            for entry in host.queue.iter().filter(|e| live.contains(&e.id)) {
                 waiting.push((entry.id, reason, detail.clone()));
             }
-            left += host.queue.len() as u64;
         }
+        // A re-keyed URL may have a stale entry beside its live one: explain it once.
+        waiting.sort_by_key(|w| w.0);
+        waiting.dedup_by_key(|w| w.0);
+        let left = waiting.len() as u64;
         for (id, reason, detail) in waiting {
             self.store.waiting(id, reason, &detail)?;
         }
@@ -626,9 +664,10 @@ impl Crawler<'_> {
             RobotsState::Fetching => return Ok(false),
             RobotsState::Known(_) => {}
         }
-        let Some(entry) = host.queue.pop() else {
+        let Some(entry) = self.pop_live(host_key) else {
             return Ok(false);
         };
+        let host = self.host_mut(host_key);
         let allowed = match &host.robots {
             RobotsState::Known(robots) => {
                 let target = url::Url::parse(&entry.url)
@@ -642,6 +681,8 @@ impl Crawler<'_> {
             self.store
                 .skip(entry.id, "robots", "disallowed by the server's robots.txt")?;
             self.progress.dropped();
+            self.prio.taken(entry.id);
+            self.seed_settled(entry.id, None)?;
             return Ok(false);
         }
         if self.requests_total >= max_pages {
@@ -649,9 +690,11 @@ impl Crawler<'_> {
             self.host_mut(host_key).queue.push(entry);
             return Ok(false);
         }
+        self.prio.taken(entry.id);
         let Ok(url) = url::Url::parse(&entry.url) else {
             self.store
                 .skip(entry.id, "invalid-url", "cannot parse the stored URL")?;
+            self.seed_settled(entry.id, None)?;
             return Ok(false);
         };
         self.requests_total += 1;
@@ -670,7 +713,13 @@ impl Crawler<'_> {
                     let url2 = url.clone();
                     let response2 = response.clone();
                     tokio::task::spawn_blocking(move || {
-                        analyze(&ctx2.topic, &ctx2.extract_options, &url2, &response2)
+                        analyze(
+                            &ctx2.topic,
+                            &ctx2.extract_options,
+                            &ctx2.focus,
+                            &url2,
+                            &response2,
+                        )
                     })
                     .await
                     .ok()
@@ -761,6 +810,7 @@ impl Crawler<'_> {
                     .fail(entry.id, failure.reason, &failure.detail, now)?;
                 self.store.host_fetched(host_key, true)?;
                 self.progress.fetched(false);
+                self.seed_settled(entry.id, None)?;
                 return Ok(());
             }
         };
@@ -809,10 +859,12 @@ impl Crawler<'_> {
         if (300..400).contains(&status) {
             self.follow_redirect(&entry, url, row.location.as_deref())?;
             self.progress.fetched(false);
+            self.seed_settled(entry.id, None)?;
             return Ok(());
         }
         let Some(analysis) = analysis else {
             self.progress.fetched(false);
+            self.seed_settled(entry.id, None)?;
             return Ok(());
         };
         self.store.page_facts(entry.id, &analysis.facts)?;
@@ -821,22 +873,37 @@ impl Crawler<'_> {
             self.store.seed_verdict(entry.id, analysis.facts.verdict)?;
         }
         self.progress.fetched(analysis.facts.verdict);
+        let gf_terms = (is_seed && analysis.facts.verdict)
+            .then_some(analysis.terms.as_ref())
+            .flatten();
+        self.seed_settled(entry.id, gf_terms)?;
         // Which links to follow. Seed 001: the crawl starts from the seeds that satisfy F, so
         // an off-topic seed is a dead end; a page that says nofollow is one too.
         if analysis.nofollow || (is_seed && !analysis.facts.verdict) {
+            let rekeyed = self.prio.page_done(entry.id);
+            self.push_rekeyed(rekeyed);
             return Ok(());
         }
+        // Tunnelling: off-topic pages in a row ending here; past the limit, the links are
+        // recorded but not queued.
+        let run = strategy::hops_after(entry.hops, analysis.facts.verdict);
+        let tunnel = self.ctx.topic.file.focus.tunnel;
+        let expand = strategy::may_expand(run, Some(tunnel));
         let child_depth = entry.depth + 1;
         let too_deep = child_depth > self.ctx.topic.file.crawl.max_depth;
-        for (raw, kind, anchor, anchor_hit) in &analysis.links {
+        for (raw, kind, anchor, anchor_score, url_score) in &analysis.links {
             let Ok(target) = self.ctx.canonicalizer.parse(raw, Some(url)) else {
                 continue;
             };
-            let priority = score::link_priority(&LinkEvidence {
-                parent_score: analysis.facts.score,
-                anchor_hit: *anchor_hit,
-                depth: child_depth,
-            });
+            let priority = score::link_priority_weighted(
+                &LinkSignals {
+                    parent_score: analysis.facts.score,
+                    anchor: *anchor_score,
+                    url: *url_score,
+                    depth: child_depth,
+                },
+                &self.ctx.focus.weights,
+            );
             let target_host = urlnorm::host_key(&target);
             let (dst, new) = self.store.insert_url(
                 target.as_str(),
@@ -849,6 +916,7 @@ impl Crawler<'_> {
             )?;
             self.store
                 .link(entry.id, dst, link_kind_name(*kind), anchor)?;
+            self.prio.link(entry.id, dst, priority);
             if !new {
                 continue;
             }
@@ -868,8 +936,26 @@ impl Crawler<'_> {
                 )?;
                 continue;
             }
-            self.push(&target_host, dst, target.to_string(), child_depth, priority);
+            if !expand {
+                self.store.skip(
+                    dst,
+                    "tunnel-limit",
+                    &format!("{run} off-topic pages in a row > focus.tunnel = {tunnel}"),
+                )?;
+                continue;
+            }
+            self.store.set_hops(dst, run)?;
+            self.queue_url(
+                &target_host,
+                dst,
+                target.to_string(),
+                child_depth,
+                priority,
+                run,
+            );
         }
+        let rekeyed = self.prio.page_done(entry.id);
+        self.push_rekeyed(rekeyed);
         Ok(())
     }
 
@@ -894,10 +980,14 @@ impl Crawler<'_> {
             entry.depth,
             Some(entry.id),
             "redirect",
-            1.0,
+            entry.priority,
             now,
         )?;
         self.store.link(entry.id, dst, "redirect", "")?;
+        // The target is the same page: it takes the source's links' share (OPIC cash, in-links).
+        self.prio.link(entry.id, dst, entry.priority);
+        let rekeyed = self.prio.page_done(entry.id);
+        self.push_rekeyed(rekeyed);
         if !new {
             // Already seen: a loop or a second path to the same page; nothing more to do.
             return Ok(());
@@ -920,18 +1010,19 @@ impl Crawler<'_> {
                 .skip(dst, "off-domain", "redirect target outside [domains]")?;
             return Ok(());
         }
-        // A redirect inherits its source's place in the queue: it is the same page.
-        let key_priority = match self.ctx.topic.file.crawl.strategy {
-            Strategy::BestFirst => entry.key,
-            Strategy::BreadthFirst => 1.0,
-        };
-        self.push(
+        // A redirect inherits its source's priority and tunnel: it is the same page.
+        self.store.set_hops(dst, entry.hops)?;
+        self.queue_url(
             &target_host,
             dst,
             target.to_string(),
             entry.depth,
-            key_priority,
+            entry.priority,
+            entry.hops,
         );
+        if self.is_watched(entry.id) {
+            self.watch_seed(dst);
+        }
         Ok(())
     }
 
@@ -1035,6 +1126,9 @@ mod tests {
         let e = |key, seq| Entry {
             key,
             seq,
+            stamp: seq,
+            priority: key,
+            hops: 0,
             id: seq as i64,
             url: String::new(),
             depth: 0,

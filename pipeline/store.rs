@@ -17,6 +17,8 @@
 
 use std::path::Path;
 
+mod focus;
+
 use anyhow::{Context, bail};
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -185,6 +187,7 @@ impl Store {
             .and_then(|_| conn.busy_timeout(std::time::Duration::from_secs(10)))
             .with_context(|| format!("cannot configure {}", path.display()))?;
         conn.execute_batch(SCHEMA)
+            .and_then(|_| conn.execute_batch(focus::SCHEMA))
             .with_context(|| format!("cannot create the tables of {}", path.display()))?;
         let version: Option<String> = conn
             .query_row(
