@@ -12,5 +12,6 @@ mod demo;
 mod inspect;
 mod resume;
 mod server;
+mod strategies;
 mod support;
 mod tidy;
