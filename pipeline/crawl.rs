@@ -29,7 +29,7 @@
 //! the timers of other servers.
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -37,15 +37,19 @@ use anyhow::Context;
 use stages::extract::{ExtractOptions, LinkKind};
 use stages::formula::PreparedText;
 use stages::robots::Robots;
-use stages::score::{self, LinkEvidence, PageEvidence, Scope};
+use stages::score::{self, LinkSignals, PageEvidence, Scope};
+use stages::strategy::{self, Prioritizer};
 use stages::urlnorm::{self, Canonicalizer};
 use tokio::sync::{mpsc, watch};
 
 use crate::fetch::{self, Failure, Fetcher, Response};
 use crate::progress::Progress;
 use crate::store::{FetchRow, PageFacts, Store};
-use crate::topic::{Strategy, Topic};
+use crate::topic::Topic;
+
+mod focus;
 use crate::warcfile::{self, WarcFile};
+pub use focus::Shared as FocusShared;
 
 /// Longest redirect chain followed (RFC 9110 suggests clients detect loops; 5 is what
 /// browsers' old limit and RFC 9309 for robots.txt use).
@@ -70,6 +74,8 @@ pub struct CrawlContext {
     pub fetcher: Fetcher,
     /// Text extraction settings.
     pub extract_options: ExtractOptions,
+    /// Term counter, score weights and the seed centroid, shared with the page analysis.
+    pub focus: FocusShared,
 }
 
 /// What the crawl did in this run.
@@ -102,6 +108,13 @@ struct Entry {
     key: f64,
     /// Discovery order: earlier first among equal keys (keeps runs deterministic).
     seq: u64,
+    /// The URL's stamp when pushed: an entry whose stamp is no longer current is stale
+    /// (the URL was re-keyed or left the frontier) and is skipped.
+    stamp: u64,
+    /// Link priority (the key of best-first; redirects inherit it).
+    priority: f64,
+    /// Off-topic pages in a row before this URL (tunnelling).
+    hops: u32,
     id: i64,
     depth: u32,
     /// Requests already made for this URL in this run (server errors, timeouts).
@@ -189,8 +202,10 @@ enum JobResult {
 pub struct Analysis {
     /// Topic facts.
     pub facts: PageFacts,
-    /// Out-links: absolute URL, kind, anchor, anchor names the topic.
-    pub links: Vec<(String, LinkKind, String, bool)>,
+    /// Out-links: absolute URL, kind, anchor text, anchor score and URL score (`[0, 1]`).
+    pub links: Vec<(String, LinkKind, String, f64, f64)>,
+    /// The page's term counts, while the seed centroid is not learned yet (seeds teach it).
+    pub terms: Option<stages::centroid::TermCounts>,
     /// `<meta name=robots>` nofollow.
     pub nofollow: bool,
 }
@@ -199,6 +214,7 @@ pub struct Analysis {
 pub fn analyze(
     topic: &Topic,
     options: &ExtractOptions,
+    focus: &FocusShared,
     url: &url::Url,
     response: &Response,
 ) -> Analysis {
@@ -230,19 +246,33 @@ pub fn analyze(
         || language
             .as_ref()
             .is_some_and(|l| languages.contains(&l.code));
-    let score = score::page_score(&PageEvidence {
-        verdict: &verdict,
-        tokens: prepared.token_count(),
-        language_ok,
-        language_confidence: language.as_ref().map_or(0.0, |l| l.confidence),
-    });
+    let counts = focus.counter.count(&text);
+    let centroid = focus.centroid.get();
+    let similarity = centroid.map(|c| c.similarity(&counts));
+    let score = score::topic_score(
+        &PageEvidence {
+            verdict: &verdict,
+            tokens: prepared.token_count(),
+            language_ok,
+            language_confidence: language.as_ref().map_or(0.0, |l| l.confidence),
+        },
+        similarity,
+        &focus.weights,
+    );
     let links = extracted
         .links
         .iter()
         .map(|link| {
             let around = format!("{} {}", link.anchor, link.context);
-            let anchor_hit = topic.formula.evaluate(&around).hits > 0;
-            (link.url.clone(), link.kind, link.anchor.clone(), anchor_hit)
+            let anchor = focus.pointer_score(&topic.formula, &around);
+            let url_score = focus.pointer_score(&topic.formula, &focus::url_words(&link.url));
+            (
+                link.url.clone(),
+                link.kind,
+                link.anchor.clone(),
+                anchor,
+                url_score,
+            )
         })
         .collect();
     Analysis {
@@ -255,6 +285,7 @@ pub fn analyze(
         },
         links,
         nofollow: extracted.meta_robots.nofollow,
+        terms: centroid.is_none().then_some(counts),
     }
 }
 
@@ -297,7 +328,13 @@ struct Crawler<'a> {
     hosts: HashMap<String, Host>,
     /// Entries in the in-memory queues, over all servers.
     in_memory: usize,
+    /// Stored pages being fetched again (`--revisit`).
+    revisits: HashSet<i64>,
     seq: u64,
+    /// The strategy's keys and state (lazy re-keying).
+    prio: Prioritizer,
+    /// Seeds the centroid waits for.
+    seeds: focus::SeedWatch,
     /// Page requests started, all runs (the budget counts them).
     requests_total: u64,
     outcome: CrawlOutcome,
@@ -325,7 +362,10 @@ pub async fn crawl(
         progress,
         hosts: HashMap::new(),
         in_memory: 0,
+        revisits: HashSet::new(),
         seq: 0,
+        prio: Prioritizer::new(focus::settings(&ctx.topic)),
+        seeds: focus::SeedWatch::default(),
         requests_total,
         outcome: CrawlOutcome {
             warc_repaired_bytes,
@@ -343,6 +383,7 @@ pub async fn crawl(
     let mut stopping = *shutdown.borrow();
 
     loop {
+        crawler.prune_stale();
         // Start as many requests as the global limit, the budget and the servers' clocks allow.
         if !stopping {
             while in_flight < concurrency {
@@ -427,49 +468,19 @@ impl Crawler<'_> {
         }
     }
 
-    fn key_for(&self, priority: f64, depth: u32) -> f64 {
-        match self.ctx.topic.file.crawl.strategy {
-            Strategy::BestFirst => priority,
-            Strategy::BreadthFirst => -f64::from(depth),
-        }
-    }
-
-    fn push(&mut self, host: &str, id: i64, depth: u32, priority: f64) {
-        self.seq += 1;
-        let entry = Entry {
-            key: self.key_for(priority, depth),
-            seq: self.seq,
-            id,
-            depth,
-            attempts: 0,
-            revisit: false,
-        };
-        // Over the budget the URL lives in the database only (it is already there, queued) —
-        // except a server's first one: a server with an empty queue could never be picked,
-        // and its URLs on disk are read back only when its queue runs dry.
-        if self.in_memory >= self.ctx.topic.file.crawl.frontier_in_memory {
-            let host = self.host_mut(host);
-            if !host.queue.is_empty() {
-                host.on_disk += 1;
-                return;
-            }
-        }
-        self.enqueue(host, entry);
-    }
-
     /// Puts an entry in its server's in-memory queue.
     fn enqueue(&mut self, host: &str, entry: Entry) {
         self.in_memory += 1;
         self.host_mut(host).queue.push(entry);
     }
 
-    /// Takes the best entry of a server's queue; when that empties the queue and URLs of the
-    /// server wait in the database, the best of them are read back first.
+    /// Takes the best live entry of a server's queue; when that empties the queue and URLs of
+    /// the server wait in the database, the best of them are read back first.
     fn dequeue(&mut self, host_key: &str) -> anyhow::Result<Option<Entry>> {
-        let entry = self.host_mut(host_key).queue.pop();
-        if entry.is_some() {
-            self.in_memory = self.in_memory.saturating_sub(1);
-        }
+        let before = self.host_mut(host_key).queue.len();
+        let entry = self.pop_live(host_key);
+        let after = self.host_mut(host_key).queue.len();
+        self.in_memory = self.in_memory.saturating_sub(before - after);
         let host = self.host_mut(host_key);
         if host.queue.is_empty() && host.on_disk > 0 {
             let mut exclude = host.flying.clone();
@@ -477,22 +488,17 @@ impl Crawler<'_> {
             let budget = self.ctx.topic.file.crawl.frontier_in_memory;
             let room = budget.saturating_sub(self.in_memory).clamp(64, 4096);
             let rows = self.store.queued_of_host(host_key, &exclude, room)?;
+            let hops = self
+                .store
+                .hops_of(&rows.iter().map(|q| q.id).collect::<Vec<_>>())?;
             let host = self.host_mut(host_key);
             host.on_disk = host.on_disk.saturating_sub(rows.len() as u64);
             if rows.is_empty() {
                 host.on_disk = 0;
             }
             for q in rows {
-                self.seq += 1;
-                let entry = Entry {
-                    key: self.key_for(q.priority, q.depth),
-                    seq: self.seq,
-                    id: q.id,
-                    depth: q.depth,
-                    attempts: 0,
-                    revisit: false,
-                };
-                self.enqueue(host_key, entry);
+                let h = hops.get(&q.id).copied().unwrap_or(0);
+                self.requeue_from_disk(host_key, q.id, q.depth, q.priority, h);
             }
         }
         Ok(entry)
@@ -502,22 +508,11 @@ impl Crawler<'_> {
         for (host, fetched) in self.store.host_counts()? {
             self.host_mut(&host).fetched = fetched;
         }
-        for q in self.store.queued()? {
-            self.push(&q.host, q.id, q.depth, q.priority);
-        }
+        self.restore_focus()?;
         // Revisits stay in memory (they are as many as the pages already stored), and the
         // page they refresh no longer counts against its server's budget.
         for q in self.store.pending_revisits()? {
-            self.seq += 1;
-            let entry = Entry {
-                key: self.key_for(q.priority, q.depth),
-                seq: self.seq,
-                id: q.id,
-                depth: q.depth,
-                attempts: 0,
-                revisit: true,
-            };
-            self.enqueue(&q.host, entry);
+            self.queue_revisit(&q.host, q.id, q.depth, q.priority);
             let host = self.host_mut(&q.host);
             host.fetched = host.fetched.saturating_sub(1);
         }
@@ -597,8 +592,15 @@ impl Crawler<'_> {
             let Some(entry) = self.take_queued(&host, id) else {
                 continue;
             };
-            let analysis = (response.status == 200 && !response.body_skipped)
-                .then(|| analyze(&self.ctx.topic, &self.ctx.extract_options, &url, &response));
+            let analysis = (response.status == 200 && !response.body_skipped).then(|| {
+                analyze(
+                    &self.ctx.topic,
+                    &self.ctx.extract_options,
+                    &self.ctx.focus,
+                    &url,
+                    &response,
+                )
+            });
             self.settle_page(
                 entry,
                 &host,
@@ -629,17 +631,16 @@ impl Crawler<'_> {
             })
             .collect();
         h.queue = rest.into();
-        if found.is_some() {
+        if let Some(e) = &found {
             self.in_memory = self.in_memory.saturating_sub(1);
+            self.prio.taken(e.id);
         }
         found
     }
 
     /// Whether any URL waits in the frontier.
     fn has_pending(&self) -> bool {
-        self.hosts
-            .values()
-            .any(|h| !h.queue.is_empty() || h.on_disk > 0)
+        self.prio.pending_len() > 0 || self.hosts.values().any(|h| h.on_disk > 0)
     }
 
     /// How long a robots.txt copy is trusted (forever when replaying: the recording does not
@@ -674,21 +675,24 @@ impl Crawler<'_> {
             return None;
         }
         let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
+        // Hosts compete by their best entry (`larger-site-first`: by their waiting URLs), over
+        // all servers; the hold-back rule keeps a free server idle when its best URL is far
+        // below the best waiting anywhere and the budget cannot take everything.
+        let best = self.global_best();
         self.hosts
             .iter()
             .filter(|(_, h)| h.next_at <= now && self.can_start(h, per_host))
-            .max_by(|(ka, a), (kb, b)| {
-                let ea = a.queue.peek();
-                let eb = b.queue.peek();
-                match (ea, eb) {
-                    (Some(x), Some(y)) => x
-                        .cmp(y)
-                        .then_with(|| b.next_at.cmp(&a.next_at))
-                        .then_with(|| kb.cmp(ka)),
-                    _ => Ordering::Equal,
-                }
+            .filter_map(|(k, h)| h.queue.peek().map(|top| (k, h, top)))
+            .filter(|(_, _, top)| !self.held_back(top.key, best, max_pages))
+            .max_by(|(ka, a, x), (kb, b, y)| {
+                self.prio
+                    .host_rank(ka, x.key)
+                    .total_cmp(&self.prio.host_rank(kb, y.key))
+                    .then_with(|| x.cmp(y))
+                    .then_with(|| b.next_at.cmp(&a.next_at))
+                    .then_with(|| kb.cmp(ka))
             })
-            .map(|(k, _)| k.clone())
+            .map(|(k, _, _)| k.clone())
     }
 
     /// When the next server becomes ready (None: none is waiting on its clock).
@@ -697,9 +701,15 @@ impl Crawler<'_> {
             return None;
         }
         let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
+        let best = self.global_best();
         self.hosts
             .values()
             .filter(|h| self.can_start(h, per_host))
+            .filter(|h| {
+                h.queue
+                    .peek()
+                    .is_some_and(|top| !self.held_back(top.key, best, max_pages))
+            })
             .map(|h| h.next_at)
             .min()
     }
@@ -718,8 +728,8 @@ impl Crawler<'_> {
     /// fetches them) and get the reason they were not fetched in this one.
     fn explain_frontier(&mut self, max_pages: u64) -> anyhow::Result<u64> {
         let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
-        let mut left = 0;
         let mut waiting = Vec::new();
+        let mut left = 0;
         for (key, host) in &self.hosts {
             if host.queue.is_empty() && host.on_disk == 0 {
                 continue;
@@ -741,7 +751,12 @@ impl Crawler<'_> {
                 )
             };
             waiting.push((key.clone(), reason, detail));
-            left += host.queue.len() as u64 + host.on_disk;
+            let live = host
+                .queue
+                .iter()
+                .filter(|e| self.prio.is_live(e.id, e.stamp))
+                .count();
+            left += live as u64 + host.on_disk;
         }
         for (host, reason, detail) in waiting {
             self.store.waiting_host(&host, reason, &detail)?;
@@ -752,13 +767,16 @@ impl Crawler<'_> {
     /// Stops asking a server: its waiting URLs, and any found later in this run, are settled
     /// with `reason`. One dead server must not hold the crawl.
     fn give_up(&mut self, host_key: &str, reason: &str, detail: &str) -> anyhow::Result<()> {
-        let dropped = {
+        let dropped: Vec<i64> = {
             let host = self.host_mut(host_key);
             host.gave_up = true;
             host.on_disk = 0;
-            host.queue.drain().count()
+            host.queue.drain().map(|e| e.id).collect()
         };
-        self.in_memory = self.in_memory.saturating_sub(dropped);
+        self.in_memory = self.in_memory.saturating_sub(dropped.len());
+        for id in dropped {
+            self.prio.taken(id);
+        }
         // In memory or on disk, every URL of the server still queued.
         let settled = self.store.skip_host(host_key, reason, detail)?;
         for _ in 0..settled {
@@ -836,6 +854,8 @@ impl Crawler<'_> {
         let Some(url) = parsed else {
             self.store
                 .skip(entry.id, "invalid-url", "cannot parse the stored URL")?;
+            self.prio.taken(entry.id);
+            self.seed_settled(entry.id, None)?;
             return Ok(false);
         };
         let allowed = match &self.host_mut(host_key).robots {
@@ -846,6 +866,8 @@ impl Crawler<'_> {
             self.store
                 .skip(entry.id, "robots", "disallowed by the server's robots.txt")?;
             self.progress.dropped();
+            self.prio.taken(entry.id);
+            self.seed_settled(entry.id, None)?;
             return Ok(false);
         }
         if self.requests_total >= max_pages {
@@ -862,6 +884,7 @@ impl Crawler<'_> {
         } else {
             fetch::Validators::default()
         };
+        self.prio.taken(entry.id);
         self.requests_total += 1;
         self.outcome.requests += 1;
         let host = self.host_mut(host_key);
@@ -883,7 +906,13 @@ impl Crawler<'_> {
                     let url2 = url.clone();
                     let response2 = response.clone();
                     tokio::task::spawn_blocking(move || {
-                        analyze(&ctx2.topic, &ctx2.extract_options, &url2, &response2)
+                        analyze(
+                            &ctx2.topic,
+                            &ctx2.extract_options,
+                            &ctx2.focus,
+                            &url2,
+                            &response2,
+                        )
                     })
                     .await
                     .ok()
@@ -1055,13 +1084,7 @@ impl Crawler<'_> {
                     &format!("{what}; tried again after {:.1} s", pause.as_secs_f64()),
                 )?;
                 self.host_mut(host_key).next_at = Instant::now() + pause;
-                self.enqueue(
-                    host_key,
-                    Entry {
-                        attempts: entry.attempts + 1,
-                        ..entry
-                    },
-                );
+                self.requeue_retry(host_key, &entry);
                 // The budget counts URLs settled, so a retry does not spend it.
                 self.requests_total = self.requests_total.saturating_sub(1);
                 return Ok(());
@@ -1111,16 +1134,19 @@ impl Crawler<'_> {
         let Some(response) =
             self.settle_response(&entry, host_key, url, outcome, recovered_at, now)?
         else {
+            self.seed_settled(entry.id, None)?;
             return Ok(());
         };
         let status = response.status;
         if (300..400).contains(&status) {
             self.follow_redirect(&entry, url, response.header("location"))?;
             self.progress.fetched(false);
+            self.seed_settled(entry.id, None)?;
             return Ok(());
         }
         let Some(analysis) = analysis else {
             self.progress.fetched(false);
+            self.seed_settled(entry.id, None)?;
             return Ok(());
         };
         self.store.page_facts(entry.id, &analysis.facts)?;
@@ -1129,6 +1155,10 @@ impl Crawler<'_> {
             self.store.seed_verdict(entry.id, analysis.facts.verdict)?;
         }
         self.progress.fetched(analysis.facts.verdict);
+        let gf_terms = (is_seed && analysis.facts.verdict)
+            .then_some(analysis.terms.as_ref())
+            .flatten();
+        self.seed_settled(entry.id, gf_terms)?;
         // Which links to follow. Seed 001: the crawl starts from the seeds that satisfy F, so
         // an off-topic seed is a dead end; a page that says nofollow (in a <meta> or an
         // X-Robots-Tag header) is one too.
@@ -1141,19 +1171,30 @@ impl Crawler<'_> {
             &self.ctx.product_token,
         );
         if analysis.nofollow || header.nofollow || (is_seed && !analysis.facts.verdict) {
+            let rekeyed = self.prio.page_done(entry.id);
+            self.push_rekeyed(rekeyed);
             return Ok(());
         }
+        // Tunnelling: off-topic pages in a row ending here; past the limit, the links are
+        // recorded but not queued.
+        let run = strategy::hops_after(entry.hops, analysis.facts.verdict);
+        let tunnel = self.ctx.topic.file.focus.tunnel;
+        let expand = strategy::may_expand(run, Some(tunnel));
         let child_depth = entry.depth + 1;
         let too_deep = child_depth > self.ctx.topic.file.crawl.max_depth;
-        for (raw, kind, anchor, anchor_hit) in &analysis.links {
+        for (raw, kind, anchor, anchor_score, url_score) in &analysis.links {
             let Some((target, violation)) = self.canonical(raw, url) else {
                 continue;
             };
-            let priority = score::link_priority(&LinkEvidence {
-                parent_score: analysis.facts.score,
-                anchor_hit: *anchor_hit,
-                depth: child_depth,
-            });
+            let priority = score::link_priority_weighted(
+                &LinkSignals {
+                    parent_score: analysis.facts.score,
+                    anchor: *anchor_score,
+                    url: *url_score,
+                    depth: child_depth,
+                },
+                &self.ctx.focus.weights,
+            );
             let target_host = urlnorm::host_key(&target);
             let (dst, new) = self.store.insert_url(
                 target.as_str(),
@@ -1166,6 +1207,7 @@ impl Crawler<'_> {
             )?;
             self.store
                 .link(entry.id, dst, link_kind_name(*kind), anchor)?;
+            self.prio.link(entry.id, dst, priority);
             if !new {
                 continue;
             }
@@ -1189,11 +1231,24 @@ impl Crawler<'_> {
                 )?;
                 continue;
             }
+            if !expand {
+                self.store.skip(
+                    dst,
+                    "tunnel-limit",
+                    &format!("{run} off-topic pages in a row > focus.tunnel = {tunnel}"),
+                )?;
+                continue;
+            }
             if !self.admit(dst, &target_host, &target)? {
                 continue;
             }
-            self.push(&target_host, dst, child_depth, priority);
+            if run > 0 {
+                self.store.set_hops(dst, run)?;
+            }
+            self.queue_url(&target_host, dst, child_depth, priority, run);
         }
+        let rekeyed = self.prio.page_done(entry.id);
+        self.push_rekeyed(rekeyed);
         Ok(())
     }
 
@@ -1338,10 +1393,14 @@ impl Crawler<'_> {
             entry.depth,
             Some(entry.id),
             "redirect",
-            1.0,
+            entry.priority,
             now,
         )?;
         self.store.link(entry.id, dst, "redirect", "")?;
+        // The target is the same page: it takes the source's links' share (OPIC cash, in-links).
+        self.prio.link(entry.id, dst, entry.priority);
+        let rekeyed = self.prio.page_done(entry.id);
+        self.push_rekeyed(rekeyed);
         if !new {
             // Already seen: a loop or a second path to the same page; nothing more to do.
             return Ok(());
@@ -1371,12 +1430,12 @@ impl Crawler<'_> {
         if !self.admit(dst, &target_host, &target)? {
             return Ok(());
         }
-        // A redirect inherits its source's place in the queue: it is the same page.
-        let key_priority = match self.ctx.topic.file.crawl.strategy {
-            Strategy::BestFirst => entry.key,
-            Strategy::BreadthFirst => 1.0,
-        };
-        self.push(&target_host, dst, entry.depth, key_priority);
+        // A redirect inherits its source's priority and tunnel: it is the same page.
+        self.store.set_hops(dst, entry.hops)?;
+        self.queue_url(&target_host, dst, entry.depth, entry.priority, entry.hops);
+        if self.is_watched(entry.id) {
+            self.watch_seed(dst);
+        }
         Ok(())
     }
 
@@ -1520,6 +1579,9 @@ mod tests {
         let e = |key, seq| Entry {
             key,
             seq,
+            stamp: seq,
+            priority: key,
+            hops: 0,
             id: seq as i64,
             attempts: 0,
             revisit: false,

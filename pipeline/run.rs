@@ -198,6 +198,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
                 keep_everything: topic.file.output.keep_everything,
                 ..ExtractOptions::default()
             },
+            focus: crawl::FocusShared::new(&topic),
         });
         crawling.store(true, Ordering::SeqCst);
         let outcome = crawl::run_blocking(

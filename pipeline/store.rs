@@ -17,6 +17,8 @@
 
 use std::path::Path;
 
+mod focus;
+
 use anyhow::{Context, bail};
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -151,6 +153,8 @@ pub struct QueuedUrl {
     pub depth: u32,
     /// Frontier priority.
     pub priority: f64,
+    /// How it was found (`seed`, `link`, `redirect`).
+    pub via: String,
 }
 
 /// What a fetch taught us about a URL.
@@ -232,6 +236,7 @@ impl Store {
             .and_then(|_| conn.busy_timeout(std::time::Duration::from_secs(10)))
             .with_context(|| format!("cannot configure {}", path.display()))?;
         conn.execute_batch(SCHEMA)
+            .and_then(|_| conn.execute_batch(focus::SCHEMA))
             .with_context(|| format!("cannot create the tables of {}", path.display()))?;
         let version: Option<String> = conn
             .query_row(
@@ -656,7 +661,7 @@ impl Store {
     /// The frontier: every URL still queued.
     pub fn queued(&self) -> anyhow::Result<Vec<QueuedUrl>> {
         let mut stmt = self.conn.prepare(
-            "SELECT id, host, depth, priority FROM urls WHERE state = 'queued' ORDER BY id",
+            "SELECT id, host, depth, priority, via FROM urls WHERE state = 'queued' ORDER BY id",
         )?;
         let rows = stmt
             .query_map([], |r| {
@@ -665,6 +670,7 @@ impl Store {
                     host: r.get(1)?,
                     depth: r.get::<_, i64>(2)? as u32,
                     priority: r.get(3)?,
+                    via: r.get(4)?,
                 })
             })?
             .collect::<Result<Vec<_>, _>>()?;
@@ -679,7 +685,7 @@ impl Store {
         limit: usize,
     ) -> anyhow::Result<Vec<QueuedUrl>> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT id, host, depth, priority FROM urls WHERE host = ?1 AND state = 'queued'
+            "SELECT id, host, depth, priority, via FROM urls WHERE host = ?1 AND state = 'queued'
              ORDER BY priority DESC, id LIMIT ?2",
         )?;
         let rows = stmt
@@ -689,6 +695,7 @@ impl Store {
                     host: r.get(1)?,
                     depth: r.get::<_, i64>(2)? as u32,
                     priority: r.get(3)?,
+                    via: r.get(4)?,
                 })
             })?
             .filter(|row| row.as_ref().map_or(true, |q| !exclude.contains(&q.id)))
@@ -712,7 +719,7 @@ impl Store {
     /// Pages waiting for their revisit.
     pub fn pending_revisits(&self) -> anyhow::Result<Vec<QueuedUrl>> {
         let mut stmt = self.conn.prepare(
-            "SELECT id, host, depth, priority FROM urls
+            "SELECT id, host, depth, priority, via FROM urls
              WHERE revisit = 'pending' AND state = 'fetched' ORDER BY id",
         )?;
         let rows = stmt
@@ -722,6 +729,7 @@ impl Store {
                     host: r.get(1)?,
                     depth: r.get::<_, i64>(2)? as u32,
                     priority: r.get(3)?,
+                    via: r.get(4)?,
                 })
             })?
             .collect::<Result<Vec<_>, _>>()?;

@@ -48,6 +48,12 @@ pub struct TopicFile {
     /// Crawl limits and strategy.
     #[serde(default)]
     pub crawl: Crawl,
+    /// Focused-crawl settings: tunnelling, hold-back, PageRank period.
+    #[serde(default)]
+    pub focus: Focus,
+    /// Weights of the topic score `S(p)` and of the link priority.
+    #[serde(default)]
+    pub score: stages::score::Weights,
     /// Politeness towards the servers.
     pub politeness: Politeness,
     /// Crawler-trap defences.
@@ -229,22 +235,31 @@ impl Default for Crawl {
     }
 }
 
-/// Frontier order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Strategy {
-    /// Highest link priority first (topic score of the parent, anchor text, depth).
-    BestFirst,
-    /// Shallowest first, in discovery order.
-    BreadthFirst,
+/// Frontier order (the strategies and their keys are in `stages::strategy`).
+pub use stages::strategy::Strategy;
+
+/// `[focus]`: how a focused crawl spends a limited budget.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Focus {
+    /// Tunnelling limit: the links of a page are followed only while at most this many
+    /// off-topic pages in a row lead to it (the page included); URLs not queued because of it
+    /// are recorded as `tunnel-limit`.
+    pub tunnel: u32,
+    /// `best-first` hold-back margin: with more URLs waiting than pages left in the budget, a
+    /// server whose best URL is more than this below the best URL waiting anywhere gets no
+    /// request.
+    pub margin: f64,
+    /// `pagerank`: recompute the partial PageRank after this many pages.
+    pub pagerank_every: u64,
 }
 
-impl Strategy {
-    /// The name used in the topic file.
-    pub fn name(self) -> &'static str {
-        match self {
-            Strategy::BestFirst => "best-first",
-            Strategy::BreadthFirst => "breadth-first",
+impl Default for Focus {
+    fn default() -> Focus {
+        Focus {
+            tunnel: 3,
+            margin: 0.2,
+            pagerank_every: 100,
         }
     }
 }
@@ -752,6 +767,26 @@ fn validate(file: &TopicFile) -> anyhow::Result<()> {
     }
     if !(c.timeout_seconds.is_finite() && c.timeout_seconds > 0.0) {
         bail!("[crawl] `timeout_seconds` must be a positive number of seconds");
+    }
+    if !(file.focus.margin.is_finite() && file.focus.margin >= 0.0) {
+        bail!("[focus] `margin` must be a number ≥ 0");
+    }
+    if file.focus.pagerank_every == 0 {
+        bail!("[focus] `pagerank_every` must be at least 1");
+    }
+    let w = &file.score;
+    for (name, value) in [
+        ("density", w.density),
+        ("similarity", w.similarity),
+        ("language", w.language),
+        ("parent", w.parent),
+        ("anchor", w.anchor),
+        ("url", w.url),
+        ("depth", w.depth),
+    ] {
+        if !(value.is_finite() && value >= 0.0) {
+            bail!("[score] `{name}` must be a weight ≥ 0");
+        }
     }
     if c.max_body_bytes < 1024 {
         bail!("[crawl] `max_body_bytes` must be at least 1024");

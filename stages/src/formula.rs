@@ -462,6 +462,17 @@ fn eval(node: &Node, counts: &[usize]) -> bool {
 // Tokenising and folding (shared by texts and formula terms)
 // ---------------------------------------------------------------------------------------------
 
+/// The tokens of `text` folded exactly as the formula folds them (case and diacritics per
+/// `options`): what other scorers (the seed centroid of [`crate::centroid`]) count, so that a
+/// word means the same thing to the formula and to them.
+pub fn folded_tokens(text: &str, options: FormulaOptions) -> impl Iterator<Item = String> + '_ {
+    let mut buf = String::new();
+    Tokens::new(text).map(move |token| {
+        fold_into(token, options, &mut buf);
+        buf.clone()
+    })
+}
+
 /// Whether `c` continues a token once one has started.
 fn continues_token(c: char) -> bool {
     if c.is_ascii() {

@@ -8,10 +8,12 @@
 //! [`serp`] (seeds from saved result pages) → [`formula`] (the
 //! keyword formula) → [`robots`], [`urlnorm`] (crawl rules and the seen-set key) → [`decode`]
 //! (bytes to UTF-8) → [`extract`] (clean text, links; with [`lang`] and [`stopwords`]) →
-//! [`score`] (topic score, link priority, domain scope) → [`tokenize`] → exports: [`graph`],
+//! [`score`] (topic score, link priority, domain scope; with [`centroid`], the seed term weights,
+//! and [`strategy`], the frontier's priority functions) → [`tokenize`] → exports: [`graph`],
 //! [`matrix`], [`treetagger`]. [`warc`] is the WARC/1.1 codec used to store and replay
 //! responses.
 
+pub mod centroid;
 pub mod decode;
 pub mod extract;
 pub mod formula;
@@ -27,6 +29,7 @@ pub mod serp;
 pub mod similarity;
 pub mod sitemap;
 pub mod stopwords;
+pub mod strategy;
 pub mod tagged;
 pub mod tokenize;
 pub mod traps;

@@ -14,5 +14,6 @@ mod inspect;
 mod resume;
 mod seeds;
 mod server;
+mod strategies;
 mod support;
 mod tidy;
