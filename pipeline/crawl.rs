@@ -99,24 +99,32 @@ pub struct CrawlOutcome {
     pub seconds: f64,
 }
 
-/// One entry of a host's queue. The URL itself stays in `crawl.sqlite` (read back when the
-/// request starts): a queued URL costs 32 bytes of memory, not a copy of its text, so a
-/// frontier of millions of URLs fits in RAM.
-#[derive(Debug, Clone)]
+/// One entry of a host's queue: 24 bytes. What else the frontier knows of the URL is in the
+/// prioritizer (see `stages::strategy`), and its text stays in `crawl.sqlite` (read back when
+/// the request starts), so that a frontier of millions of URLs fits in memory.
+#[derive(Debug, Clone, Copy)]
 struct Entry {
     /// Sort key: higher first.
     key: f64,
+    id: i64,
     /// Discovery order: earlier first among equal keys (keeps runs deterministic).
-    seq: u64,
+    seq: u32,
     /// The URL's stamp when pushed: an entry whose stamp is no longer current is stale
     /// (the URL was re-keyed or left the frontier) and is skipped.
-    stamp: u64,
+    stamp: u32,
+}
+
+/// A URL taken from the frontier for a request: what settling it needs.
+#[derive(Debug, Clone)]
+struct Job {
+    id: i64,
+    depth: u32,
+    /// Discovery order (kept when the URL goes back to the queue).
+    seq: u64,
     /// Link priority (the key of best-first; redirects inherit it).
     priority: f64,
     /// Off-topic pages in a row before this URL (tunnelling).
     hops: u32,
-    id: i64,
-    depth: u32,
     /// Requests already made for this URL in this run (server errors, timeouts).
     attempts: u32,
     /// A stored page fetched again conditionally (`--revisit`).
@@ -189,7 +197,7 @@ enum JobResult {
         outcome: Result<Response, Failure>,
     },
     Page {
-        entry: Entry,
+        entry: Job,
         host: String,
         url: url::Url,
         outcome: Result<Response, Failure>,
@@ -330,6 +338,8 @@ struct Crawler<'a> {
     in_memory: usize,
     /// Stored pages being fetched again (`--revisit`).
     revisits: HashSet<i64>,
+    /// Requests already made in this run for URLs waiting to be tried again.
+    attempts: HashMap<i64, u32>,
     seq: u64,
     /// The strategy's keys and state (lazy re-keying).
     prio: Prioritizer,
@@ -363,6 +373,7 @@ pub async fn crawl(
         hosts: HashMap::new(),
         in_memory: 0,
         revisits: HashSet::new(),
+        attempts: HashMap::new(),
         seq: 0,
         prio: Prioritizer::new(focus::settings(&ctx.topic)),
         seeds: focus::SeedWatch::default(),
@@ -616,26 +627,28 @@ impl Crawler<'_> {
         Ok(())
     }
 
-    fn take_queued(&mut self, host: &str, id: i64) -> Option<Entry> {
+    /// Takes a queued URL out of its server's queue (its entries, stale ones included).
+    fn take_queued(&mut self, host: &str, id: i64) -> Option<Job> {
         let h = self.hosts.get_mut(host)?;
-        let mut found = None;
-        let rest: Vec<Entry> = std::mem::take(&mut h.queue)
-            .into_iter()
-            .filter_map(|e| {
-                if e.id == id && found.is_none() {
-                    found = Some(e);
-                    None
-                } else {
-                    Some(e)
-                }
-            })
-            .collect();
-        h.queue = rest.into();
-        if let Some(e) = &found {
-            self.in_memory = self.in_memory.saturating_sub(1);
-            self.prio.taken(e.id);
-        }
-        found
+        let before = h.queue.len();
+        h.queue.retain(|e| e.id != id);
+        let removed = before - h.queue.len();
+        self.in_memory = self.in_memory.saturating_sub(removed);
+        self.take_job(id)
+    }
+
+    /// The URL leaves the frontier for a request: everything settling it needs.
+    fn take_job(&mut self, id: i64) -> Option<Job> {
+        let q = self.prio.taken(id)?;
+        Some(Job {
+            id,
+            depth: q.depth,
+            seq: q.seq,
+            priority: q.priority,
+            hops: q.hops,
+            attempts: self.attempts.remove(&id).unwrap_or(0),
+            revisit: self.revisits.contains(&id),
+        })
     }
 
     /// Whether any URL waits in the frontier.
@@ -754,7 +767,7 @@ impl Crawler<'_> {
             let live = host
                 .queue
                 .iter()
-                .filter(|e| self.prio.is_live(e.id, e.stamp))
+                .filter(|e| self.prio.is_live(e.id, u64::from(e.stamp)))
                 .count();
             left += live as u64 + host.on_disk;
         }
@@ -875,6 +888,9 @@ impl Crawler<'_> {
             self.enqueue(host_key, entry);
             return Ok(false);
         }
+        let Some(entry) = self.take_job(entry.id) else {
+            return Ok(false);
+        };
         let validators = if entry.revisit {
             let (etag, last_modified) = self.store.validators(entry.id)?;
             fetch::Validators {
@@ -884,7 +900,6 @@ impl Crawler<'_> {
         } else {
             fetch::Validators::default()
         };
-        self.prio.taken(entry.id);
         self.requests_total += 1;
         self.outcome.requests += 1;
         let host = self.host_mut(host_key);
@@ -1016,7 +1031,7 @@ impl Crawler<'_> {
     #[allow(clippy::too_many_lines)]
     fn settle_page(
         &mut self,
-        entry: Entry,
+        entry: Job,
         host_key: &str,
         url: &url::Url,
         outcome: Result<Response, Failure>,
@@ -1256,7 +1271,7 @@ impl Crawler<'_> {
     /// there is one.
     fn settle_response(
         &mut self,
-        entry: &Entry,
+        entry: &Job,
         host_key: &str,
         url: &url::Url,
         outcome: Result<Response, Failure>,
@@ -1374,7 +1389,7 @@ impl Crawler<'_> {
 
     fn follow_redirect(
         &mut self,
-        entry: &Entry,
+        entry: &Job,
         url: &url::Url,
         location: Option<&str>,
     ) -> anyhow::Result<()> {
@@ -1580,15 +1595,12 @@ mod tests {
             key,
             seq,
             stamp: seq,
-            priority: key,
-            hops: 0,
-            id: seq as i64,
-            attempts: 0,
-            revisit: false,
-            depth: 0,
+            id: i64::from(seq),
         };
         let mut heap = BinaryHeap::from(vec![e(0.5, 1), e(0.9, 2), e(0.5, 0), e(0.9, 3)]);
-        let order: Vec<u64> = std::iter::from_fn(|| heap.pop().map(|x| x.seq)).collect();
+        let order: Vec<u32> = std::iter::from_fn(|| heap.pop().map(|x| x.seq)).collect();
+        // The entry that keeps a waiting URL in memory stays this small.
+        assert_eq!(std::mem::size_of::<Entry>(), 24);
         assert_eq!(order, [2, 3, 0, 1]);
     }
 

@@ -20,7 +20,7 @@ use stages::formula::Formula;
 use stages::score::Weights;
 use stages::strategy::{Queued, Settings, Strategy};
 
-use super::{Crawler, Entry};
+use super::{Crawler, Entry, Job};
 use crate::topic::Topic;
 
 /// Meta key of the stored centroid.
@@ -151,31 +151,25 @@ impl Crawler<'_> {
     }
 
     /// A URL whose request failed in a way worth another try: back in its queue.
-    pub(super) fn requeue_retry(&mut self, host: &str, entry: &Entry) {
-        let q = self.prio.queue(
-            entry.id,
-            host,
-            entry.depth,
-            entry.seq,
-            entry.priority,
-            entry.hops,
-        );
-        self.push_queued(q, entry.attempts + 1, entry.revisit);
+    pub(super) fn requeue_retry(&mut self, host: &str, job: &Job) {
+        let q = self
+            .prio
+            .queue(job.id, host, job.depth, job.seq, job.priority, job.hops);
+        self.push_queued(q, job.attempts + 1, job.revisit);
     }
 
     fn push_queued(&mut self, q: Queued, attempts: u32, revisit: bool) {
-        // A re-keyed revisit is still a revisit.
-        let revisit = revisit || self.revisits.contains(&q.id);
+        if revisit {
+            self.revisits.insert(q.id);
+        }
+        if attempts > 0 {
+            self.attempts.insert(q.id, attempts);
+        }
         let entry = Entry {
             key: q.key,
-            seq: q.seq,
-            stamp: q.stamp,
-            priority: q.priority,
-            hops: q.hops,
             id: q.id,
-            depth: q.depth,
-            attempts,
-            revisit,
+            seq: u32::try_from(q.seq).unwrap_or(u32::MAX),
+            stamp: q.stamp as u32,
         };
         self.enqueue(&q.host, entry);
     }
@@ -191,7 +185,7 @@ impl Crawler<'_> {
     pub(super) fn pop_live(&mut self, host_key: &str) -> Option<Entry> {
         let host = self.hosts.get_mut(host_key)?;
         while let Some(entry) = host.queue.pop() {
-            if self.prio.is_live(entry.id, entry.stamp) {
+            if self.prio.is_live(entry.id, u64::from(entry.stamp)) {
                 return Some(entry);
             }
         }
@@ -204,7 +198,7 @@ impl Crawler<'_> {
         let mut dropped = 0;
         for host in self.hosts.values_mut() {
             while let Some(top) = host.queue.peek() {
-                if prio.is_live(top.id, top.stamp) {
+                if prio.is_live(top.id, u64::from(top.stamp)) {
                     break;
                 }
                 host.queue.pop();

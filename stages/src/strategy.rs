@@ -105,6 +105,19 @@ pub struct Queued {
     pub hops: u32,
 }
 
+/// What the frontier keeps per waiting URL (the rest of a [`Queued`] is its id, the map key):
+/// 32 bytes, so that millions of waiting URLs fit in memory.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    key: f64,
+    priority: f64,
+    seq: u32,
+    stamp: u32,
+    host: u32,
+    depth: u16,
+    hops: u16,
+}
+
 /// Partial PageRank: damping as in [`crate::pagerank::DEFAULT_DAMPING`], loose tolerance (the
 /// order matters, not the fourth decimal).
 const PAGERANK_TOLERANCE: f64 = 1e-6;
@@ -115,8 +128,11 @@ const PAGERANK_MAX_ITER: usize = 50;
 pub struct Prioritizer {
     settings: Settings,
     next_stamp: u64,
-    pending: HashMap<i64, Queued>,
-    host_pending: HashMap<String, u64>,
+    pending: HashMap<i64, Slot>,
+    /// Interned politeness keys (a slot names its host by index).
+    host_names: Vec<String>,
+    host_index: HashMap<String, u32>,
+    host_pending: Vec<u64>,
     index: HashMap<i64, usize>,
     edges: Vec<(usize, usize)>,
     edge_seen: HashSet<(usize, usize)>,
@@ -138,7 +154,9 @@ impl Prioritizer {
             settings,
             next_stamp: 0,
             pending: HashMap::new(),
-            host_pending: HashMap::new(),
+            host_names: Vec::new(),
+            host_index: HashMap::new(),
+            host_pending: Vec::new(),
             index: HashMap::new(),
             edges: Vec::new(),
             edge_seen: HashSet::new(),
@@ -159,6 +177,54 @@ impl Prioritizer {
         self.settings.strategy
     }
 
+    /// Whether the strategy needs the link graph (in-links, out-links, cash, PageRank). The
+    /// others keep nothing per link, which keeps the frontier small.
+    fn needs_graph(&self) -> bool {
+        matches!(
+            self.settings.strategy,
+            Strategy::BacklinkCount
+                | Strategy::PageRank
+                | Strategy::Opic
+                | Strategy::ForwardLinkCount
+        )
+    }
+
+    fn host_id(&mut self, host: &str) -> u32 {
+        if let Some(&i) = self.host_index.get(host) {
+            return i;
+        }
+        let i = u32::try_from(self.host_names.len()).unwrap_or(u32::MAX);
+        self.host_names.push(host.to_string());
+        self.host_index.insert(host.to_string(), i);
+        self.host_pending.push(0);
+        i
+    }
+
+    fn unpend(&mut self, id: i64) -> Option<Slot> {
+        let slot = self.pending.remove(&id)?;
+        if let Some(n) = self.host_pending.get_mut(slot.host as usize) {
+            *n = n.saturating_sub(1);
+        }
+        Some(slot)
+    }
+
+    fn queued(&self, id: i64, slot: &Slot) -> Queued {
+        Queued {
+            id,
+            host: self
+                .host_names
+                .get(slot.host as usize)
+                .cloned()
+                .unwrap_or_default(),
+            depth: u32::from(slot.depth),
+            seq: u64::from(slot.seq),
+            key: slot.key,
+            stamp: u64::from(slot.stamp),
+            priority: slot.priority,
+            hops: u32::from(slot.hops),
+        }
+    }
+
     fn node(&mut self, id: i64) -> usize {
         if let Some(&i) = self.index.get(&id) {
             return i;
@@ -177,6 +243,9 @@ impl Prioritizer {
 
     /// Gives a seed its starting OPIC cash (1 each; only the ratios matter).
     pub fn seed(&mut self, id: i64) {
+        if !self.needs_graph() {
+            return;
+        }
         let i = self.node(id);
         if self.cash[i] == 0.0 && self.history[i] == 0.0 {
             self.cash[i] = 1.0;
@@ -215,41 +284,43 @@ impl Prioritizer {
         priority: f64,
         hops: u32,
     ) -> Queued {
-        self.node(id);
-        if let Some(old) = self.pending.remove(&id)
-            && let Some(n) = self.host_pending.get_mut(&old.host)
-        {
-            *n = n.saturating_sub(1);
+        if self.needs_graph() {
+            self.node(id);
         }
+        self.unpend(id);
         let priority = if priority.is_finite() { priority } else { 0.0 };
         self.next_stamp += 1;
-        let q = Queued {
-            id,
-            host: host.to_string(),
-            depth,
-            seq,
+        let host_id = self.host_id(host);
+        let slot = Slot {
             key: self.key(id, depth, priority),
-            stamp: self.next_stamp,
             priority,
-            hops,
+            // Discovery order and stamps fit in 32 bits for any crawl one machine can hold;
+            // depth and tunnel hops are capped at 65,535.
+            seq: u32::try_from(seq).unwrap_or(u32::MAX),
+            stamp: self.next_stamp as u32,
+            host: host_id,
+            depth: u16::try_from(depth).unwrap_or(u16::MAX),
+            hops: u16::try_from(hops).unwrap_or(u16::MAX),
         };
-        *self.host_pending.entry(host.to_string()).or_insert(0) += 1;
-        self.pending.insert(id, q.clone());
-        q
+        if let Some(n) = self.host_pending.get_mut(host_id as usize) {
+            *n += 1;
+        }
+        self.pending.insert(id, slot);
+        self.queued(id, &slot)
     }
 
     /// Whether a heap entry with this stamp is the URL's current one.
     pub fn is_live(&self, id: i64, stamp: u64) -> bool {
-        self.pending.get(&id).is_some_and(|q| q.stamp == stamp)
+        self.pending
+            .get(&id)
+            .is_some_and(|q| q.stamp == stamp as u32)
     }
 
-    /// The URL leaves the frontier (fetch started, or settled without a fetch).
-    pub fn taken(&mut self, id: i64) {
-        if let Some(q) = self.pending.remove(&id)
-            && let Some(n) = self.host_pending.get_mut(&q.host)
-        {
-            *n = n.saturating_sub(1);
-        }
+    /// The URL leaves the frontier (fetch started, or settled without a fetch); returns what
+    /// the frontier knew of it.
+    pub fn taken(&mut self, id: i64) -> Option<Queued> {
+        let slot = self.unpend(id)?;
+        Some(self.queued(id, &slot))
     }
 
     /// URLs waiting in the frontier (live entries only).
@@ -259,21 +330,18 @@ impl Prioritizer {
 
     /// URLs waiting on one host.
     pub fn host_pending(&self, host: &str) -> u64 {
-        self.host_pending.get(host).copied().unwrap_or(0)
+        self.host_index
+            .get(host)
+            .and_then(|&i| self.host_pending.get(i as usize))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// A link `src → dst` was seen, with the priority the link gives `dst`. A best-first URL
     /// still waiting takes the best priority any of its known parents gives it.
     pub fn link(&mut self, src: i64, dst: i64, priority: f64) {
-        let s = self.node(src);
-        let d = self.node(dst);
-        if self.edge_seen.insert((s, d)) {
-            self.edges.push((s, d));
-            self.out[s].push(d);
-            self.indeg[d] = self.indeg[d].saturating_add(1);
-            if self.settings.strategy == Strategy::BacklinkCount {
-                self.dirty.insert(dst);
-            }
+        if self.needs_graph() {
+            self.graph_link(src, dst);
         }
         if self.settings.strategy == Strategy::BestFirst
             && priority.is_finite()
@@ -285,10 +353,26 @@ impl Prioritizer {
         }
     }
 
+    fn graph_link(&mut self, src: i64, dst: i64) {
+        let s = self.node(src);
+        let d = self.node(dst);
+        if self.edge_seen.insert((s, d)) {
+            self.edges.push((s, d));
+            self.out[s].push(d);
+            self.indeg[d] = self.indeg[d].saturating_add(1);
+            if self.settings.strategy == Strategy::BacklinkCount {
+                self.dirty.insert(dst);
+            }
+        }
+    }
+
     /// Every link of page `src` has been seen: distribute its OPIC cash, credit its out-degree
     /// to the pages it links to, count it towards the next PageRank. Returns the URLs whose key
     /// changed (id order), to push again.
     pub fn page_done(&mut self, src: i64) -> Vec<Queued> {
+        if !self.needs_graph() {
+            return self.rekeys();
+        }
         let s = self.node(src);
         let targets = self.out[s].clone();
         match self.settings.strategy {
@@ -339,19 +423,20 @@ impl Prioritizer {
         let dirty = std::mem::take(&mut self.dirty);
         let mut out = Vec::new();
         for id in dirty {
-            let Some(q) = self.pending.get(&id) else {
+            let Some(q) = self.pending.get(&id).copied() else {
                 continue;
             };
-            let key = self.key(id, q.depth, q.priority);
+            let key = self.key(id, u32::from(q.depth), q.priority);
             if key.to_bits() == q.key.to_bits() {
                 continue;
             }
             self.next_stamp += 1;
-            let stamp = self.next_stamp;
-            if let Some(q) = self.pending.get_mut(&id) {
-                q.key = key;
-                q.stamp = stamp;
-                out.push(q.clone());
+            let stamp = self.next_stamp as u32;
+            if let Some(slot) = self.pending.get_mut(&id) {
+                slot.key = key;
+                slot.stamp = stamp;
+                let slot = *slot;
+                out.push(self.queued(id, &slot));
             }
         }
         out
@@ -563,5 +648,19 @@ mod tests {
             keys
         };
         assert_eq!(run(), run());
+    }
+
+    #[test]
+    fn a_waiting_url_costs_one_small_slot() {
+        assert_eq!(std::mem::size_of::<Slot>(), 32);
+        // Strategies that do not rank by links keep no graph.
+        let mut pr = p(Strategy::BestFirst);
+        pr.queue(1, "http://a.test:80", 1, 1, 0.5, 0);
+        pr.link(1, 2, 0.9);
+        assert!(pr.ids.is_empty() && pr.edges.is_empty());
+        let mut pr = p(Strategy::BacklinkCount);
+        pr.queue(2, "http://a.test:80", 1, 1, 0.5, 0);
+        pr.link(1, 2, 0.9);
+        assert_eq!(pr.edges.len(), 1);
     }
 }
