@@ -99,16 +99,16 @@ pub struct CrawlOutcome {
     pub seconds: f64,
 }
 
-/// One entry of a host's queue: 24 bytes. What else the frontier knows of the URL is in the
+/// One entry of a host's queue: 16 bytes. What else the frontier knows of the URL is in the
 /// prioritizer (see `stages::strategy`), and its text stays in `crawl.sqlite` (read back when
 /// the request starts), so that a frontier of millions of URLs fits in memory.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
-    /// Sort key: higher first.
-    key: f64,
+    /// Row id: also the discovery order, earlier first among equal keys (keeps runs
+    /// deterministic).
     id: i64,
-    /// Discovery order: earlier first among equal keys (keeps runs deterministic).
-    seq: u32,
+    /// Sort key: higher first (single precision: it only orders URLs).
+    key: f32,
     /// The URL's stamp when pushed: an entry whose stamp is no longer current is stale
     /// (the URL was re-keyed or left the frontier) and is skipped.
     stamp: u32,
@@ -119,8 +119,6 @@ struct Entry {
 struct Job {
     id: i64,
     depth: u32,
-    /// Discovery order (kept when the URL goes back to the queue).
-    seq: u64,
     /// Link priority (the key of best-first; redirects inherit it).
     priority: f64,
     /// Off-topic pages in a row before this URL (tunnelling).
@@ -146,7 +144,7 @@ impl Ord for Entry {
     fn cmp(&self, other: &Self) -> Ordering {
         self.key
             .total_cmp(&other.key)
-            .then_with(|| other.seq.cmp(&self.seq))
+            .then_with(|| other.id.cmp(&self.id))
     }
 }
 
@@ -340,7 +338,6 @@ struct Crawler<'a> {
     revisits: HashSet<i64>,
     /// Requests already made in this run for URLs waiting to be tried again.
     attempts: HashMap<i64, u32>,
-    seq: u64,
     /// The strategy's keys and state (lazy re-keying).
     prio: Prioritizer,
     /// Seeds the centroid waits for.
@@ -374,7 +371,6 @@ pub async fn crawl(
         in_memory: 0,
         revisits: HashSet::new(),
         attempts: HashMap::new(),
-        seq: 0,
         prio: Prioritizer::new(focus::settings(&ctx.topic)),
         seeds: focus::SeedWatch::default(),
         requests_total,
@@ -643,7 +639,6 @@ impl Crawler<'_> {
         Some(Job {
             id,
             depth: q.depth,
-            seq: q.seq,
             priority: q.priority,
             hops: q.hops,
             attempts: self.attempts.remove(&id).unwrap_or(0),
@@ -696,11 +691,11 @@ impl Crawler<'_> {
             .iter()
             .filter(|(_, h)| h.next_at <= now && self.can_start(h, per_host))
             .filter_map(|(k, h)| h.queue.peek().map(|top| (k, h, top)))
-            .filter(|(_, _, top)| !self.held_back(top.key, best, max_pages))
+            .filter(|(_, _, top)| !self.held_back(f64::from(top.key), best, max_pages))
             .max_by(|(ka, a, x), (kb, b, y)| {
                 self.prio
-                    .host_rank(ka, x.key)
-                    .total_cmp(&self.prio.host_rank(kb, y.key))
+                    .host_rank(ka, f64::from(x.key))
+                    .total_cmp(&self.prio.host_rank(kb, f64::from(y.key)))
                     .then_with(|| x.cmp(y))
                     .then_with(|| b.next_at.cmp(&a.next_at))
                     .then_with(|| kb.cmp(ka))
@@ -721,7 +716,7 @@ impl Crawler<'_> {
             .filter(|h| {
                 h.queue
                     .peek()
-                    .is_some_and(|top| !self.held_back(top.key, best, max_pages))
+                    .is_some_and(|top| !self.held_back(f64::from(top.key), best, max_pages))
             })
             .map(|h| h.next_at)
             .min()
@@ -1591,16 +1586,11 @@ mod tests {
 
     #[test]
     fn entries_order_by_key_then_discovery() {
-        let e = |key, seq| Entry {
-            key,
-            seq,
-            stamp: seq,
-            id: i64::from(seq),
-        };
+        let e = |key, id| Entry { key, id, stamp: 0 };
         let mut heap = BinaryHeap::from(vec![e(0.5, 1), e(0.9, 2), e(0.5, 0), e(0.9, 3)]);
-        let order: Vec<u32> = std::iter::from_fn(|| heap.pop().map(|x| x.seq)).collect();
+        let order: Vec<i64> = std::iter::from_fn(|| heap.pop().map(|x| x.id)).collect();
         // The entry that keeps a waiting URL in memory stays this small.
-        assert_eq!(std::mem::size_of::<Entry>(), 24);
+        assert_eq!(std::mem::size_of::<Entry>(), 16);
         assert_eq!(order, [2, 3, 0, 1]);
     }
 

@@ -123,8 +123,7 @@ impl Crawler<'_> {
                 return;
             }
         }
-        self.seq += 1;
-        let q = self.prio.queue(id, host, depth, self.seq, priority, hops);
+        let q = self.prio.queue(id, host, depth, priority, hops);
         self.push_queued(q, 0, false);
     }
 
@@ -137,15 +136,13 @@ impl Crawler<'_> {
         priority: f64,
         hops: u32,
     ) {
-        self.seq += 1;
-        let q = self.prio.queue(id, host, depth, self.seq, priority, hops);
+        let q = self.prio.queue(id, host, depth, priority, hops);
         self.push_queued(q, 0, false);
     }
 
     /// A stored page to fetch again conditionally (`--revisit`).
     pub(super) fn queue_revisit(&mut self, host: &str, id: i64, depth: u32, priority: f64) {
-        self.seq += 1;
-        let q = self.prio.queue(id, host, depth, self.seq, priority, 0);
+        let q = self.prio.queue(id, host, depth, priority, 0);
         self.revisits.insert(id);
         self.push_queued(q, 0, true);
     }
@@ -154,7 +151,7 @@ impl Crawler<'_> {
     pub(super) fn requeue_retry(&mut self, host: &str, job: &Job) {
         let q = self
             .prio
-            .queue(job.id, host, job.depth, job.seq, job.priority, job.hops);
+            .queue(job.id, host, job.depth, job.priority, job.hops);
         self.push_queued(q, job.attempts + 1, job.revisit);
     }
 
@@ -166,9 +163,8 @@ impl Crawler<'_> {
             self.attempts.insert(q.id, attempts);
         }
         let entry = Entry {
-            key: q.key,
             id: q.id,
-            seq: u32::try_from(q.seq).unwrap_or(u32::MAX),
+            key: q.key as f32,
             stamp: q.stamp as u32,
         };
         self.enqueue(&q.host, entry);
@@ -215,7 +211,7 @@ impl Crawler<'_> {
         self.hosts
             .values()
             .filter(|h| h.fetched < per_host)
-            .filter_map(|h| h.queue.peek().map(|e| e.key))
+            .filter_map(|h| h.queue.peek().map(|e| f64::from(e.key)))
             .max_by(f64::total_cmp)
     }
 

@@ -93,8 +93,6 @@ pub struct Queued {
     pub host: String,
     /// Depth.
     pub depth: u32,
-    /// Discovery order (kept across re-keys).
-    pub seq: u64,
     /// Sort key: higher first.
     pub key: f64,
     /// Current stamp: an entry with another stamp is stale.
@@ -106,12 +104,12 @@ pub struct Queued {
 }
 
 /// What the frontier keeps per waiting URL (the rest of a [`Queued`] is its id, the map key):
-/// 32 bytes, so that millions of waiting URLs fit in memory.
+/// 20 bytes, so that millions of waiting URLs fit in memory. Keys and priorities are kept in
+/// single precision: they only order URLs.
 #[derive(Debug, Clone, Copy)]
 struct Slot {
-    key: f64,
-    priority: f64,
-    seq: u32,
+    key: f32,
+    priority: f32,
     stamp: u32,
     host: u32,
     depth: u16,
@@ -217,10 +215,9 @@ impl Prioritizer {
                 .cloned()
                 .unwrap_or_default(),
             depth: u32::from(slot.depth),
-            seq: u64::from(slot.seq),
-            key: slot.key,
+            key: f64::from(slot.key),
             stamp: u64::from(slot.stamp),
-            priority: slot.priority,
+            priority: f64::from(slot.priority),
             hops: u32::from(slot.hops),
         }
     }
@@ -275,15 +272,7 @@ impl Prioritizer {
 
     /// Registers a URL entering the frontier; returns what to push.
     #[allow(clippy::too_many_arguments)]
-    pub fn queue(
-        &mut self,
-        id: i64,
-        host: &str,
-        depth: u32,
-        seq: u64,
-        priority: f64,
-        hops: u32,
-    ) -> Queued {
+    pub fn queue(&mut self, id: i64, host: &str, depth: u32, priority: f64, hops: u32) -> Queued {
         if self.needs_graph() {
             self.node(id);
         }
@@ -292,11 +281,10 @@ impl Prioritizer {
         self.next_stamp += 1;
         let host_id = self.host_id(host);
         let slot = Slot {
-            key: self.key(id, depth, priority),
-            priority,
-            // Discovery order and stamps fit in 32 bits for any crawl one machine can hold;
-            // depth and tunnel hops are capped at 65,535.
-            seq: u32::try_from(seq).unwrap_or(u32::MAX),
+            key: self.key(id, depth, priority) as f32,
+            priority: priority as f32,
+            // Stamps only need to differ from the previous one of the same URL; depth and
+            // tunnel hops are capped at 65,535.
             stamp: self.next_stamp as u32,
             host: host_id,
             depth: u16::try_from(depth).unwrap_or(u16::MAX),
@@ -346,9 +334,9 @@ impl Prioritizer {
         if self.settings.strategy == Strategy::BestFirst
             && priority.is_finite()
             && let Some(q) = self.pending.get_mut(&dst)
-            && priority > q.priority
+            && (priority as f32) > q.priority
         {
-            q.priority = priority;
+            q.priority = priority as f32;
             self.dirty.insert(dst);
         }
     }
@@ -426,7 +414,7 @@ impl Prioritizer {
             let Some(q) = self.pending.get(&id).copied() else {
                 continue;
             };
-            let key = self.key(id, u32::from(q.depth), q.priority);
+            let key = self.key(id, u32::from(q.depth), f64::from(q.priority)) as f32;
             if key.to_bits() == q.key.to_bits() {
                 continue;
             }
@@ -493,7 +481,7 @@ mod tests {
     }
 
     fn push(pr: &mut Prioritizer, id: i64, host: &str, depth: u32, priority: f64) -> Queued {
-        pr.queue(id, host, depth, id as u64, priority, 0)
+        pr.queue(id, host, depth, priority, 0)
     }
 
     #[test]
@@ -513,13 +501,17 @@ mod tests {
     fn best_first_key_is_the_link_priority_raised_by_better_parents() {
         let mut pr = p(Strategy::BestFirst);
         let q = push(&mut pr, 10, "a", 1, 0.3);
-        assert_eq!(q.key, 0.3);
+        assert_eq!(
+            q.key,
+            f64::from(0.3f32),
+            "keys are kept in single precision"
+        );
         pr.link(1, 10, 0.2);
         assert!(pr.page_done(1).is_empty(), "a worse parent changes nothing");
         pr.link(2, 10, 0.8);
         let re = pr.page_done(2);
         assert_eq!(re.len(), 1);
-        assert_eq!(re[0].key, 0.8);
+        assert_eq!(re[0].key, f64::from(0.8f32));
         assert!(!pr.is_live(10, q.stamp), "the old entry is stale");
         assert!(pr.is_live(10, re[0].stamp));
     }
@@ -569,13 +561,13 @@ mod tests {
         pr.link(1, 11, 0.0);
         let re = pr.page_done(1);
         assert_eq!(re.len(), 2);
-        assert!(re.iter().all(|q| (q.key - 0.5).abs() < 1e-12));
+        assert!(re.iter().all(|q| (q.key - 0.5).abs() < 1e-6));
         // 10 is fetched and passes its cash on to 11, which now has the most.
         pr.taken(10);
         pr.link(10, 11, 0.0);
         let re = pr.page_done(10);
         assert_eq!(re.len(), 1);
-        assert!((re[0].key - 1.0).abs() < 1e-12);
+        assert!((re[0].key - 1.0).abs() < 1e-6);
         // Page 1 has spent its cash.
         assert_eq!(pr.key(1, 0, 0.0), 0.0);
     }
@@ -652,14 +644,14 @@ mod tests {
 
     #[test]
     fn a_waiting_url_costs_one_small_slot() {
-        assert_eq!(std::mem::size_of::<Slot>(), 32);
+        assert_eq!(std::mem::size_of::<Slot>(), 20);
         // Strategies that do not rank by links keep no graph.
         let mut pr = p(Strategy::BestFirst);
-        pr.queue(1, "http://a.test:80", 1, 1, 0.5, 0);
+        pr.queue(1, "http://a.test:80", 1, 0.5, 0);
         pr.link(1, 2, 0.9);
         assert!(pr.ids.is_empty() && pr.edges.is_empty());
         let mut pr = p(Strategy::BacklinkCount);
-        pr.queue(2, "http://a.test:80", 1, 1, 0.5, 0);
+        pr.queue(2, "http://a.test:80", 1, 0.5, 0);
         pr.link(1, 2, 0.9);
         assert_eq!(pr.edges.len(), 1);
     }
