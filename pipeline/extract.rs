@@ -191,6 +191,8 @@ struct Final {
     noindex: bool,
     /// The page had running text before the cross-page steps.
     had_text: bool,
+    /// Share of the letters of paragraphs with an own language that are in a target language.
+    target_share: Option<f64>,
     language_ok: bool,
     removed: Vec<RemovedParagraph>,
     fingerprint: Fingerprint,
@@ -335,7 +337,22 @@ fn finalize(
     }
     let own: Vec<Option<String>> = survivors.iter().map(|(_, p)| p.own_lang.clone()).collect();
     let document_lang = processed.language.as_ref().map(|l| l.code.as_str());
-    let langs = stages::paralang::inherit(&own, document_lang);
+    let texts: Vec<&str> = survivors.iter().map(|(_, p)| p.text.as_str()).collect();
+    let preferred = languages.first().map(String::as_str);
+    let langs = stages::paralang::inherit(&own, &texts, document_lang, preferred);
+    // Share of the text measured on its own that is in a target language: a page in another
+    // language with a few translated headings is not a mixed page.
+    let letters = |t: &str| t.chars().filter(|c| c.is_alphabetic()).count();
+    let (mut target_letters, mut own_letters) = (0usize, 0usize);
+    for ((_, para), code) in survivors.iter().zip(&own) {
+        if let Some(code) = code {
+            own_letters += letters(&para.text);
+            if languages.contains(code) {
+                target_letters += letters(&para.text);
+            }
+        }
+    }
+    let target_share = (own_letters > 0).then(|| target_letters as f64 / own_letters as f64);
     let mut paragraphs = Vec::with_capacity(survivors.len());
     for ((index, para), lang) in survivors.into_iter().zip(langs) {
         let kind = kind_name(para.kind);
@@ -440,6 +457,7 @@ fn finalize(
         facts,
         noindex: processed.noindex,
         had_text,
+        target_share,
         language_ok,
         removed,
     }
@@ -687,6 +705,11 @@ pub fn run(
     Ok(report)
 }
 
+/// With `[text] paragraph_language`, the share of a page's text (paragraphs long enough to
+/// have their own language) that must be in a target language for the page to be kept with
+/// its target-language paragraphs; below, the page is in another language (`language`).
+pub const MIN_TARGET_SHARE: f64 = 1.0 / 3.0;
+
 /// The reason a page is not a corpus document, duplicates aside (`None`: it may be one).
 fn decide(topic: &Topic, f: &Final) -> Option<(&'static str, String)> {
     let doc = &f.doc;
@@ -697,6 +720,18 @@ fn decide(topic: &Topic, f: &Final) -> Option<(&'static str, String)> {
         Some((
             "empty",
             "no running text after boilerplate removal".to_string(),
+        ))
+    } else if topic.file.text.paragraph_language
+        && f.target_share.is_some_and(|s| s < MIN_TARGET_SHARE)
+    {
+        Some((
+            "language",
+            format!(
+                "only {:.0} % of the text is in {:?} (a page needs {:.0} % to keep its paragraphs in those languages)",
+                f.target_share.unwrap_or(0.0) * 100.0,
+                topic.file.languages,
+                MIN_TARGET_SHARE * 100.0
+            ),
         ))
     } else if doc.paragraphs.is_empty() && foreign > 0 {
         Some((

@@ -12,15 +12,24 @@
 //! not preformatted (code, commands and file listings are not prose in any language). Other
 //! paragraphs (short headings, labels, `Ctrl+Shift`, unsure guesses) *inherit*: the language
 //! of the nearest own-language paragraphs before and after it when they agree, or of the only
-//! one there is; when the two differ, or there is none, the document's language. So a short
-//! heading inside an English section is English, and a short line between a French and an
-//! English paragraph follows the document.
+//! one there is; when the two differ, or there is none, the document's language. When that
+//! inherited language differs from the document's (or, if they agree, from the caller's
+//! preferred language, the corpus language), the short text itself arbitrates between just
+//! those two (whatlang restricted to them, on any text with at least
+//! [`MIN_ARBITRATION_LETTERS`] letters): in a French manual, a translated heading `Lumière
+//! douce` inside an untranslated English section stays French, `Linear light` goes with its
+//! English neighbours. A short line between a French and an English paragraph follows the
+//! document.
 //!
 //! **Invariants**: one output per input, in order; never panics; deterministic.
 
 use serde::Serialize;
 
 use crate::lang;
+
+/// Letters a short paragraph needs before it arbitrates between its neighbours' language and
+/// the document's (below, it follows the neighbours).
+pub const MIN_ARBITRATION_LETTERS: usize = 4;
 
 /// A paragraph handed to [`paragraph_languages`].
 #[derive(Debug, Clone, Copy)]
@@ -46,7 +55,22 @@ pub fn paragraph_languages(
     paragraphs: &[ParagraphText<'_>],
     document: Option<&str>,
 ) -> Vec<ParagraphLang> {
-    inherit(&own_languages(paragraphs), document)
+    let texts: Vec<&str> = paragraphs.iter().map(|p| p.text).collect();
+    inherit(&own_languages(paragraphs), &texts, document, None)
+}
+
+/// Which of two languages (ISO 639-1 codes) a short text is closer to, by whatlang restricted
+/// to the two; `None` when whatlang knows neither code or finds nothing.
+fn closer_of(text: &str, a: &str, b: &str) -> Option<String> {
+    let to_lang = |code: &str| {
+        whatlang::Lang::all()
+            .iter()
+            .copied()
+            .find(|l| lang::primary_language(l.code()).as_deref() == Some(code))
+    };
+    let (la, lb) = (to_lang(a)?, to_lang(b)?);
+    let info = whatlang::Detector::with_allowlist(vec![la, lb]).detect(text)?;
+    Some(if info.lang() == la { a } else { b }.to_owned())
 }
 
 /// The language each paragraph shows on its own (`None`: too short, unsure, or not to be
@@ -68,8 +92,15 @@ pub fn own_languages(paragraphs: &[ParagraphText<'_>]) -> Vec<Option<String>> {
 }
 
 /// Fills in the paragraphs without an own language from their neighbours or the document
-/// (see the module rule).
-pub fn inherit(own: &[Option<String>], document: Option<&str>) -> Vec<ParagraphLang> {
+/// (see the module rule). `texts[i]` is the text of paragraph `i` (for arbitration; missing
+/// texts follow the neighbours); `preferred` is the language a short text may be claimed for
+/// when neighbours and document agree on another one.
+pub fn inherit(
+    own: &[Option<String>],
+    texts: &[&str],
+    document: Option<&str>,
+    preferred: Option<&str>,
+) -> Vec<ParagraphLang> {
     // The nearest own language at or before each index, and at or after it.
     let mut before: Vec<Option<&str>> = Vec::with_capacity(own.len());
     let mut last = None;
@@ -96,13 +127,33 @@ pub fn inherit(own: &[Option<String>], document: Option<&str>) -> Vec<ParagraphL
                     own: true,
                 };
             }
-            let inherited = match (before[i], after[i]) {
+            let neighbours = match (before[i], after[i]) {
                 (Some(a), Some(b)) if a == b => Some(a),
                 (Some(a), None) | (None, Some(a)) => Some(a),
-                _ => document,
+                _ => None,
+            };
+            let Some(inherited) = neighbours.or(document) else {
+                return ParagraphLang {
+                    code: None,
+                    own: false,
+                };
+            };
+            let rival = [document, preferred]
+                .into_iter()
+                .flatten()
+                .find(|r| *r != inherited);
+            let code = match rival {
+                Some(rival) => texts
+                    .get(i)
+                    .filter(|t| {
+                        t.chars().filter(|c| c.is_alphabetic()).count() >= MIN_ARBITRATION_LETTERS
+                    })
+                    .and_then(|t| closer_of(t, inherited, rival))
+                    .unwrap_or_else(|| inherited.to_owned()),
+                None => inherited.to_owned(),
             };
             ParagraphLang {
-                code: inherited.map(str::to_owned),
+                code: Some(code),
                 own: false,
             }
         })
@@ -135,11 +186,12 @@ mod tests {
 
     #[test]
     fn short_paragraphs_inherit_from_agreeing_neighbours_else_the_document() {
+        // Labels of fewer than four letters: no arbitration, the neighbours decide.
         let out = paragraph_languages(
             &[
-                p("Note"),
+                p("F1"),
                 p(EN),
-                p("Layer"),
+                p("GPL"),
                 p(EN),
                 p("Ctrl"),
                 p(FR),
@@ -160,6 +212,32 @@ mod tests {
             ]
         );
         assert!(!out[0].own && !out[2].own && !out[4].own);
+    }
+
+    #[test]
+    fn short_translated_headings_in_an_english_section_stay_french() {
+        // From the French GIMP manual (`layer-mode-group-contrast.html`): translated headings
+        // and captions between untranslated English paragraphs.
+        let en2 = "Soft light is not related to Hard light in anything but the name, but it \
+            does tend to make the edges softer and the colors not so bright.";
+        for (short, expected) in [
+            ("Lumière douce", "fr"),
+            (
+                "Figure 8.25. Exemple pour le mode de calque « Superposer »",
+                "fr",
+            ),
+            ("Extraction de grain", "fr"),
+            ("Linear light", "en"),
+            ("Top layer at 100% opacity using « Soft Light » mode.", "en"),
+            ("Figure 8.28. Example for layer mode « Vivid light »", "en"),
+        ] {
+            let out = paragraph_languages(&[p(EN), p(short), p(en2)], Some("fr"));
+            assert_eq!(out[1].code.as_deref(), Some(expected), "{short}");
+            // In a page that is English as a whole, the corpus language can claim them too.
+            let own = own_languages(&[p(EN), p(short), p(en2)]);
+            let out = inherit(&own, &[EN, short, en2], Some("en"), Some("fr"));
+            assert_eq!(out[1].code.as_deref(), Some(expected), "{short}");
+        }
     }
 
     #[test]
@@ -184,13 +262,15 @@ mod tests {
 
     #[test]
     fn inheritance_can_be_redone_on_a_subset() {
-        let own = own_languages(&[p(EN), p("Note"), p(FR)]);
+        let own = own_languages(&[p(EN), p("OK"), p(FR)]);
         assert_eq!(own, vec![Some("en".into()), None, Some("fr".into())]);
-        assert_eq!(inherit(&own, Some("fr"))[1].code.as_deref(), Some("fr"));
-        // Without the French paragraph (removed as boilerplate, say), "Note" follows English.
+        let texts = [EN, "OK", FR];
         assert_eq!(
-            inherit(&own[..2], Some("fr"))[1].code.as_deref(),
-            Some("en")
+            inherit(&own, &texts, Some("fr"), None)[1].code.as_deref(),
+            Some("fr")
         );
+        // Without the French paragraph (removed as boilerplate, say), it follows English.
+        let out = inherit(&own[..2], &texts[..2], Some("fr"), None);
+        assert_eq!(out[1].code.as_deref(), Some("en"));
     }
 }
