@@ -114,7 +114,8 @@ pub struct Paragraph {
     pub kind: String,
     /// Text, whitespace collapsed.
     pub text: String,
-    /// Language of the paragraph (detected on it, or inherited: see [`stages::paralang`]).
+    /// Language of the paragraph (detected on it, or inherited: see [`stages::paralang`]);
+    /// only with `[text] paragraph_language`.
     #[serde(default)]
     pub lang: Option<String>,
 }
@@ -252,6 +253,7 @@ fn iso_date(raw: &str) -> Option<String> {
 
 fn process(
     options: &ExtractOptions,
+    paragraph_language: bool,
     warc_dir: &Path,
     page: &StoredPage,
 ) -> Result<Processed, String> {
@@ -279,7 +281,13 @@ fn process(
             detect: b.kind != BlockKind::Preformatted,
         })
         .collect();
-    let langs = stages::paralang::own_languages(&texts);
+    // Detection on every paragraph is the costliest step of the stage (whatlang's cost is
+    // mostly per call): it runs only when the topic asks for paragraph languages.
+    let langs = if paragraph_language {
+        stages::paralang::own_languages(&texts)
+    } else {
+        vec![None; texts.len()]
+    };
     let paragraphs = kept
         .iter()
         .zip(langs)
@@ -375,7 +383,11 @@ fn finalize(
         paragraphs.push(Paragraph {
             kind: kind.to_string(),
             text: para.text,
-            lang: lang.code,
+            lang: if topic.file.text.paragraph_language {
+                lang.code
+            } else {
+                None
+            },
         });
     }
     removed.sort_by_key(|r| r.index);
@@ -481,7 +493,12 @@ pub fn run(
     let processed = parallel_map(
         pages,
         |page| {
-            let outcome = process(&options, &warc_dir, &page);
+            let outcome = process(
+                &options,
+                topic.file.text.paragraph_language,
+                &warc_dir,
+                &page,
+            );
             (page, outcome)
         },
         bar,
