@@ -96,15 +96,18 @@ pub fn run(
         let (row, _) = matrix.add(&all_tokens);
         report.tokens += n_tokens as u64;
 
-        let date = doc
-            .last_modified
-            .as_deref()
-            .and_then(|d| httpdate::parse_http_date(d).ok())
-            .map(|t| {
-                chrono::DateTime::<chrono::Utc>::from(t)
-                    .format("%Y-%m-%d")
-                    .to_string()
-            });
+        // The date the page declares (extract stage), else `Last-Modified` (documents
+        // written before the extract stage recorded dates).
+        let date = doc.date.clone().or_else(|| {
+            doc.last_modified
+                .as_deref()
+                .and_then(|d| httpdate::parse_http_date(d).ok())
+                .map(|t| {
+                    chrono::DateTime::<chrono::Utc>::from(t)
+                        .format("%Y-%m-%d")
+                        .to_string()
+                })
+        });
         let meta = vertical::DocMeta {
             id: &doc.id,
             url: &doc.url,

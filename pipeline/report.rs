@@ -85,6 +85,9 @@ pub struct ExtractReport {
     pub dropped: BTreeMap<String, u64>,
     /// Encoding decisions (`http-header`, `meta-prescan`, `detected`, ...).
     pub encodings: BTreeMap<String, u64>,
+    /// Paragraphs removed from kept documents after per-page cleaning, per cause
+    /// (`host-boilerplate`, `language`); each is listed in `removed-paragraphs.csv`.
+    pub paragraphs_removed: BTreeMap<String, u64>,
     /// Seconds.
     pub seconds: f64,
     /// Pages per second.
@@ -274,6 +277,20 @@ impl Report {
                 "  {:<8} {:>8}  pages → {} documents kept ({:.0} pages/s)",
                 "extract", extract.pages, extract.kept, extract.pages_per_second
             );
+            if !extract.paragraphs_removed.is_empty() {
+                let list: Vec<String> = extract
+                    .paragraphs_removed
+                    .iter()
+                    .map(|(reason, n)| format!("{n} {reason}"))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "  {:<8} {:>8}  paragraphs removed from kept documents ({}; removed-paragraphs.csv)",
+                    "",
+                    extract.paragraphs_removed.values().sum::<u64>(),
+                    list.join(", ")
+                );
+            }
         }
         if let Some(export) = &self.export
             && let Some(lemmas) = export.lemma_vocabulary

@@ -65,6 +65,9 @@ pub struct TopicFile {
     /// What to write and how.
     #[serde(default)]
     pub output: Output,
+    /// Cross-page text clean-up: repeated paragraphs, paragraph language, duplicates.
+    #[serde(default)]
+    pub text: TextSection,
     /// The document × word matrix.
     #[serde(default)]
     pub matrix: MatrixSection,
@@ -464,6 +467,35 @@ impl Default for Output {
     }
 }
 
+/// `[text]`: clean-up of the text across pages (the extract stage).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TextSection {
+    /// Keep only the paragraphs whose language is one of `languages` (short paragraphs
+    /// inherit the language of their neighbours); off: documents are kept or dropped whole.
+    pub paragraph_language: bool,
+    /// Drop documents that are near copies of a kept one (exact copies are always dropped).
+    pub near_duplicates: bool,
+    /// Jaccard resemblance of word 5-shingles from which two documents are near copies.
+    pub near_duplicate_threshold: f64,
+    /// A paragraph repeated on at least this many pages of a host…
+    pub boilerplate_min_pages: usize,
+    /// …and on at least this share of the host's pages is removed as host boilerplate.
+    pub boilerplate_min_share: f64,
+}
+
+impl Default for TextSection {
+    fn default() -> TextSection {
+        TextSection {
+            paragraph_language: false,
+            near_duplicates: true,
+            near_duplicate_threshold: stages::dedup::DEFAULT_NEAR_THRESHOLD,
+            boilerplate_min_pages: stages::host_boilerplate::DEFAULT_MIN_PAGES,
+            boilerplate_min_share: stages::host_boilerplate::DEFAULT_MIN_SHARE,
+        }
+    }
+}
+
 /// `[matrix]`: which words are the columns of the document × word matrix.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -737,6 +769,19 @@ fn validate(file: &TopicFile) -> anyhow::Result<()> {
         .any(|c| c.is_control() || c == '(' || c == ')')
     {
         bail!("[politeness] `contact` must be one line without parentheses");
+    }
+    let t = &file.text;
+    if !(t.near_duplicate_threshold > 0.0 && t.near_duplicate_threshold <= 1.0) {
+        bail!("[text] `near_duplicate_threshold` must be in (0, 1] (a Jaccard resemblance)");
+    }
+    if !(t.boilerplate_min_share >= 0.0 && t.boilerplate_min_share <= 1.0) {
+        bail!("[text] `boilerplate_min_share` must be in [0, 1] (a share of the host's pages)");
+    }
+    if t.boilerplate_min_pages < 2 {
+        bail!("[text] `boilerplate_min_pages` must be at least 2 (one page repeats nothing)");
+    }
+    if t.paragraph_language && file.languages.is_empty() {
+        bail!("[text] `paragraph_language = true` needs `languages` (which paragraphs to keep)");
     }
     let p = &file.politeness;
     if !(p.delay_seconds.is_finite() && p.delay_seconds >= 0.0) {

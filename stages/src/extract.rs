@@ -89,6 +89,8 @@ pub struct Extracted {
     pub lang_attr: Option<String>,
     /// Absolute URL of the first `<link rel=canonical>` (fragment removed).
     pub canonical: Option<String>,
+    /// Publication and modification dates the page declares, as written.
+    pub dates: PageDates,
     /// Directives of `<meta name="robots">` (all such tags combined).
     pub meta_robots: MetaRobots,
     /// Every text block in document order, kept or not.
@@ -119,6 +121,61 @@ impl Extracted {
         }
         out
     }
+}
+
+/// Dates a page declares about itself, as written (trimmed, at most [`MAX_DATE_CHARS`]
+/// characters, and only values with a digit). The first of each wins.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct PageDates {
+    /// Publication date: `<meta>` `article:published_time`, `og:published_time`,
+    /// `datePublished`, `dc.date`, `dc.date.issued`, `dc.date.created`, `dcterms.date`,
+    /// `dcterms.issued`, `dcterms.created`, `date`, `pubdate`, `publish-date`,
+    /// `citation_publication_date` (by `name`, `property` or `itemprop`); an element with
+    /// `itemprop=datePublished`; else the first `<time datetime>`.
+    pub published: Option<String>,
+    /// Modification date: `<meta>` `article:modified_time`, `og:updated_time`, `dateModified`,
+    /// `dc.date.modified`, `dcterms.modified`, `last-modified`, `revised` (or
+    /// `http-equiv=last-modified`); an element with `itemprop=dateModified`.
+    pub modified: Option<String>,
+}
+
+/// Longest date value kept in [`PageDates`].
+pub const MAX_DATE_CHARS: usize = 64;
+
+/// Names (lower-case) of `<meta>` tags that give the publication date.
+const PUBLISHED_NAMES: &[&str] = &[
+    "article:published_time",
+    "og:published_time",
+    "datepublished",
+    "dc.date",
+    "dc.date.issued",
+    "dc.date.created",
+    "dcterms.date",
+    "dcterms.issued",
+    "dcterms.created",
+    "date",
+    "pubdate",
+    "publish-date",
+    "publish_date",
+    "citation_publication_date",
+];
+
+/// Names (lower-case) of `<meta>` tags that give the modification date.
+const MODIFIED_NAMES: &[&str] = &[
+    "article:modified_time",
+    "og:updated_time",
+    "datemodified",
+    "dc.date.modified",
+    "dcterms.modified",
+    "last-modified",
+    "revised",
+];
+
+/// A date value worth keeping: trimmed, not empty, with a digit, not too long.
+fn date_value(raw: &str) -> Option<String> {
+    let value = raw.trim();
+    (value.chars().any(|c| c.is_ascii_digit()) && value.chars().count() <= MAX_DATE_CHARS)
+        .then(|| value.to_owned())
 }
 
 /// `<meta name="robots">` directives (`none` sets both).
@@ -535,6 +592,9 @@ struct Walker {
     title: Option<String>,
     base_href: Option<String>,
     canonical: Option<String>,
+    dates: PageDates,
+    /// `datetime` of the first `<time>` element (publication date when no tag names one).
+    first_time: Option<String>,
     html_lang: Option<String>,
     first_lang: Option<String>,
     meta_lang: Option<String>,
@@ -601,6 +661,7 @@ impl Walker {
         let e = el.value();
         let name = e.name();
         self.note_lang(name, e);
+        self.note_dates(name, e);
         match name {
             "script" | "style" | "noscript" | "template" | "svg" | "math" | "object" | "embed"
             | "video" | "audio" | "canvas" => return None,
@@ -872,8 +933,38 @@ impl Walker {
         }
     }
 
+    /// `itemprop=datePublished|dateModified` on any element, and `<time datetime>`.
+    fn note_dates(&mut self, name: &str, e: &scraper::node::Element) {
+        if name == "meta" {
+            return;
+        }
+        let value = || e.attr("datetime").or_else(|| e.attr("content"));
+        if let Some(prop) = e.attr("itemprop") {
+            let prop = prop.trim();
+            if prop.eq_ignore_ascii_case("datePublished") && self.dates.published.is_none() {
+                self.dates.published = value().and_then(date_value);
+            } else if prop.eq_ignore_ascii_case("dateModified") && self.dates.modified.is_none() {
+                self.dates.modified = value().and_then(date_value);
+            }
+        }
+        if name == "time" && self.first_time.is_none() {
+            self.first_time = e.attr("datetime").and_then(date_value);
+        }
+    }
+
     fn meta(&mut self, e: &scraper::node::Element) {
         let content = e.attr("content").unwrap_or_default();
+        for key in [e.attr("name"), e.attr("property"), e.attr("itemprop")]
+            .into_iter()
+            .flatten()
+        {
+            let key = key.trim().to_ascii_lowercase();
+            if PUBLISHED_NAMES.contains(&key.as_str()) && self.dates.published.is_none() {
+                self.dates.published = date_value(content);
+            } else if MODIFIED_NAMES.contains(&key.as_str()) && self.dates.modified.is_none() {
+                self.dates.modified = date_value(content);
+            }
+        }
         if let Some(name) = e.attr("name")
             && name.trim().eq_ignore_ascii_case("robots")
         {
@@ -895,6 +986,8 @@ impl Walker {
                 if let Some(target) = refresh_url(content) {
                     self.push_link(target, "", LinkKind::MetaRefresh, false);
                 }
+            } else if equiv.eq_ignore_ascii_case("last-modified") && self.dates.modified.is_none() {
+                self.dates.modified = date_value(content);
             } else if equiv.eq_ignore_ascii_case("content-language") && self.meta_lang.is_none() {
                 let first = content.split(',').next().unwrap_or_default().trim();
                 if !first.is_empty() {
@@ -996,10 +1089,15 @@ impl Walker {
         let language = lang::detect(&sample_text(
             blocks.iter().filter(|b| b.keep).map(|b| b.text.as_str()),
         ));
+        let mut dates = self.dates;
+        if dates.published.is_none() {
+            dates.published = self.first_time;
+        }
         Extracted {
             title: self.title,
             lang_attr,
             canonical,
+            dates,
             meta_robots: self.robots,
             blocks,
             links,
@@ -1871,6 +1969,37 @@ mod tests {
             }
         );
         assert_eq!(ex.lang_attr.as_deref(), Some("cs"));
+    }
+
+    #[test]
+    fn declared_dates() {
+        let ex = extract(
+            r#"<head><meta property="article:published_time" content=" 2024-03-05T10:00:00+01:00 ">
+            <meta property="og:updated_time" content="2024-04-01">
+            <meta name="DC.date" content="1999-01-01"></head>
+            <body><time datetime="2020-01-01">1er janvier</time><p>x</p></body>"#,
+        );
+        assert_eq!(
+            ex.dates,
+            PageDates {
+                published: Some("2024-03-05T10:00:00+01:00".into()),
+                modified: Some("2024-04-01".into()),
+            }
+        );
+        // Microdata, then `<time>` as the last resort for the publication date.
+        let ex = extract(
+            r#"<p>Publié le <time datetime="2021-06-07">7 juin</time></p>
+            <span itemprop="dateModified" content="2021-06-09"></span>
+            <meta http-equiv="last-modified" content="2001-01-01">"#,
+        );
+        assert_eq!(ex.dates.published.as_deref(), Some("2021-06-07"));
+        assert_eq!(ex.dates.modified.as_deref(), Some("2021-06-09"));
+        // Values without a digit, or absurdly long, are not dates.
+        let long = "1".repeat(MAX_DATE_CHARS + 1);
+        let ex = extract(&format!(
+            r#"<meta name="date" content="hier"><meta name="revised" content="{long}"><p>x</p>"#
+        ));
+        assert_eq!(ex.dates, PageDates::default());
     }
 
     #[test]

@@ -9,19 +9,24 @@
 //! keyword formula) → [`robots`], [`urlnorm`] (crawl rules and the seen-set key) → [`decode`]
 //! (bytes to UTF-8) → [`extract`] (clean text, links; with [`lang`] and [`stopwords`]) →
 //! [`score`] (topic score, link priority, domain scope; with [`centroid`], the seed term weights,
-//! and [`strategy`], the frontier's priority functions) → [`tokenize`] → exports: [`graph`],
+//! and [`strategy`], the frontier's priority functions) → [`host_boilerplate`], [`paralang`],
+//! [`dedup`] (cross-page clean-up: repeated paragraphs, paragraph language, duplicates) →
+//! [`tokenize`] → exports: [`graph`],
 //! [`matrix`], [`treetagger`]. [`warc`] is the WARC/1.1 codec used to store and replay
 //! responses.
 
 pub mod centroid;
 pub mod decode;
+pub mod dedup;
 pub mod extract;
 pub mod formula;
 pub mod graph;
 pub mod graphio;
+pub mod host_boilerplate;
 pub mod lang;
 pub mod matrix;
 pub mod pagerank;
+pub mod paralang;
 pub mod queries;
 pub mod robots;
 pub mod score;

@@ -8,6 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod crawl;
+mod dedup;
 mod demo;
 mod hostile;
 mod inspect;

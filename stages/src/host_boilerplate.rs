@@ -1,0 +1,210 @@
+//! Cross-page boilerplate: paragraphs that a host repeats on many of its pages (cookie notices,
+//! footers, "share this" lines, licence notices) and that slipped through the per-page cleaner.
+//!
+//! **In**: for every page of the run, its host and the paragraphs its cleaner kept.
+//! **Out**: for every paragraph, `Some(`[`Repeated`]`)` when it is host boilerplate (with how
+//! many of the host's pages carry it), else `None`.
+//!
+//! **Rule** (documented in the README topic reference): a paragraph is host boilerplate when
+//! its key is found on at least `min_pages` pages of the host **and** on at least `min_share`
+//! of the host's pages that have any paragraph. The key is the paragraph's words lower-cased,
+//! every digit read as `0` (so `© 2023` and `© 2024`, or "mis à jour le 3 mai" on each page,
+//! are one paragraph, as in CCNet's line deduplication), joined by single spaces. Paragraphs
+//! without a word (`—`, `•••`) are never boilerplate. Both conditions are needed: the count
+//! alone would strip a sentence a big manual quotes in many chapters, the share alone would
+//! strip the two paragraphs that two pages of a tiny host happen to share.
+//!
+//! **Invariants**: pure and deterministic (counts do not depend on page order); a page counts
+//! once per key however often it repeats the paragraph; never panics.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+/// Default `min_pages`.
+pub const DEFAULT_MIN_PAGES: usize = 5;
+/// Default `min_share`.
+pub const DEFAULT_MIN_SHARE: f64 = 0.5;
+
+/// When a repeated paragraph counts as boilerplate.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RepeatRule {
+    /// On at least this many pages of the host.
+    pub min_pages: usize,
+    /// On at least this share (0 to 1) of the host's pages that have text.
+    pub min_share: f64,
+}
+
+impl Default for RepeatRule {
+    fn default() -> RepeatRule {
+        RepeatRule {
+            min_pages: DEFAULT_MIN_PAGES,
+            min_share: DEFAULT_MIN_SHARE,
+        }
+    }
+}
+
+/// How widespread a boilerplate paragraph is on its host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Repeated {
+    /// Pages of the host that carry the paragraph.
+    pub pages: usize,
+    /// Pages of the host that have any paragraph.
+    pub host_pages: usize,
+}
+
+/// One page: its host and its paragraphs' texts.
+#[derive(Debug, Clone)]
+pub struct PageParagraphs<'a> {
+    /// Host name (pages are grouped by it).
+    pub host: &'a str,
+    /// The paragraphs, in order.
+    pub paragraphs: Vec<&'a str>,
+}
+
+/// The comparison key of a paragraph (see the module rule), `None` when it has no word.
+pub fn paragraph_key(text: &str) -> Option<String> {
+    let mut key = String::with_capacity(text.len());
+    for word in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        if !key.is_empty() {
+            key.push(' ');
+        }
+        for c in word.chars().flat_map(char::to_lowercase) {
+            key.push(if c.is_numeric() { '0' } else { c });
+        }
+    }
+    (!key.is_empty()).then_some(key)
+}
+
+/// Marks the host boilerplate paragraphs of every page (see the module rule).
+pub fn find(pages: &[PageParagraphs<'_>], rule: RepeatRule) -> Vec<Vec<Option<Repeated>>> {
+    let keys: Vec<Vec<Option<String>>> = pages
+        .iter()
+        .map(|p| p.paragraphs.iter().map(|t| paragraph_key(t)).collect())
+        .collect();
+    let mut host_pages: HashMap<&str, usize> = HashMap::new();
+    let mut counts: HashMap<(&str, &str), usize> = HashMap::new();
+    for (page, page_keys) in pages.iter().zip(&keys) {
+        if page.paragraphs.is_empty() {
+            continue;
+        }
+        *host_pages.entry(page.host).or_default() += 1;
+        let mut distinct: Vec<&str> = page_keys.iter().flatten().map(String::as_str).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        for key in distinct {
+            *counts.entry((page.host, key)).or_default() += 1;
+        }
+    }
+    pages
+        .iter()
+        .zip(&keys)
+        .map(|(page, page_keys)| {
+            let total = host_pages.get(page.host).copied().unwrap_or(0);
+            page_keys
+                .iter()
+                .map(|key| {
+                    let key = key.as_deref()?;
+                    let n = counts.get(&(page.host, key)).copied().unwrap_or(0);
+                    let widespread = total > 0 && n as f64 >= rule.min_share * total as f64;
+                    (n >= rule.min_pages && widespread).then_some(Repeated {
+                        pages: n,
+                        host_pages: total,
+                    })
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page<'a>(host: &'a str, paragraphs: &[&'a str]) -> PageParagraphs<'a> {
+        PageParagraphs {
+            host,
+            paragraphs: paragraphs.to_vec(),
+        }
+    }
+
+    #[test]
+    fn keys_ignore_case_punctuation_and_digits() {
+        assert_eq!(
+            paragraph_key("© 2023 Exemple SA. Tous droits réservés."),
+            paragraph_key("© 2024  exemple sa — tous droits RÉSERVÉS")
+        );
+        assert_ne!(paragraph_key("réservés"), paragraph_key("reserves"));
+        assert_eq!(paragraph_key("— • —"), None);
+        assert_eq!(paragraph_key(""), None);
+    }
+
+    #[test]
+    fn a_footer_on_most_pages_of_a_host_is_boilerplate() {
+        let footer = "Ce site utilise des cookies. En poursuivant, vous acceptez.";
+        let mut pages: Vec<PageParagraphs> = (0..6)
+            .map(|i| {
+                page(
+                    "a.test",
+                    &[
+                        ["Premier texte.", "Deuxième.", "Troisième.", "4", "5", "6"][i],
+                        footer,
+                        footer,
+                    ],
+                )
+            })
+            .collect();
+        pages.push(page("a.test", &["Une page sans le pied de page."]));
+        // The same footer on another host, on 1 page: not boilerplate there.
+        pages.push(page("b.test", &["Autre hôte.", footer]));
+        let marks = find(&pages, RepeatRule::default());
+        for marks in &marks[..6] {
+            assert_eq!(marks[0], None);
+            let expected = Some(Repeated {
+                pages: 6,
+                host_pages: 7,
+            });
+            assert_eq!(marks[1], expected);
+            assert_eq!(marks[2], expected);
+        }
+        assert_eq!(marks[6], vec![None]);
+        assert_eq!(marks[7], vec![None, None]);
+    }
+
+    #[test]
+    fn both_conditions_are_needed() {
+        // On 5 of 20 pages: enough pages, too small a share.
+        let quote = "Une citation reprise dans plusieurs chapitres du manuel.";
+        let mut pages: Vec<PageParagraphs> = (0..5).map(|_| page("m.test", &[quote])).collect();
+        pages.extend((0..15).map(|_| page("m.test", &["Autre chose."])));
+        let marks = find(&pages, RepeatRule::default());
+        assert!(marks[..5].iter().all(|m| m[0].is_none()));
+        // Other paragraphs: "Autre chose." is on 15 of 20 pages, 75 %: boilerplate.
+        assert!(marks[5..].iter().all(|m| m[0].is_some()));
+        // On 2 of 2 pages: the share is there, not the count.
+        let tiny = [page("t.test", &[quote]), page("t.test", &[quote])];
+        assert!(
+            find(&tiny, RepeatRule::default())
+                .iter()
+                .all(|m| m[0].is_none())
+        );
+        // Pages without paragraphs do not count in the share.
+        let mut pages: Vec<PageParagraphs> = (0..5).map(|_| page("e.test", &[quote])).collect();
+        pages.extend((0..10).map(|_| page("e.test", &[])));
+        assert!(
+            find(&pages, RepeatRule::default())[..5]
+                .iter()
+                .all(|m| m[0].is_some())
+        );
+    }
+
+    #[test]
+    fn empty_input() {
+        assert!(find(&[], RepeatRule::default()).is_empty());
+        let marks = find(&[page("x.test", &["…"])], RepeatRule::default());
+        assert_eq!(marks, vec![vec![None]]);
+    }
+}
