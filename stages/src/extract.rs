@@ -26,6 +26,16 @@
 //! too, is left to the text rules), and a cue that covers half the page's words or more is
 //! ignored, because then it names a page wrapper, not a widget.
 //!
+//! A main-content region comes next, as trafilatura's content paths do: the heaviest
+//! `itemprop=articleBody`, else `article`, else `main`/content-named container holding at least
+//! [`MAIN_REGION_SHARE`] of the page's text, narrowed to its innermost candidate that keeps
+//! most of that text. Inside it, short and stop-word-poor lines (score lines, one-sentence
+//! paragraphs) and lightly linked paragraphs are kept ([`BlockReason::MainContent`]), except
+//! datelines, one-or-two-word fragments and text repeated on the page; outside it, text is
+//! dropped ([`BlockReason::OutsideMain`]) unless it is a reader comment that is kept or a long
+//! paragraph just above the region (a lead). Inline `display:none`/`visibility:hidden` is
+//! boilerplate. Without such a container, the jusText classification stands alone.
+//!
 //! **Invariants**: never panics, whatever the input; blocks are never empty and their text is
 //! whitespace-collapsed (single spaces, `\n` only where `<br>` or a `<pre>` line break was);
 //! every link is an absolute `http`/`https` URL without fragment; with
@@ -1921,7 +1931,7 @@ fn classify(
                 _ => false,
             };
             let block = &raw[i];
-            if initial[i] == Class::Short && is_dateline(&block.text) {
+            if matches!(initial[i], Class::Short | Class::NearGood) && is_dateline(&block.text) {
                 // Not article text, and not to be revived by its neighbours either.
                 initial[i] = Class::Bad;
                 continue;
@@ -2154,7 +2164,8 @@ mod tests {
         let html = format!(
             "<html><body><div><p>{PARA_EN2}</p><p>Another story teaser that runs long enough to \
              be judged on its own words, with a few of the usual stop words in it.</p></div>\
-             <article><h1>Results</h1><p>Published 2:16 AM EST Nov 20, 2019</p>\
+             <p><a href=\"/a\">Another headline that is only a link</a> \
+             <a href=\"/b\">and one more headline link here, about the railway line</a></p><article><h1>Results</h1><p>Published 2:16 AM EST Nov 20, 2019</p>\
              <p>{PARA_EN}</p><p>Palm Bay 18 22 13 17 — 70</p><p>Rockledge 14 11 6 15 — 44</p>\
              <p>{PARA_EN}</p><figure><figcaption>Close</figcaption></figure></article></body></html>"
         );
