@@ -57,17 +57,23 @@ pub enum Command {
         #[arg(long)]
         keep_diacritics: bool,
     },
-    /// Decode and clean one saved page and print it as JSON (encoding decision, title,
-    /// language, blocks with their keep/drop labels, links): the pipeline's code path.
+    /// Decode and clean saved pages and print them as JSON (encoding decision, title,
+    /// language, blocks with their keep/drop labels, links): the pipeline's code path. One
+    /// file: an indented JSON object; several: one JSON object per line, in the order given.
     Extract {
-        /// An HTML or text file.
-        file: PathBuf,
-        /// The URL the page came from (resolves its links; default http://localhost/FILE).
+        /// HTML or text files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The URL the page came from (resolves its links; default http://localhost/FILE);
+        /// one file only.
         #[arg(long)]
         url: Option<String>,
         /// Its Content-Type header, e.g. "text/html; charset=windows-1250".
         #[arg(long)]
         content_type: Option<String>,
+        /// Also drop reader comments (kept by default: they are running text).
+        #[arg(long)]
+        drop_comments: bool,
     },
     /// Seeds: read saved search-engine result pages.
     #[command(subcommand)]

@@ -32,14 +32,19 @@ fn is_html(path: &Path, content_type: Option<&str>) -> bool {
     }
 }
 
-fn load(path: &Path, url: &url::Url, content_type: Option<&str>) -> anyhow::Result<Local> {
+fn load(
+    path: &Path,
+    url: &url::Url,
+    content_type: Option<&str>,
+    options: &ExtractOptions,
+) -> anyhow::Result<Local> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let html = is_html(path, content_type);
     let ct = content_type.unwrap_or(if html { "text/html" } else { "text/plain" });
     let tld = crate::crawl::tld_of(url);
     let decoded = stages::decode::decode(&bytes, Some(ct), tld.as_deref());
     let extracted = if html {
-        stages::extract::extract_html(&decoded.text, url, &ExtractOptions::default())
+        stages::extract::extract_html(&decoded.text, url, options)
     } else {
         stages::extract::extract_plain(&decoded.text)
     };
@@ -79,7 +84,7 @@ pub fn formula(
     let _ = writeln!(out, "formula: {formula}");
     let _ = writeln!(out, "file\tverdict\thits\ttokens\tmatched");
     for path in files {
-        let local = load(path, &file_url(path), None)?;
+        let local = load(path, &file_url(path), None, &ExtractOptions::default())?;
         let title = local.extracted.title.clone().unwrap_or_default();
         let text = format!("{title}\n\n{}", local.extracted.clean_text());
         let prepared = stages::formula::PreparedText::new(&text, options);
@@ -102,14 +107,46 @@ pub fn extract(
     path: &Path,
     url: Option<&str>,
     content_type: Option<&str>,
+    options: &ExtractOptions,
 ) -> anyhow::Result<String> {
     let url = match url {
         Some(u) => url::Url::parse(u).with_context(|| format!("invalid --url `{u}`"))?,
         None => file_url(path),
     };
-    let local = load(path, &url, content_type)?;
+    Ok(serde_json::to_string_pretty(&extract_value(path, &url, content_type, options)?)? + "\n")
+}
+
+/// `glaneur extract FILE FILE…`: one compact JSON object per line and file, in the order
+/// given, written as each file is done (one process for many files, so that batch tools and
+/// benchmarks do not pay a process start-up per page).
+pub fn extract_lines(
+    paths: &[std::path::PathBuf],
+    url: Option<&str>,
+    content_type: Option<&str>,
+    options: &ExtractOptions,
+    out: &mut impl std::io::Write,
+) -> anyhow::Result<()> {
+    if url.is_some() {
+        anyhow::bail!("--url names the address of one page: give a single file with it");
+    }
+    for path in paths {
+        let value = extract_value(path, &file_url(path), content_type, options)?;
+        serde_json::to_writer(&mut *out, &value)?;
+        out.write_all(b"\n")
+            .context("cannot write to standard output")?;
+    }
+    out.flush().context("cannot write to standard output")
+}
+
+fn extract_value(
+    path: &Path,
+    url: &url::Url,
+    content_type: Option<&str>,
+    options: &ExtractOptions,
+) -> anyhow::Result<serde_json::Value> {
+    let local = load(path, url, content_type, options)?;
     let d = &local.decoded;
-    let value = json!({
+    Ok(json!({
         "file": path.display().to_string(),
         "url": url.as_str(),
         "encoding": {
@@ -122,8 +159,7 @@ pub fn extract(
             "mojibake": d.mojibake,
         },
         "document": local.extracted,
-    });
-    Ok(serde_json::to_string_pretty(&value)? + "\n")
+    }))
 }
 
 /// `glaneur tokenize --lang L FILE`: the tokens of a plain-text file, one per line, exactly as

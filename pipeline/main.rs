@@ -63,11 +63,32 @@ fn main() -> ExitCode {
         )
         .map(print_ok),
         Command::Extract {
-            file,
+            files,
             url,
             content_type,
+            drop_comments,
         } => {
-            glaneur::inspect::extract(&file, url.as_deref(), content_type.as_deref()).map(print_ok)
+            let options = stages::extract::ExtractOptions {
+                drop_comments,
+                ..Default::default()
+            };
+            match files.as_slice() {
+                [file] => glaneur::inspect::extract(
+                    file,
+                    url.as_deref(),
+                    content_type.as_deref(),
+                    &options,
+                )
+                .map(print_ok),
+                _ => glaneur::inspect::extract_lines(
+                    &files,
+                    url.as_deref(),
+                    content_type.as_deref(),
+                    &options,
+                    &mut std::io::stdout().lock(),
+                )
+                .map(|()| ExitCode::SUCCESS),
+            }
         }
         Command::Seeds(SeedsCommand::Import { files, engine }) => glaneur::seeds::import(
             &files,

@@ -692,6 +692,19 @@ pub fn detect(body: &[u8], tld: Option<&str>) -> &'static Encoding {
     if let Some(utf16) = sniff_utf16(prefix) {
         return utf16;
     }
+    // With UTF-8 allowed, chardetng answers UTF-8 whenever all it was fed is valid UTF-8
+    // (ISO-2022-JP aside, which needs an ESC byte in pure ASCII). Checking that first gives
+    // the same answer for most undeclared pages at a small fraction of the detector's cost.
+    let window = &body[..body.len().min(DETECT_MAX)];
+    let valid_utf8 = match std::str::from_utf8(window) {
+        Ok(_) => true,
+        // A sequence cut by the window's end is not an error: the detector is not told
+        // that the stream ends there either.
+        Err(e) => e.error_len().is_none() && window.len() < body.len(),
+    };
+    if valid_utf8 && (!window.is_ascii() || !window.contains(&0x1B)) {
+        return UTF_8;
+    }
     let mut detector = EncodingDetector::new(Iso2022JpDetection::Allow);
     let mut fed = 0;
     let mut evidence = 0;

@@ -26,6 +26,16 @@
 //! too, is left to the text rules), and a cue that covers half the page's words or more is
 //! ignored, because then it names a page wrapper, not a widget.
 //!
+//! A main-content region comes next, as trafilatura's content paths do: the heaviest
+//! `itemprop=articleBody`, else `article`, else `main`/content-named container holding at least
+//! [`MAIN_REGION_SHARE`] of the page's text, narrowed to its innermost candidate that keeps
+//! most of that text. Inside it, short and stop-word-poor lines (score lines, one-sentence
+//! paragraphs) and lightly linked paragraphs are kept ([`BlockReason::MainContent`]), except
+//! datelines, one-or-two-word fragments and text repeated on the page; outside it, text is
+//! dropped ([`BlockReason::OutsideMain`]) unless it is a reader comment that is kept or a long
+//! paragraph just above the region (a lead). Inline `display:none`/`visibility:hidden` is
+//! boilerplate. Without such a container, the jusText classification stands alone.
+//!
 //! **Invariants**: never panics, whatever the input; blocks are never empty and their text is
 //! whitespace-collapsed (single spaces, `\n` only where `<br>` or a `<pre>` line break was);
 //! every link is an absolute `http`/`https` URL without fragment; with
@@ -66,6 +76,24 @@ pub const MIN_GUESS_DENSITY: f64 = 0.2;
 pub const MIN_GUESS_WORDS: usize = 30;
 /// Stop-word language when neither detection nor the page declares one.
 pub const FALLBACK_LANGUAGE: &str = "fr";
+
+/// A main-content candidate (`article`, `main`, `itemprop=articleBody`, class `entry-content`…)
+/// becomes the page's main region when it holds at least this share of the page's text weight
+/// (the characters of its non-boilerplate, non-link blocks, short and stop-word-poor ones at
+/// half weight). Below it the cue is not trusted (a teaser `<article>`, a page whose text is
+/// spread over several boxes) and classification is jusText's alone.
+pub const MAIN_REGION_SHARE: f64 = 0.25;
+/// Among nested candidates the innermost one holding at least this share of the heaviest
+/// candidate's weight is the region, so `article > div.article-body` narrows to the body.
+pub const MAIN_REGION_NARROWING: f64 = 0.7;
+
+/// Inside the main-content region, a block of at least [`LENGTH_LOW`] characters is text up to
+/// this link density (news digests, paragraphs citing several sources).
+pub const MAIN_REGION_LINK_DENSITY: f32 = 0.7;
+
+/// Inside the main-content region, a short block other than a heading needs this many words
+/// to be kept for its place alone ("Close", "Caption", "Photo: AP" are not sentences).
+pub const MIN_PROMOTED_WORDS: usize = 3;
 
 /// Options of [`extract_html`].
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -242,6 +270,11 @@ pub enum BlockReason {
     Copyright,
     /// Kept without classification ([`extract_plain`]).
     KeepEverything,
+    /// Short or stop-word-poor, but inside the page's main-content region (see
+    /// [`MAIN_REGION_SHARE`]) and not link text: kept.
+    MainContent,
+    /// Outside the page's main-content region: dropped, whatever its text.
+    OutsideMain,
 }
 
 /// An out-link.
@@ -559,6 +592,10 @@ struct RawLink {
 struct Frame {
     block: bool,
     region_start: Option<usize>,
+    /// Block index where a main-content candidate (see [`content_cue`]) opened, and its cue.
+    container_start: Option<(usize, Cue)>,
+    /// Block index where a reader-comment container opened.
+    comment_start: Option<usize>,
     heading: bool,
     pre: bool,
     sectioning: bool,
@@ -581,6 +618,10 @@ struct Walker {
     sectioning_depth: usize,
     /// Block index ranges of structural boilerplate cues.
     regions: Vec<(usize, usize)>,
+    /// Main-content candidates.
+    containers: Vec<Container>,
+    /// Block index ranges of reader-comment containers.
+    comments: Vec<(usize, usize)>,
     links: Vec<RawLink>,
     /// The `<a href>` whose text is being read.
     open_anchor: Option<usize>,
@@ -734,8 +775,16 @@ impl Walker {
         let mut frame = Frame::default();
         let kind = block_kind(name);
         let region = self.is_region(el, name, kind.is_some());
-        if kind.is_some() || region {
+        let container = content_cue(e, name);
+        let comment = kind.is_some() && names_comments(e.attr("class"), e.attr("id"));
+        if kind.is_some() || region || container.is_some() || comment {
             self.flush();
+        }
+        if let Some(cue) = container {
+            frame.container_start = Some((self.blocks.len(), cue));
+        }
+        if comment {
+            frame.comment_start = Some(self.blocks.len());
         }
         if let Some(kind) = kind {
             frame.block = true;
@@ -781,8 +830,22 @@ impl Walker {
         if frame.anchor.is_some() && frame.anchor == self.open_anchor {
             self.finish_anchor();
         }
-        if frame.block || frame.region_start.is_some() {
+        if frame.block
+            || frame.region_start.is_some()
+            || frame.container_start.is_some()
+            || frame.comment_start.is_some()
+        {
             self.flush();
+        }
+        if let Some((start, cue)) = frame.container_start {
+            self.containers.push(Container {
+                start,
+                end: self.blocks.len(),
+                cue,
+            });
+        }
+        if let Some(start) = frame.comment_start {
+            self.comments.push((start, self.blocks.len()));
         }
         if frame.block {
             self.kinds.pop();
@@ -1021,6 +1084,7 @@ impl Walker {
         };
         if by_element
             || e.attr("hidden").is_some()
+            || e.attr("style").is_some_and(hides)
             || e.attr("aria-hidden")
                 .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
         {
@@ -1085,7 +1149,21 @@ impl Walker {
 
         let boiler = region_mask(&self.blocks, &self.regions);
         let stop_lang = stopword_language(&self.blocks, &boiler, lang_attr.as_deref());
-        let blocks = classify(self.blocks, &boiler, stop_lang, options.keep_everything);
+        let comments = region_mask_all(self.blocks.len(), &self.comments);
+        let blocks = classify(
+            self.blocks,
+            &Structure {
+                boiler: &boiler,
+                containers: &self.containers,
+                comments: if options.drop_comments {
+                    &[]
+                } else {
+                    &comments
+                },
+            },
+            stop_lang,
+            options.keep_everything,
+        );
         let language = lang::detect(&sample_text(
             blocks.iter().filter(|b| b.keep).map(|b| b.text.as_str()),
         ));
@@ -1112,15 +1190,18 @@ fn block_kind(name: &str) -> Option<BlockKind> {
     Some(match name {
         "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => BlockKind::Heading,
         "p" | "div" | "blockquote" | "section" | "article" | "main" | "body" | "center"
-        | "address" | "header" | "footer" | "aside" | "nav" | "hgroup" | "figcaption"
-        | "caption" | "html" => BlockKind::Paragraph,
+        | "address" | "header" | "footer" | "aside" | "nav" | "hgroup" | "html" => {
+            BlockKind::Paragraph
+        }
         "li" | "dt" | "dd" => BlockKind::ListItem,
         "pre" | "listing" | "xmp" | "plaintext" => BlockKind::Preformatted,
         "td" | "th" => BlockKind::TableCell,
         "ul" | "ol" | "dl" | "dir" | "menu" | "table" | "thead" | "tbody" | "tfoot" | "tr"
         | "form" | "fieldset" | "legend" | "figure" | "details" | "summary" | "dialog" | "hr"
         | "select" | "option" | "optgroup" | "datalist" | "button" | "textarea" | "label"
-        | "frameset" | "noframes" | "marquee" | "colgroup" => BlockKind::Other,
+        | "frameset" | "noframes" | "marquee" | "colgroup" | "figcaption" | "caption" => {
+            BlockKind::Other
+        }
         _ => return None,
     })
 }
@@ -1241,6 +1322,107 @@ fn for_each_name_word(name: &str, mut f: impl FnMut(&str)) {
     if !word.is_empty() {
         f(&word);
     }
+}
+
+/// How an element announces main content, strongest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cue {
+    /// `itemprop=articleBody` (schema.org).
+    ArticleBody,
+    /// `<article>`, `role=article`.
+    Article,
+    /// `<main>`, `role=main`, `itemprop=text`, a content class or id name.
+    Other,
+}
+
+/// A main-content candidate: its block index range and cue.
+#[derive(Debug, Clone, Copy)]
+struct Container {
+    start: usize,
+    end: usize,
+    cue: Cue,
+}
+
+/// Whether an element is a candidate for the page's main-content region, and how strongly:
+/// `itemprop=articleBody`; `article`, `role=article`; `main`, `role=main`, `itemprop=text`, or
+/// a block whose class or id names content (`article-body`, `entry-content`, `story`…) and no
+/// boilerplate.
+fn content_cue(e: &scraper::node::Element, name: &str) -> Option<Cue> {
+    // The page itself is no region (`<body class="ArticlePage-body">` names a page type).
+    if matches!(name, "html" | "body") {
+        return None;
+    }
+    let any_token = |attr: &str, wanted: &[&str]| {
+        e.attr(attr).is_some_and(|value| {
+            value
+                .split_ascii_whitespace()
+                .any(|t| wanted.iter().any(|w| t.eq_ignore_ascii_case(w)))
+        })
+    };
+    if any_token("itemprop", &["articleBody"]) {
+        return Some(Cue::ArticleBody);
+    }
+    if name == "article" || any_token("role", &["article"]) {
+        return Some(Cue::Article);
+    }
+    let other = name == "main"
+        || any_token("role", &["main"])
+        || any_token("itemprop", &["text"])
+        || (block_kind(name).is_some() && names_content(e.attr("class"), e.attr("id")));
+    other.then_some(Cue::Other)
+}
+
+/// Whether one class or id token names content (`article-body`, `postContent`) and neither
+/// boilerplate nor comments (`related-content`, `comment-text`).
+fn names_content(class: Option<&str>, id: Option<&str>) -> bool {
+    [class, id].into_iter().flatten().any(|value| {
+        value.split_ascii_whitespace().any(|token| {
+            let (mut content, mut other) = (false, false);
+            for_each_name_word(token, |word| {
+                if CONTENT_NAMES.binary_search(&word).is_ok() {
+                    content = true;
+                } else if BOILERPLATE_NAMES.binary_search(&word).is_ok()
+                    || COMMENT_NAMES.binary_search(&word).is_ok()
+                    || MODIFIER_NAMES.binary_search(&word).is_ok()
+                {
+                    other = true;
+                }
+            });
+            content && !other
+        })
+    })
+}
+
+/// Whether the class or id names reader comments (`comments`, `comment-list`, not
+/// `no-comments`).
+fn names_comments(class: Option<&str>, id: Option<&str>) -> bool {
+    let mut found = false;
+    for value in [class, id].into_iter().flatten() {
+        for token in value.split_ascii_whitespace() {
+            let mut after_modifier = false;
+            for_each_name_word(token, |word| {
+                if !after_modifier && COMMENT_NAMES.binary_search(&word).is_ok() {
+                    found = true;
+                }
+                after_modifier = MODIFIER_NAMES.binary_search(&word).is_ok();
+            });
+        }
+    }
+    found
+}
+
+/// Whether an inline style hides the element (`display: none`, `visibility: hidden`): what a
+/// reader never sees (schema.org copies of the article, templates, pop-ups) is not its text.
+fn hides(style: &str) -> bool {
+    style.split(';').any(|declaration| {
+        let Some((property, value)) = declaration.split_once(':') else {
+            return false;
+        };
+        let (property, value) = (property.trim(), value.trim());
+        let value = value.strip_suffix("!important").unwrap_or(value).trim();
+        (property.eq_ignore_ascii_case("display") && value.eq_ignore_ascii_case("none"))
+            || (property.eq_ignore_ascii_case("visibility") && value.eq_ignore_ascii_case("hidden"))
+    })
 }
 
 fn has_rel(e: &scraper::node::Element, token: &str) -> bool {
@@ -1371,6 +1553,27 @@ fn retreat(text: &str, from: usize, n: usize) -> usize {
 // ---------------------------------------------------------------------------------------------
 // Classification
 // ---------------------------------------------------------------------------------------------
+
+/// For each of `n` blocks, whether it lies inside one of the block index ranges.
+fn region_mask_all(n: usize, ranges: &[(usize, usize)]) -> Vec<bool> {
+    let mut delta = vec![0i64; n + 1];
+    for &(start, end) in ranges {
+        let (start, end) = (start.min(n), end.min(n));
+        if start < end {
+            delta[start] += 1;
+            delta[end] -= 1;
+        }
+    }
+    let mut depth = 0i64;
+    delta
+        .iter()
+        .take(n)
+        .map(|d| {
+            depth += d;
+            depth > 0
+        })
+        .collect()
+}
 
 /// For each block, whether it lies inside a structural cue that is not a page wrapper.
 fn region_mask(blocks: &[RawBlock], regions: &[(usize, usize)]) -> Vec<bool> {
@@ -1579,6 +1782,103 @@ fn classify_one(stats: &Stats, has_list: bool) -> (Class, BlockReason) {
     }
 }
 
+/// Words of date, time and byline lines ("Published 2:16 AM EST Nov 20, 2019", "By Jane Doe |
+/// Updated Tuesday"), in the languages with stop-word lists, sorted.
+const DATELINE_WORDS: &[&str] = &[
+    "am",
+    "août",
+    "apr",
+    "april",
+    "aug",
+    "august",
+    "avril",
+    "by",
+    "cest",
+    "cet",
+    "de",
+    "dec",
+    "december",
+    "décembre",
+    "edt",
+    "est",
+    "feb",
+    "february",
+    "friday",
+    "février",
+    "gmt",
+    "jan",
+    "january",
+    "janvier",
+    "jeudi",
+    "juillet",
+    "juin",
+    "jul",
+    "july",
+    "jun",
+    "june",
+    "lundi",
+    "mai",
+    "mar",
+    "march",
+    "mardi",
+    "mars",
+    "may",
+    "mercredi",
+    "min",
+    "minutes",
+    "mis",
+    "monday",
+    "nov",
+    "november",
+    "novembre",
+    "oct",
+    "october",
+    "octobre",
+    "on",
+    "par",
+    "pm",
+    "posted",
+    "pst",
+    "published",
+    "publié",
+    "read",
+    "samedi",
+    "saturday",
+    "sep",
+    "sept",
+    "september",
+    "septembre",
+    "sunday",
+    "thursday",
+    "tuesday",
+    "updated",
+    "utc",
+    "vendredi",
+    "wednesday",
+    "à",
+];
+
+/// Whether a short block is a date, time or byline line: most of its words are numbers or
+/// [`DATELINE_WORDS`], one at least of the latter. Such lines sit inside article containers
+/// but are not the article.
+fn is_dateline(text: &str) -> bool {
+    if text.len() >= LENGTH_LOW {
+        return false;
+    }
+    let (mut all, mut numbers, mut named) = (0usize, 0usize, 0usize);
+    let mut lower = String::new();
+    for word in words(text) {
+        all += 1;
+        if word.chars().all(|c| c.is_ascii_digit()) {
+            numbers += 1;
+        } else if on_list(DATELINE_WORDS, word, &mut lower) {
+            named += 1;
+        }
+    }
+    // A named word is required: a line of scores ("Palm Bay 18 22 13 17") is all numbers.
+    named > 0 && (numbers + named) * 5 >= all * 3
+}
+
 fn link_density(link_chars: usize, chars: usize) -> f32 {
     if chars == 0 {
         0.0
@@ -1587,12 +1887,71 @@ fn link_density(link_chars: usize, chars: usize) -> f32 {
     }
 }
 
+/// What the tree says about each block, beyond its own text.
+struct Structure<'a> {
+    /// Inside a structural boilerplate cue.
+    boiler: &'a [bool],
+    /// Main-content candidates.
+    containers: &'a [Container],
+    /// Inside reader comments that are to be kept (empty with `drop_comments`).
+    comments: &'a [bool],
+}
+
+/// Text weight of a block for the main-region choice.
+fn region_weight(class: Class, reason: BlockReason, chars: usize) -> usize {
+    match (class, reason) {
+        (Class::Good | Class::NearGood, _) => chars,
+        (Class::Short, _) | (Class::Bad, BlockReason::FewStopwords) => chars / 2,
+        _ => 0,
+    }
+}
+
+/// The page's main-content region (a block index range), if a candidate is heavy enough.
+///
+/// Explicit cues are trusted in order of strength, as trafilatura's content XPaths are: the
+/// heaviest `itemprop=articleBody` first, then the heaviest `article`, then `main` and content
+/// class names, each only if it holds [`MAIN_REGION_SHARE`] of the page's weight (a teaser
+/// `<article>` does not). The region is then the innermost candidate inside it that still
+/// holds [`MAIN_REGION_NARROWING`] of its weight.
+fn main_region(containers: &[Container], weights: &[usize]) -> Option<(usize, usize)> {
+    let n = weights.len();
+    let mut prefix = Vec::with_capacity(n + 1);
+    prefix.push(0usize);
+    for w in weights {
+        prefix.push(prefix.last().copied().unwrap_or(0) + w);
+    }
+    let total = prefix.last().copied().unwrap_or(0);
+    let weight = |c: &Container| {
+        let (start, end) = (c.start.min(n), c.end.min(n));
+        prefix[end.max(start)] - prefix[start]
+    };
+    if total == 0 {
+        return None;
+    }
+    let outer = [Cue::ArticleBody, Cue::Article, Cue::Other]
+        .into_iter()
+        .find_map(|cue| {
+            containers
+                .iter()
+                .filter(|c| c.cue == cue)
+                .max_by_key(|c| (weight(c), std::cmp::Reverse(c.start)))
+                .filter(|c| weight(c) as f64 >= MAIN_REGION_SHARE * total as f64)
+        })?;
+    let floor = MAIN_REGION_NARROWING * weight(outer) as f64;
+    containers
+        .iter()
+        .filter(|c| c.start >= outer.start && c.end <= outer.end && weight(c) as f64 >= floor)
+        .min_by_key(|c| (c.end.saturating_sub(c.start), c.start))
+        .map(|c| (c.start, c.end))
+}
+
 fn classify(
     raw: Vec<RawBlock>,
-    boiler: &[bool],
+    structure: &Structure<'_>,
     stop_lang: Option<&str>,
     keep_everything: bool,
 ) -> Vec<Block> {
+    let boiler = structure.boiler;
     let list = stop_lang.and_then(stopwords::stopwords);
     let stats: Vec<Stats> = raw
         .iter()
@@ -1640,6 +1999,53 @@ fn classify(
         }
     }
 
+    // Inside the main-content region, short and stop-word-poor text (score lines, one-line
+    // paragraphs, list items) is part of the article; link text and boilerplate cues are not.
+    let weights: Vec<usize> = initial
+        .iter()
+        .zip(&reasons)
+        .zip(&stats)
+        .map(|((c, r), s)| region_weight(*c, *r, s.chars))
+        .collect();
+    let region = main_region(structure.containers, &weights);
+    let mut promoted = vec![false; initial.len()];
+    if let Some((start, end)) = region {
+        // Text that appears twice on the page (gallery captions, "Close", repeated credits)
+        // is page furniture, not article text.
+        let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for block in raw.get(start..end).unwrap_or_default() {
+            *seen.entry(block.text.as_str()).or_default() += 1;
+        }
+        for i in start..end.min(initial.len()) {
+            let eligible = match initial[i] {
+                Class::Short | Class::NearGood => true,
+                // A digest paragraph with a few links in it is text; a list of titles is not.
+                Class::Bad if reasons[i] == BlockReason::LinkDense => {
+                    !boiler[i]
+                        && link_density(stats[i].link_chars, stats[i].chars)
+                            <= MAIN_REGION_LINK_DENSITY
+                }
+                Class::Bad => reasons[i] == BlockReason::FewStopwords,
+                _ => false,
+            };
+            let block = &raw[i];
+            if matches!(initial[i], Class::Short | Class::NearGood) && is_dateline(&block.text) {
+                // Not article text, and not to be revived by its neighbours either.
+                initial[i] = Class::Bad;
+                continue;
+            }
+            let fragment = block.kind != BlockKind::Heading && stats[i].words < MIN_PROMOTED_WORDS;
+            if eligible
+                && block.kind != BlockKind::Other
+                && !fragment
+                && seen.get(block.text.as_str()).copied().unwrap_or(0) < 2
+            {
+                initial[i] = Class::Good;
+                promoted[i] = true;
+            }
+        }
+    }
+
     // A page without a single long paragraph (lists, short notes) would lose everything:
     // jusText needs a good block to anchor the context. Its stop-word-rich near-good blocks
     // become the anchors instead.
@@ -1653,14 +2059,44 @@ fn classify(
     }
     let headings: Vec<bool> = raw.iter().map(|b| b.kind == BlockKind::Heading).collect();
     let lengths: Vec<usize> = stats.iter().map(|s| s.chars).collect();
-    let fin = revise(&anchored, &headings, &lengths);
+    let mut fin = revise(&anchored, &headings, &lengths);
+    let mut outside = vec![false; fin.len()];
+    if let Some((region_start, end)) = region {
+        // A lead paragraph often sits just above the article body's container: long good
+        // paragraphs before the region, up to the first bad text or a gap of other text, are
+        // part of it.
+        let mut start = region_start.min(fin.len());
+        let mut gap = 0;
+        for i in (0..start).rev() {
+            if fin[i] == Class::Good && reasons[i] == BlockReason::Good {
+                start = i;
+                gap = 0;
+            } else if initial[i] == Class::Bad && !boiler[i] {
+                break;
+            } else {
+                gap += lengths[i];
+                if gap > MAX_HEADING_DISTANCE {
+                    break;
+                }
+            }
+        }
+        for (i, class) in fin.iter_mut().enumerate() {
+            let kept_comment = structure.comments.get(i).copied().unwrap_or(false);
+            if (i < start || i >= end) && *class == Class::Good && !kept_comment {
+                *class = Class::Bad;
+                outside[i] = true;
+            }
+        }
+    }
 
     raw.into_iter()
         .enumerate()
         .map(|(i, block)| {
             let good = fin[i] == Class::Good;
             let reason = match (good, reasons[i]) {
+                _ if outside[i] => BlockReason::OutsideMain,
                 (true, BlockReason::Good) => BlockReason::Good,
+                (true, _) if promoted[i] => BlockReason::MainContent,
                 (true, _) => BlockReason::NearGood,
                 (false, reason) => reason,
             };
@@ -1820,6 +2256,75 @@ mod tests {
         l'ancienne ligne de chemin de fer, qui est fermée depuis plus de dix ans. La plupart des \
         membres étaient d'accord pour qu'elle soit rouverte, mais ils n'ont pas su dire qui \
         paierait les travaux, et la question a été renvoyée à la prochaine séance.";
+
+    #[test]
+    fn main_region_keeps_its_short_lines_and_drops_teasers_around_it() {
+        let html = format!(
+            "<html><body><div><p>{PARA_EN2}</p><p>Another story teaser that runs long enough to \
+             be judged on its own words, with a few of the usual stop words in it.</p></div>\
+             <p><a href=\"/a\">Another headline that is only a link</a> \
+             <a href=\"/b\">and one more headline link here, about the railway line</a></p><article><h1>Results</h1><p>Published 2:16 AM EST Nov 20, 2019</p>\
+             <p>{PARA_EN}</p><p>Palm Bay 18 22 13 17 — 70</p><p>Rockledge 14 11 6 15 — 44</p>\
+             <p>{PARA_EN}</p><figure><figcaption>Close</figcaption></figure></article></body></html>"
+        );
+        let ex = extract(&html);
+        let reason = |start: &str| {
+            let block = ex
+                .blocks
+                .iter()
+                .find(|b| b.text.starts_with(start))
+                .unwrap_or_else(|| panic!("no block {start}: {:#?}", ex.blocks));
+            (block.keep, block.reason)
+        };
+        assert_eq!(reason("Palm Bay"), (true, BlockReason::MainContent));
+        assert_eq!(reason("Rockledge"), (true, BlockReason::MainContent));
+        assert!(!reason("Published").0, "a dateline is not article text");
+        assert_eq!(reason("I went"), (false, BlockReason::OutsideMain));
+        assert!(!reason("Close").0);
+        assert!(reason("Results").0, "the article heading stays");
+    }
+
+    #[test]
+    fn without_a_heavy_container_classification_is_jus_text_alone() {
+        // The only <article> is a small teaser: it does not become the main region.
+        let html = format!(
+            "<html><body><p>{PARA_EN}</p><p>{PARA_EN2}</p>\
+             <article><p>Short teaser line here</p></article></body></html>"
+        );
+        let ex = extract(&html);
+        assert!(
+            ex.blocks
+                .iter()
+                .all(|b| b.reason != BlockReason::OutsideMain)
+        );
+        assert!(ex.kept().count() >= 2);
+    }
+
+    #[test]
+    fn inline_hidden_elements_are_boilerplate() {
+        let html = format!(
+            "<html><body><p>{PARA_EN}</p><div style=\"display: none !important\"><p>{PARA_EN2}</p>\
+             </div><div style=\"color:red; visibility:hidden\"><p>{PARA_FR}</p></div></body></html>"
+        );
+        let ex = extract(&html);
+        let kept: Vec<&str> = ex.kept().map(|b| b.text.as_str()).collect();
+        assert_eq!(kept, [PARA_EN]);
+        assert!(!hides("display: block"));
+    }
+
+    #[test]
+    fn datelines_are_recognised() {
+        assert!(is_dateline("Published 2:16 AM EST Nov 20, 2019"));
+        assert!(is_dateline("| November 18, 2019 12:26 PM"));
+        assert!(is_dateline("Publié le mardi 3 mars 2020 à 14 h"));
+        assert!(!is_dateline(
+            "Palm Bay 18 22 13 17 — 70 points for the home team"
+        ));
+        assert!(!is_dateline("The committee met on Tuesday"));
+        for pair in DATELINE_WORDS.windows(2) {
+            assert!(pair[0] < pair[1], "{pair:?}");
+        }
+    }
 
     fn link<'a>(ex: &'a Extracted, url: &str) -> &'a Link {
         ex.links

@@ -4,8 +4,10 @@
 //!   precision/recall/F1 of the kept text against the hand-cleaned gold text, with the
 //!   `keep_everything` baseline for comparison.
 //! - Every HTML page of the three sets (CleanEval, Mozilla Readability test pages,
-//!   scrapinghub/article-extraction-benchmark) goes through `extract_html` without panicking,
-//!   within a time budget.
+//!   scrapinghub/article-extraction-benchmark) and every response of the archived search-engine
+//!   result pages (webis-de/archive-query-log WARCs) goes through `extract_html` without
+//!   panicking and without a blow-up of its output (sizes bounded by the input's). Timings are
+//!   printed, not asserted: `scripts/bench-extract` reports the slowest page of a release build.
 //!
 //! Run with `--nocapture` to see the tables.
 
@@ -19,18 +21,16 @@ use std::time::{Duration, Instant};
 use stages::extract::{ExtractOptions, extract_html};
 use url::Url;
 
-/// Overall (micro-averaged) word F1 on CleanEval-dev must stay above this (measured 0.937:
-/// P 0.965, R 0.910; `keep_everything` P 0.872, R 0.993, F1 0.929).
-const CLEANEVAL_MIN_F1: f64 = 0.925;
+/// Overall (micro-averaged) word F1 on CleanEval-dev must stay above this (measured 0.955:
+/// P 0.962, R 0.948; `keep_everything` P 0.872, R 0.993, F1 0.929).
+const CLEANEVAL_MIN_F1: f64 = 0.945;
 /// Boilerplate removal must beat the `keep_everything` precision by at least this much
 /// (measured 0.093).
 const MIN_PRECISION_GAIN: f64 = 0.07;
-/// Word F1 against `articleBody` on the article-extraction benchmark (measured 0.897 with
-/// comments kept, 0.914 with `drop_comments`; `keep_everything` 0.700).
-const ARTICLES_MIN_F1: f64 = 0.88;
-/// No single page may take longer than this (debug build, shared machine): a guard against
-/// super-linear behaviour, not a benchmark.
-const MAX_PAGE_SECONDS: f64 = 20.0;
+/// Word F1 against `articleBody` on the article-extraction benchmark (measured 0.950 with
+/// comments kept, 0.970 with `drop_comments`; `keep_everything` 0.700). The benchmark's own
+/// metric (word 4-gram shingles) is computed by `scripts/bench-extract`.
+const ARTICLES_MIN_F1: f64 = 0.935;
 
 /// Bytes to text: UTF-8 when valid, else windows-1252 (CleanEval mixes both; the same rule is
 /// used for page and gold, so words compare equal). Charset sniffing is another stage's job.
@@ -207,8 +207,29 @@ fn read_page(path: &Path) -> String {
     }
 }
 
+/// The HTML responses of the archived result pages, decoded as the crawler decodes them.
+fn serp_pages(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut pages = Vec::new();
+    for path in sorted_files(dir, ".warc.gz") {
+        let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for record in stages::warc::Reader::new(std::io::BufReader::new(file)) {
+            let Ok(record) = record else { break };
+            if record.record_type() != Some("response") {
+                continue;
+            }
+            let Ok(response) = stages::warc::parse_http_response(&record.block) else {
+                continue;
+            };
+            let content_type = response.header("content-type").map(str::to_owned);
+            let decoded = stages::decode::decode(&response.body, content_type.as_deref(), None);
+            pages.push((path.clone(), decoded.text));
+        }
+    }
+    pages
+}
+
 #[test]
-fn every_fixture_page_extracts_without_panic() {
+fn every_fixture_page_extracts_without_panic_or_blow_up() {
     let root = common::shared_data().join("extraction");
     let mut files = Vec::new();
     for (dir, suffix) in [
@@ -220,6 +241,17 @@ fn every_fixture_page_extracts_without_panic() {
         assert!(!found.is_empty(), "no {suffix} pages in {dir}");
         files.extend(found);
     }
+    let mut pages: Vec<(PathBuf, String)> = files
+        .iter()
+        .map(|path| (path.clone(), read_page(path)))
+        .collect();
+    let serp = serp_pages(&common::shared_data().join("serp/warcs"));
+    assert!(
+        serp.len() >= 200,
+        "expected the SERP WARCs, found {}",
+        serp.len()
+    );
+    pages.extend(serp);
     let url = Url::parse("https://example.org/dir/page.html").expect("static URL");
     let options = ExtractOptions::default();
     let mut total = Duration::ZERO;
@@ -227,13 +259,28 @@ fn every_fixture_page_extracts_without_panic() {
     let mut slowest = (Duration::ZERO, PathBuf::new(), 0usize);
     let mut failures = Vec::new();
     let (mut blocks, mut kept, mut links) = (0usize, 0usize, 0usize);
-    for path in &files {
-        let page = read_page(path);
+    for (path, page) in &pages {
         let started = Instant::now();
-        let result = std::panic::catch_unwind(|| extract_html(&page, &url, &options));
+        let result = std::panic::catch_unwind(|| extract_html(page, &url, &options));
         let took = started.elapsed();
         match result {
             Ok(extracted) => {
+                // Output bounded by the input: text only shrinks (tags, entities and runs of
+                // spaces go), and every block or link needs at least one tag.
+                let tags = page.matches('<').count();
+                let text: usize = extracted.blocks.iter().map(|b| b.text.len()).sum();
+                assert!(
+                    text <= page.len(),
+                    "{}: {text} bytes of text",
+                    path.display()
+                );
+                assert!(
+                    extracted.blocks.len() <= tags + 1 && extracted.links.len() <= tags,
+                    "{}: {} blocks, {} links from {tags} tags",
+                    path.display(),
+                    extracted.blocks.len(),
+                    extracted.links.len()
+                );
                 blocks += extracted.blocks.len();
                 kept += extracted.kept().count();
                 links += extracted.links.len();
@@ -264,10 +311,10 @@ fn every_fixture_page_extracts_without_panic() {
     }
     println!(
         "{} pages, {:.1} MB, total {:.1} ms ({:.2} ms/page, {:.1} MB/s); {blocks} blocks, {kept} kept, {links} links",
-        files.len(),
+        pages.len(),
         total_bytes as f64 / 1e6,
         total.as_secs_f64() * 1e3,
-        total.as_secs_f64() * 1e3 / files.len() as f64,
+        total.as_secs_f64() * 1e3 / pages.len() as f64,
         total_bytes as f64 / 1e6 / total.as_secs_f64().max(1e-9),
     );
     println!(
@@ -277,12 +324,6 @@ fn every_fixture_page_extracts_without_panic() {
         slowest.0.as_secs_f64() * 1e3
     );
     assert!(failures.is_empty(), "extract_html panicked on {failures:?}");
-    assert!(
-        slowest.0.as_secs_f64() < MAX_PAGE_SECONDS,
-        "{} took {:?}",
-        slowest.1.display(),
-        slowest.0
-    );
     assert!(
         files.len() > 300,
         "expected the three sets, found {} pages",

@@ -98,3 +98,34 @@ fn extract_prints_the_encoding_decision_and_labelled_blocks() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+#[test]
+fn extract_of_several_files_prints_one_json_line_per_file_in_order() {
+    let dir = scenario("basic");
+    let (doc, index) = (dir.join("c.test/doc.html"), dir.join("a.test/index.html"));
+    let output = glaneur()
+        .arg("extract")
+        .args([&doc, &index, &doc])
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    let text = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines[0]["file"], doc.display().to_string());
+    assert_eq!(lines[1]["file"], index.display().to_string());
+    assert_eq!(lines[0]["document"], lines[2]["document"]);
+    assert_eq!(lines[0]["document"]["title"], "Cours : sommets et graphes");
+
+    let output = glaneur()
+        .arg("extract")
+        .args([&doc, &index])
+        .args(["--url", "http://c.test/doc.html"])
+        .output()
+        .unwrap();
+    assert_exit(&output, 2);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("single file"));
+}
