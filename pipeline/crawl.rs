@@ -85,7 +85,9 @@ pub struct CrawlOutcome {
     pub seconds: f64,
 }
 
-/// One entry of a host's queue.
+/// One entry of a host's queue. The URL itself stays in `crawl.sqlite` (read back when the
+/// request starts): a queued URL costs 32 bytes of memory, not a copy of its text, so a
+/// frontier of millions of URLs fits in RAM.
 #[derive(Debug, Clone)]
 struct Entry {
     /// Sort key: higher first.
@@ -93,8 +95,9 @@ struct Entry {
     /// Discovery order: earlier first among equal keys (keeps runs deterministic).
     seq: u64,
     id: i64,
-    url: String,
     depth: u32,
+    /// Requests already made for this URL in this run (server errors, timeouts).
+    attempts: u32,
 }
 
 impl PartialEq for Entry {
@@ -120,14 +123,17 @@ impl Ord for Entry {
 enum RobotsState {
     Unknown,
     Fetching,
-    Known(Robots),
+    /// Parsed, and when it was read (re-read after `robots_ttl_seconds`).
+    Known(Robots, Instant),
+    /// 5xx, 429 or no answer: nothing may be fetched until a retry succeeds (RFC 9309 §2.3.1.4).
+    Unavailable,
 }
 
 /// One server's queue and politeness clock.
 struct Host {
     queue: BinaryHeap<Entry>,
-    /// A request to this server is in flight.
-    busy: bool,
+    /// Requests to this server in flight.
+    in_flight: u32,
     /// Earliest time the next request may start.
     next_at: Instant,
     robots: RobotsState,
@@ -135,6 +141,14 @@ struct Host {
     fetched: u64,
     /// Delay between requests, robots' Crawl-delay included.
     delay: Duration,
+    /// Failures in a row: server errors, timeouts, refused connections, 429/503.
+    failures: u32,
+    /// The crawl gave up on this server in this run.
+    gave_up: bool,
+    /// Distinct query strings accepted per path (hash of the path), for the trap rule.
+    query_variants: HashMap<u64, u32>,
+    /// Calendar-like URLs accepted, for the trap rule.
+    calendar_pages: u32,
 }
 
 /// A job's result, sent back to the loop. (One message per request: boxing the larger
@@ -370,11 +384,15 @@ impl Crawler<'_> {
         let delay = self.base_delay();
         self.hosts.entry(key.to_string()).or_insert_with(|| Host {
             queue: BinaryHeap::new(),
-            busy: false,
+            in_flight: 0,
             next_at: Instant::now(),
             robots: RobotsState::Unknown,
             fetched: 0,
             delay,
+            failures: 0,
+            gave_up: false,
+            query_variants: HashMap::new(),
+            calendar_pages: 0,
         })
     }
 
@@ -393,14 +411,14 @@ impl Crawler<'_> {
         }
     }
 
-    fn push(&mut self, host: &str, id: i64, url: String, depth: u32, priority: f64) {
+    fn push(&mut self, host: &str, id: i64, depth: u32, priority: f64) {
         self.seq += 1;
         let entry = Entry {
             key: self.key_for(priority, depth),
             seq: self.seq,
             id,
-            url,
             depth,
+            attempts: 0,
         };
         self.host_mut(host).queue.push(entry);
     }
@@ -410,19 +428,29 @@ impl Crawler<'_> {
             self.host_mut(&host).fetched = fetched;
         }
         for q in self.store.queued()? {
-            self.push(&q.host, q.id, q.url, q.depth, q.priority);
+            self.push(&q.host, q.id, q.depth, q.priority);
         }
         let product_token = self.ctx.product_token.clone();
         let max_crawl_delay = self.ctx.topic.file.politeness.max_crawl_delay_seconds;
         let base = self.base_delay();
         let replay = self.ctx.fetcher.is_replay();
         let keys: Vec<String> = self.hosts.keys().cloned().collect();
+        let ttl = self.robots_ttl();
         for key in keys {
-            if let Some((status, body)) = self.store.robots_of(&key)? {
+            if let Some((status, body, age)) = self.store.robots_of(&key, now_epoch())? {
+                // An unavailable or stale robots.txt is read again before the next request.
+                if robots_unavailable(status) && !replay {
+                    continue;
+                }
+                let age = Duration::from_secs_f64(age.max(0.0));
+                if age >= ttl && !replay {
+                    continue;
+                }
                 let robots = robots_from_status(status, body.as_bytes(), &product_token);
                 let host = self.host_mut(&key);
                 host.delay = politeness_delay(base, robots.crawl_delay(), max_crawl_delay, replay);
-                host.robots = RobotsState::Known(robots);
+                let read_at = Instant::now().checked_sub(age).unwrap_or_else(Instant::now);
+                host.robots = RobotsState::Known(robots, read_at);
             }
         }
         Ok(())
@@ -454,6 +482,11 @@ impl Crawler<'_> {
             let Some(response) = Response::from_record(&record) else {
                 continue;
             };
+            // An answer that asked for a retry (server error, too many requests) settled
+            // nothing: the URL is still queued and will be asked again.
+            if response.status == 429 || response.status >= 500 {
+                continue;
+            }
             let host = urlnorm::host_key(&url);
             if url.path() == "/robots.txt" && url.query().is_none() {
                 let unknown = matches!(
@@ -513,6 +546,31 @@ impl Crawler<'_> {
         self.hosts.values().any(|h| !h.queue.is_empty())
     }
 
+    /// How long a robots.txt copy is trusted (forever when replaying: the recording does not
+    /// change).
+    fn robots_ttl(&self) -> Duration {
+        if self.ctx.fetcher.is_replay() {
+            Duration::MAX
+        } else {
+            Duration::from_secs_f64(self.ctx.topic.file.politeness.robots_ttl_seconds)
+        }
+    }
+
+    /// Whether a request could start on this server once its clock allows: robots.txt goes
+    /// alone (nothing else is in flight while it is read), pages go up to the connection limit.
+    fn can_start(&self, h: &Host, per_host: u64) -> bool {
+        if h.gave_up || h.queue.is_empty() || h.fetched + u64::from(h.in_flight) >= per_host {
+            return false;
+        }
+        match h.robots {
+            RobotsState::Fetching => false,
+            RobotsState::Known(..) => {
+                h.in_flight < self.ctx.topic.file.politeness.connections_per_host
+            }
+            RobotsState::Unknown | RobotsState::Unavailable => h.in_flight == 0,
+        }
+    }
+
     /// The ready server whose best URL comes first (ties: the server waiting longest).
     fn pick_host(&self, now: Instant, max_pages: u64) -> Option<String> {
         // With the budget spent nothing starts, not even a robots.txt: no page would follow it.
@@ -522,8 +580,7 @@ impl Crawler<'_> {
         let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
         self.hosts
             .iter()
-            .filter(|(_, h)| !h.busy && h.next_at <= now && !h.queue.is_empty())
-            .filter(|(_, h)| h.fetched < per_host)
+            .filter(|(_, h)| h.next_at <= now && self.can_start(h, per_host))
             .max_by(|(ka, a), (kb, b)| {
                 let ea = a.queue.peek();
                 let eb = b.queue.peek();
@@ -546,7 +603,7 @@ impl Crawler<'_> {
         let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
         self.hosts
             .values()
-            .filter(|h| !h.busy && !h.queue.is_empty() && h.fetched < per_host)
+            .filter(|h| self.can_start(h, per_host))
             .map(|h| h.next_at)
             .min()
     }
@@ -556,7 +613,7 @@ impl Crawler<'_> {
         let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
         self.hosts
             .values()
-            .any(|h| !h.queue.is_empty() && h.fetched < per_host)
+            .any(|h| !h.gave_up && !h.queue.is_empty() && h.fetched < per_host)
     }
 
     /// URLs left in the frontier keep their `queued` state (a later run with a larger budget
@@ -593,6 +650,39 @@ impl Crawler<'_> {
         Ok(left)
     }
 
+    /// Stops asking a server: its waiting URLs, and any found later in this run, are settled
+    /// with `reason`. One dead server must not hold the crawl.
+    fn give_up(&mut self, host_key: &str, reason: &str, detail: &str) -> anyhow::Result<()> {
+        let ids: Vec<i64> = {
+            let host = self.host_mut(host_key);
+            host.gave_up = true;
+            host.queue.drain().map(|e| e.id).collect()
+        };
+        for id in ids {
+            self.store.skip(id, reason, detail)?;
+            self.progress.dropped();
+        }
+        self.store.host_gave_up(host_key, detail)?;
+        self.progress
+            .note(&format!("giving up on {host_key}: {detail}"));
+        Ok(())
+    }
+
+    /// How long a server rests after its `failures`-th failure in a row: what `Retry-After`
+    /// asked, else the back-off doubled for every failure; never less than its delay.
+    fn pause_after_failure(
+        &self,
+        failures: u32,
+        delay: Duration,
+        retry_after: Option<Duration>,
+    ) -> Duration {
+        let base = self.ctx.topic.file.politeness.backoff_seconds;
+        let backoff = Duration::from_secs_f64(
+            base * f64::from(1u32 << failures.clamp(1, 16).saturating_sub(1)),
+        );
+        retry_after.unwrap_or(backoff).max(delay)
+    }
+
     /// Starts the next request on `host_key` (robots.txt first). Returns whether a job was
     /// spawned; URLs settled without a request (robots, budget) return false.
     fn start_next(
@@ -602,40 +692,47 @@ impl Crawler<'_> {
         max_pages: u64,
     ) -> anyhow::Result<bool> {
         let fetcher = self.ctx.fetcher.clone();
+        let ttl = self.robots_ttl();
         let host = self.host_mut(host_key);
-        match host.robots {
-            RobotsState::Unknown => {
-                host.robots = RobotsState::Fetching;
-                host.busy = true;
-                let url = format!("{host_key}/robots.txt");
-                let tx = tx.clone();
-                let host_key = host_key.to_string();
-                self.outcome.robots_requests += 1;
-                tokio::spawn(async move {
-                    let outcome = fetch_robots(&fetcher, &url).await;
-                    let _ = tx
-                        .send(JobResult::Robots {
-                            host: host_key,
-                            url,
-                            outcome,
-                        })
-                        .await;
-                });
-                return Ok(true);
-            }
+        let read_robots = match &host.robots {
+            RobotsState::Unknown | RobotsState::Unavailable => true,
             RobotsState::Fetching => return Ok(false),
-            RobotsState::Known(_) => {}
+            // A stale copy is read again as soon as nothing else is in flight.
+            RobotsState::Known(_, read_at) => read_at.elapsed() >= ttl && host.in_flight == 0,
+        };
+        if read_robots {
+            host.robots = RobotsState::Fetching;
+            host.in_flight += 1;
+            let url = format!("{host_key}/robots.txt");
+            let tx = tx.clone();
+            let host_key = host_key.to_string();
+            self.outcome.robots_requests += 1;
+            tokio::spawn(async move {
+                let outcome = guarded(fetch_robots(fetcher, url.clone())).await;
+                let _ = tx
+                    .send(JobResult::Robots {
+                        host: host_key,
+                        url,
+                        outcome,
+                    })
+                    .await;
+            });
+            return Ok(true);
         }
         let Some(entry) = host.queue.pop() else {
             return Ok(false);
         };
-        let allowed = match &host.robots {
-            RobotsState::Known(robots) => {
-                let target = url::Url::parse(&entry.url)
-                    .map(|u| fetch::request_target(&u))
-                    .unwrap_or_else(|_| "/".to_string());
-                robots.is_allowed(&target)
-            }
+        let parsed = self
+            .store
+            .url_of(entry.id)?
+            .and_then(|text| url::Url::parse(&text).ok());
+        let Some(url) = parsed else {
+            self.store
+                .skip(entry.id, "invalid-url", "cannot parse the stored URL")?;
+            return Ok(false);
+        };
+        let allowed = match &self.host_mut(host_key).robots {
+            RobotsState::Known(robots, _) => robots.is_allowed(&fetch::request_target(&url)),
             _ => true,
         };
         if !allowed {
@@ -649,19 +746,17 @@ impl Crawler<'_> {
             self.host_mut(host_key).queue.push(entry);
             return Ok(false);
         }
-        let Ok(url) = url::Url::parse(&entry.url) else {
-            self.store
-                .skip(entry.id, "invalid-url", "cannot parse the stored URL")?;
-            return Ok(false);
-        };
         self.requests_total += 1;
         self.outcome.requests += 1;
-        self.host_mut(host_key).busy = true;
+        self.host_mut(host_key).in_flight += 1;
         let ctx = self.ctx.clone();
         let tx = tx.clone();
         let host_key = host_key.to_string();
         tokio::spawn(async move {
-            let outcome = fetcher.fetch(&url).await;
+            let outcome = {
+                let url = url.clone();
+                guarded(async move { fetcher.fetch(&url).await }).await
+            };
             let analysis = match &outcome {
                 Ok(response) if response.status == 200 && !response.body_skipped => {
                     // Parsing is CPU work and scraper's DOM is !Send: do it on the blocking
@@ -715,25 +810,58 @@ impl Crawler<'_> {
         live: bool,
     ) -> anyhow::Result<()> {
         let token = self.ctx.product_token.clone();
-        let (status, body) = match &outcome {
-            Ok(r) => (r.status, String::from_utf8_lossy(&r.body).into_owned()),
-            // Unreachable: RFC 9309 says assume complete disallow.
-            Err(_) => (0, String::new()),
+        let replay = self.ctx.fetcher.is_replay();
+        let now = now_epoch();
+        let (status, body, what) = match &outcome {
+            Ok(r) => (
+                r.status,
+                String::from_utf8_lossy(&r.body).into_owned(),
+                format!("HTTP {}", r.status),
+            ),
+            Err(failure) => (0, String::new(), failure.detail.clone()),
         };
+        let retry_after = outcome
+            .as_ref()
+            .ok()
+            .and_then(|r| retry_after(r.header("retry-after"), std::time::SystemTime::now()));
         let robots = robots_from_status(status, body.as_bytes(), &token);
         let crawl_delay = robots.crawl_delay();
         self.store
-            .host_robots(host_key, status, &body, crawl_delay)?;
+            .host_robots(host_key, status, &body, crawl_delay, now)?;
         let base = self.base_delay();
         let max_cd = self.ctx.topic.file.politeness.max_crawl_delay_seconds;
-        let replay = self.ctx.fetcher.is_replay();
-        let host = self.host_mut(host_key);
-        host.delay = politeness_delay(base, crawl_delay, max_cd, replay);
-        host.robots = RobotsState::Known(robots);
-        host.busy = false;
-        if live {
-            host.next_at = Instant::now() + host.delay;
+        let give_up_after = self.ctx.topic.file.politeness.give_up_after;
+        let delay = politeness_delay(base, crawl_delay, max_cd, replay);
+        let failures = {
+            let host = self.host_mut(host_key);
+            if live {
+                host.in_flight = host.in_flight.saturating_sub(1);
+            }
+            host.delay = delay;
+            if robots_unavailable(status) && !replay {
+                // RFC 9309 §2.3.1.4: assume complete disallow, and ask again later rather
+                // than settle every URL of the server as disallowed.
+                host.robots = RobotsState::Unavailable;
+                host.failures += 1;
+                host.failures
+            } else {
+                host.robots = RobotsState::Known(robots, Instant::now());
+                host.failures = 0;
+                if live {
+                    host.next_at = Instant::now() + host.delay;
+                }
+                return Ok(());
+            }
+        };
+        if failures >= give_up_after {
+            return self.give_up(
+                host_key,
+                "robots-unavailable",
+                &format!("robots.txt could not be read {failures} times in a row (last: {what})"),
+            );
         }
+        let pause = self.pause_after_failure(failures, delay, retry_after);
+        self.host_mut(host_key).next_at = Instant::now() + pause;
         Ok(())
     }
 
@@ -748,66 +876,99 @@ impl Crawler<'_> {
         recovered_at: Option<(u64, u64)>,
     ) -> anyhow::Result<()> {
         let now = now_epoch();
-        {
+        let replay = self.ctx.fetcher.is_replay();
+        let politeness = self.ctx.topic.file.politeness.clone();
+        // A server error, a timeout, a refused connection or "too many requests": the server
+        // (or the way to it) is in trouble, so it rests, and the URL may be tried again.
+        let transient = match &outcome {
+            Err(failure) => failure.reason != "internal-error",
+            Ok(r) => r.status == 429 || (500..600).contains(&r.status),
+        } && !replay;
+        let asked_to_wait = outcome
+            .as_ref()
+            .ok()
+            .filter(|r| r.status == 429 || r.status == 503)
+            .and_then(|r| retry_after(r.header("retry-after"), std::time::SystemTime::now()));
+        let elapsed = match &outcome {
+            Ok(r) => r.elapsed,
+            Err(f) => f.elapsed,
+        };
+        let (failures, delay) = {
             let host = self.host_mut(host_key);
-            host.busy = false;
-            host.fetched += 1;
-            host.next_at = Instant::now() + host.delay;
-        }
-        let response = match outcome {
-            Ok(r) => r,
-            Err(failure) => {
-                self.store
-                    .fail(entry.id, failure.reason, &failure.detail, now)?;
-                self.store.host_fetched(host_key, true)?;
-                self.progress.fetched(false);
+            host.in_flight = host.in_flight.saturating_sub(1);
+            if transient {
+                host.failures += 1;
+            } else {
+                host.failures = 0;
+                host.fetched += 1;
+                // A slow answer is a busy server: wait k times as long as it took.
+                let slow = elapsed.mul_f64(politeness.response_time_factor);
+                host.next_at = Instant::now() + host.delay.max(slow);
+            }
+            (host.failures, host.delay)
+        };
+        if transient {
+            let what = match &outcome {
+                Ok(r) => format!("HTTP {}", r.status),
+                Err(f) => format!("{}: {}", f.reason, f.detail),
+            };
+            let max_wait = Duration::from_secs_f64(politeness.max_retry_after_seconds);
+            let too_long = asked_to_wait.is_some_and(|w| w > max_wait);
+            let give_up = too_long || failures >= politeness.give_up_after;
+            let throttled = asked_to_wait.is_some()
+                || outcome
+                    .as_ref()
+                    .is_ok_and(|r| r.status == 429 || r.status == 503);
+            // "Too many requests" says nothing against the URL: it waits its turn again, and
+            // the failure count of the server bounds how long that can go on.
+            let retry = !give_up && (throttled || entry.attempts < politeness.retries);
+            if retry {
+                let pause = self.pause_after_failure(failures, delay, asked_to_wait);
+                if let Ok(response) = &outcome
+                    && recovered_at.is_none()
+                {
+                    self.warc.exchange(url.as_str(), response)?;
+                }
+                self.store.waiting(
+                    entry.id,
+                    "retry",
+                    &format!("{what}; tried again after {:.1} s", pause.as_secs_f64()),
+                )?;
+                let host = self.host_mut(host_key);
+                host.next_at = Instant::now() + pause;
+                host.queue.push(Entry {
+                    attempts: entry.attempts + 1,
+                    ..entry
+                });
+                // The budget counts URLs settled, so a retry does not spend it.
+                self.requests_total = self.requests_total.saturating_sub(1);
                 return Ok(());
             }
-        };
-        self.store.host_fetched(host_key, false)?;
-        let location = match recovered_at {
-            Some(at) => at,
-            None => self.warc.exchange(url.as_str(), &response)?,
+            self.host_mut(host_key).fetched += 1;
+            let detail = if too_long {
+                format!(
+                    "the server asked to wait {:.0} s (Retry-After), more than [politeness] max_retry_after_seconds",
+                    asked_to_wait.map_or(0.0, |w| w.as_secs_f64())
+                )
+            } else {
+                format!("{failures} failures in a row (last: {what})")
+            };
+            if give_up {
+                self.settle_response(&entry, host_key, url, outcome, recovered_at, now)?;
+                return self.give_up(host_key, "server-gave-up", &detail);
+            }
+            // Out of retries for this URL; the server still answers others.
+            self.host_mut(host_key).next_at =
+                Instant::now() + self.pause_after_failure(failures, delay, asked_to_wait);
+        }
+        let Some(response) =
+            self.settle_response(&entry, host_key, url, outcome, recovered_at, now)?
+        else {
+            return Ok(());
         };
         let status = response.status;
-        let row = FetchRow {
-            status,
-            content_type: response.header("content-type").map(str::to_string),
-            length: response.body.len() as u64,
-            last_modified: response.header("last-modified").map(str::to_string),
-            etag: response.header("etag").map(str::to_string),
-            server: response.header("server").map(str::to_string),
-            location: response.header("location").map(str::to_string),
-            fetched_at: now,
-            elapsed_ms: response.elapsed.as_millis() as u64,
-            warc: Some((warcfile::WARC_NAME.to_string(), location.0, location.1)),
-        };
-        let (reason, detail) = if (300..400).contains(&status) {
-            ("redirect", row.location.clone().unwrap_or_default())
-        } else if status == 200 && response.body_skipped {
-            (
-                "content-type",
-                format!(
-                    "{} is not harvested (HTML and plain text only)",
-                    row.content_type.as_deref().unwrap_or("?")
-                ),
-            )
-        } else if status == 200 {
-            ("fetched", String::new())
-        } else if response.header("x-glaneur-replay") == Some("missing") {
-            ("http-404", "not in the recording".to_string())
-        } else {
-            ("", String::new())
-        };
-        let reason = if reason.is_empty() {
-            format!("http-{status}")
-        } else {
-            reason.to_string()
-        };
-        self.store.fetched(entry.id, &row, &reason, &detail)?;
-
         if (300..400).contains(&status) {
-            self.follow_redirect(&entry, url, row.location.as_deref())?;
+            self.follow_redirect(&entry, url, response.header("location"))?;
             self.progress.fetched(false);
             return Ok(());
         }
@@ -822,8 +983,17 @@ impl Crawler<'_> {
         }
         self.progress.fetched(analysis.facts.verdict);
         // Which links to follow. Seed 001: the crawl starts from the seeds that satisfy F, so
-        // an off-topic seed is a dead end; a page that says nofollow is one too.
-        if analysis.nofollow || (is_seed && !analysis.facts.verdict) {
+        // an off-topic seed is a dead end; a page that says nofollow (in a <meta> or an
+        // X-Robots-Tag header) is one too.
+        let header = stages::robots::x_robots_tag(
+            response
+                .headers
+                .iter()
+                .filter(|(k, _)| k == "x-robots-tag")
+                .map(|(_, v)| v.as_str()),
+            &self.ctx.product_token,
+        );
+        if analysis.nofollow || header.nofollow || (is_seed && !analysis.facts.verdict) {
             return Ok(());
         }
         let child_depth = entry.depth + 1;
@@ -868,9 +1038,115 @@ impl Crawler<'_> {
                 )?;
                 continue;
             }
-            self.push(&target_host, dst, target.to_string(), child_depth, priority);
+            if !self.admit(dst, &target_host, &target)? {
+                continue;
+            }
+            self.push(&target_host, dst, child_depth, priority);
         }
         Ok(())
+    }
+
+    /// Records a response (or a failure) as the URL's final state. Returns the response when
+    /// there is one.
+    fn settle_response(
+        &mut self,
+        entry: &Entry,
+        host_key: &str,
+        url: &url::Url,
+        outcome: Result<Response, Failure>,
+        recovered_at: Option<(u64, u64)>,
+        now: f64,
+    ) -> anyhow::Result<Option<Response>> {
+        let response = match outcome {
+            Ok(r) => r,
+            Err(failure) => {
+                self.store
+                    .fail(entry.id, failure.reason, &failure.detail, now)?;
+                self.store.host_fetched(host_key, true)?;
+                self.progress.fetched(false);
+                return Ok(None);
+            }
+        };
+        self.store.host_fetched(host_key, false)?;
+        let location = match recovered_at {
+            Some(at) => at,
+            None => self.warc.exchange(url.as_str(), &response)?,
+        };
+        let status = response.status;
+        let row = FetchRow {
+            status,
+            content_type: response.header("content-type").map(str::to_string),
+            length: response.body.len() as u64,
+            last_modified: response.header("last-modified").map(str::to_string),
+            etag: response.header("etag").map(str::to_string),
+            server: response.header("server").map(str::to_string),
+            location: response.header("location").map(str::to_string),
+            fetched_at: now,
+            elapsed_ms: response.elapsed.as_millis() as u64,
+            warc: Some((warcfile::WARC_NAME.to_string(), location.0, location.1)),
+        };
+        let (reason, detail) = if (300..400).contains(&status) {
+            ("redirect", row.location.clone().unwrap_or_default())
+        } else if status == 200 && response.body_skipped {
+            (
+                "content-type",
+                format!(
+                    "{} is not harvested (HTML and plain text only)",
+                    row.content_type.as_deref().unwrap_or("?")
+                ),
+            )
+        } else if status == 200 {
+            ("fetched", String::new())
+        } else if response.header("x-glaneur-replay") == Some("missing") {
+            ("http-404", "not in the recording".to_string())
+        } else {
+            ("", String::new())
+        };
+        let reason = if reason.is_empty() {
+            format!("http-{status}")
+        } else {
+            reason.to_string()
+        };
+        self.store.fetched(entry.id, &row, &reason, &detail)?;
+        Ok(Some(response))
+    }
+
+    /// The last checks on a newly found in-scope URL before it joins the queue: a server the
+    /// crawl gave up on, and the trap rules. Returns false when the URL was settled instead.
+    fn admit(&mut self, id: i64, host_key: &str, url: &url::Url) -> anyhow::Result<bool> {
+        if self.hosts.get(host_key).is_some_and(|h| h.gave_up) {
+            self.store.skip(
+                id,
+                "server-gave-up",
+                "the crawl gave up on this server earlier in the run",
+            )?;
+            return Ok(false);
+        }
+        let limits = self.ctx.topic.file.traps.limits();
+        let verdict = stages::traps::check_shape(url, &limits).and_then(|()| {
+            let host = self.host_mut(host_key);
+            if stages::traps::is_calendar_like(url) {
+                if host.calendar_pages >= limits.max_calendar_pages {
+                    return Err(stages::traps::Trap::Calendar);
+                }
+                host.calendar_pages += 1;
+            }
+            if let Some(path) = stages::traps::query_variant_key(url) {
+                let count = host.query_variants.entry(fingerprint(path)).or_insert(0);
+                if *count >= limits.max_query_variants {
+                    return Err(stages::traps::Trap::QueryVariants);
+                }
+                *count += 1;
+            }
+            Ok(())
+        });
+        match verdict {
+            Ok(()) => Ok(true),
+            Err(trap) => {
+                self.store.skip(id, trap.reason(), &trap.explain(&limits))?;
+                Ok(false)
+            }
+        }
     }
 
     fn follow_redirect(
@@ -920,18 +1196,15 @@ impl Crawler<'_> {
                 .skip(dst, "off-domain", "redirect target outside [domains]")?;
             return Ok(());
         }
+        if !self.admit(dst, &target_host, &target)? {
+            return Ok(());
+        }
         // A redirect inherits its source's place in the queue: it is the same page.
         let key_priority = match self.ctx.topic.file.crawl.strategy {
             Strategy::BestFirst => entry.key,
             Strategy::BreadthFirst => 1.0,
         };
-        self.push(
-            &target_host,
-            dst,
-            target.to_string(),
-            entry.depth,
-            key_priority,
-        );
+        self.push(&target_host, dst, entry.depth, key_priority);
         Ok(())
     }
 
@@ -975,9 +1248,49 @@ pub fn politeness_delay(
     base.max(robots)
 }
 
+/// RFC 9309 §2.3.1.4: a server error, "too many requests" or no answer at all means the rules
+/// are unknown for now (everything is disallowed until robots.txt can be read).
+fn robots_unavailable(status: u16) -> bool {
+    status == 0 || status == 429 || status >= 500
+}
+
+/// How long a `Retry-After` header asks to wait: delay-seconds or an HTTP date (RFC 9110
+/// §10.2.3). None when absent or unreadable.
+pub fn retry_after(value: Option<&str>, now: std::time::SystemTime) -> Option<Duration> {
+    let value = value?.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// A 64-bit fingerprint of a string (for counters keyed by paths without keeping the paths).
+fn fingerprint(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Runs a request in its own task, so that a bug (a panic) in it becomes a recorded failure of
+/// that URL instead of a crawl that waits forever for an answer.
+async fn guarded(
+    request: impl Future<Output = Result<Response, Failure>> + Send + 'static,
+) -> Result<Response, Failure> {
+    match tokio::spawn(request).await {
+        Ok(outcome) => outcome,
+        Err(e) => Err(Failure {
+            reason: "internal-error",
+            detail: format!("glaneur failed on this request ({e}); please report it"),
+            elapsed: Duration::ZERO,
+        }),
+    }
+}
+
 /// Fetches robots.txt, following up to five redirects (RFC 9309 §2.3.1.2).
-async fn fetch_robots(fetcher: &Fetcher, url: &str) -> Result<Response, Failure> {
-    let mut current = url::Url::parse(url).map_err(|e| Failure {
+async fn fetch_robots(fetcher: Fetcher, url: String) -> Result<Response, Failure> {
+    let mut current = url::Url::parse(&url).map_err(|e| Failure {
         reason: "invalid-url",
         detail: e.to_string(),
         elapsed: Duration::ZERO,
@@ -1036,7 +1349,7 @@ mod tests {
             key,
             seq,
             id: seq as i64,
-            url: String::new(),
+            attempts: 0,
             depth: 0,
         };
         let mut heap = BinaryHeap::from(vec![e(0.5, 1), e(0.9, 2), e(0.5, 0), e(0.9, 3)]);

@@ -21,7 +21,7 @@ use anyhow::{Context, bail};
 use rusqlite::{Connection, OptionalExtension, params};
 
 /// Version of the schema below.
-pub const FORMAT_VERSION: i64 = 1;
+pub const FORMAT_VERSION: i64 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (
@@ -33,8 +33,10 @@ CREATE TABLE IF NOT EXISTS hosts (
     robots_status INTEGER,            -- HTTP status of robots.txt (0: unreachable)
     robots_body   TEXT,               -- robots.txt as fetched (capped), re-parsed on resume
     crawl_delay   REAL,               -- Crawl-delay that applies to glaneur, seconds
+    robots_fetched_at REAL,           -- when robots.txt was read, seconds since 1970
     fetched       INTEGER NOT NULL DEFAULT 0,
-    failures      INTEGER NOT NULL DEFAULT 0
+    failures      INTEGER NOT NULL DEFAULT 0,
+    gave_up       TEXT                -- why the crawl stopped asking this server, if it did
 );
 CREATE TABLE IF NOT EXISTS urls (
     id            INTEGER PRIMARY KEY,
@@ -460,28 +462,57 @@ impl Store {
         status: u16,
         body: &str,
         crawl_delay: Option<f64>,
+        now: f64,
     ) -> anyhow::Result<()> {
         self.conn
             .prepare_cached(
-                "INSERT INTO hosts(host, robots_status, robots_body, crawl_delay) VALUES (?1, ?2, ?3, ?4)
+                "INSERT INTO hosts(host, robots_status, robots_body, crawl_delay, robots_fetched_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5)
                  ON CONFLICT(host) DO UPDATE SET robots_status = excluded.robots_status,
-                   robots_body = excluded.robots_body, crawl_delay = excluded.crawl_delay",
+                   robots_body = excluded.robots_body, crawl_delay = excluded.crawl_delay,
+                   robots_fetched_at = excluded.robots_fetched_at",
             )?
-            .execute(params![host, status, body, crawl_delay])?;
+            .execute(params![host, status, body, crawl_delay, now])?;
         self.uncommitted += 1;
         Ok(())
     }
 
-    /// robots.txt status and body of a host, when known.
-    pub fn robots_of(&self, host: &str) -> anyhow::Result<Option<(u16, String)>> {
+    /// robots.txt status, body and age in seconds (at `now`) of a host, when known.
+    pub fn robots_of(&self, host: &str, now: f64) -> anyhow::Result<Option<(u16, String, f64)>> {
         Ok(self
             .conn
             .prepare_cached(
-                "SELECT robots_status, robots_body FROM hosts WHERE host = ?1 AND robots_status IS NOT NULL",
+                "SELECT robots_status, robots_body, robots_fetched_at FROM hosts
+                 WHERE host = ?1 AND robots_status IS NOT NULL",
             )?
             .query_row([host], |r| {
-                Ok((r.get::<_, i64>(0)? as u16, r.get::<_, Option<String>>(1)?.unwrap_or_default()))
+                Ok((
+                    r.get::<_, i64>(0)? as u16,
+                    r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                    now - r.get::<_, Option<f64>>(2)?.unwrap_or(now),
+                ))
             })
+            .optional()?)
+    }
+
+    /// Records that the crawl stopped asking a server, and why.
+    pub fn host_gave_up(&mut self, host: &str, why: &str) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO hosts(host, gave_up) VALUES (?1, ?2)
+                 ON CONFLICT(host) DO UPDATE SET gave_up = excluded.gave_up",
+            )?
+            .execute(params![host, why])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// The canonical URL of a row.
+    pub fn url_of(&self, id: i64) -> anyhow::Result<Option<String>> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT url FROM urls WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))
             .optional()?)
     }
 

@@ -47,6 +47,9 @@ pub struct TopicFile {
     pub crawl: Crawl,
     /// Politeness towards the servers.
     pub politeness: Politeness,
+    /// Crawler-trap defences.
+    #[serde(default)]
+    pub traps: Traps,
     /// What to write and how.
     #[serde(default)]
     pub output: Output,
@@ -121,7 +124,8 @@ pub struct Crawl {
     pub max_pages_per_host: u64,
     /// Order of the frontier.
     pub strategy: Strategy,
-    /// Requests in flight at once, over all servers (never more than one per server).
+    /// Requests in flight at once, over all servers (per server: `[politeness]
+    /// connections_per_host`).
     pub concurrency: usize,
     /// Bodies longer than this are cut (the record says so).
     pub max_body_bytes: u64,
@@ -176,6 +180,31 @@ pub struct Politeness {
     /// Longest robots.txt `Crawl-delay` honoured, in seconds (a longer one is capped).
     #[serde(default = "default_max_crawl_delay")]
     pub max_crawl_delay_seconds: f64,
+    /// Requests in flight at once to one server. 1 (the default) is the polite setting; more
+    /// is for servers you own or have permission to load (benchmarks, intranets).
+    #[serde(default = "default_connections_per_host")]
+    pub connections_per_host: u32,
+    /// The delay also grows to this many times the server's last response time (Mercator and
+    /// Heritrix do the same): a slow server is a busy server. 0 turns it off.
+    #[serde(default = "default_response_time_factor")]
+    pub response_time_factor: f64,
+    /// First pause after a server error (5xx, timeout, refused connection) or a `429`/`503`
+    /// without `Retry-After`; it doubles with every further failure in a row.
+    #[serde(default = "default_backoff")]
+    pub backoff_seconds: f64,
+    /// Give up on a server after this many failures in a row (its waiting URLs are recorded
+    /// with the reason `server-gave-up`).
+    #[serde(default = "default_give_up_after")]
+    pub give_up_after: u32,
+    /// Longest `Retry-After` waited for, in seconds; a server asking for more is given up.
+    #[serde(default = "default_max_retry_after")]
+    pub max_retry_after_seconds: f64,
+    /// How often one URL is tried again after a server error or a timeout.
+    #[serde(default = "default_retries")]
+    pub retries: u32,
+    /// Re-read a server's robots.txt when the copy is older than this (RFC 9309: at most 24 h).
+    #[serde(default = "default_robots_ttl")]
+    pub robots_ttl_seconds: f64,
 }
 
 fn default_delay() -> f64 {
@@ -184,6 +213,79 @@ fn default_delay() -> f64 {
 
 fn default_max_crawl_delay() -> f64 {
     30.0
+}
+
+fn default_connections_per_host() -> u32 {
+    1
+}
+
+fn default_response_time_factor() -> f64 {
+    2.0
+}
+
+fn default_backoff() -> f64 {
+    10.0
+}
+
+fn default_give_up_after() -> u32 {
+    5
+}
+
+fn default_max_retry_after() -> f64 {
+    3600.0
+}
+
+fn default_retries() -> u32 {
+    2
+}
+
+fn default_robots_ttl() -> f64 {
+    24.0 * 3600.0
+}
+
+/// `[traps]`: URL shapes that generate endless pages, each refused with its own reason.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Traps {
+    /// Longest canonical URL followed, in bytes (reason `trap-url-length`).
+    pub max_url_length: usize,
+    /// Most path segments (`/a/b/c` has 3; reason `trap-path-depth`).
+    pub max_path_depth: usize,
+    /// A segment or a run of up to three segments repeated more than this many times in a row
+    /// (`/a/b/a/b/a/b`; reason `trap-repeated-segments`).
+    pub max_repeats: usize,
+    /// Distinct query strings followed for one path on one server (reason
+    /// `trap-query-variants`).
+    pub max_query_variants: u32,
+    /// Calendar-like URLs (dates or year/month/day parameters) followed per server (reason
+    /// `trap-calendar`).
+    pub max_calendar_pages: u32,
+}
+
+impl Default for Traps {
+    fn default() -> Traps {
+        let limits = stages::traps::TrapLimits::default();
+        Traps {
+            max_url_length: limits.max_url_length,
+            max_path_depth: limits.max_path_depth,
+            max_repeats: limits.max_repeats,
+            max_query_variants: limits.max_query_variants,
+            max_calendar_pages: limits.max_calendar_pages,
+        }
+    }
+}
+
+impl Traps {
+    /// The limits of the `stages` trap rules.
+    pub fn limits(&self) -> stages::traps::TrapLimits {
+        stages::traps::TrapLimits {
+            max_url_length: self.max_url_length,
+            max_path_depth: self.max_path_depth,
+            max_repeats: self.max_repeats,
+            max_query_variants: self.max_query_variants,
+            max_calendar_pages: self.max_calendar_pages,
+        }
+    }
 }
 
 /// `[output]`: exports.
@@ -417,6 +519,22 @@ fn validate(file: &TopicFile) -> anyhow::Result<()> {
     }
     if !(p.max_crawl_delay_seconds.is_finite() && p.max_crawl_delay_seconds >= 0.0) {
         bail!("[politeness] `max_crawl_delay_seconds` must be a number of seconds ≥ 0");
+    }
+    if p.connections_per_host == 0 {
+        bail!("[politeness] `connections_per_host` must be at least 1");
+    }
+    for (name, value) in [
+        ("response_time_factor", p.response_time_factor),
+        ("backoff_seconds", p.backoff_seconds),
+        ("max_retry_after_seconds", p.max_retry_after_seconds),
+        ("robots_ttl_seconds", p.robots_ttl_seconds),
+    ] {
+        if !(value.is_finite() && value >= 0.0) {
+            bail!("[politeness] `{name}` must be a number ≥ 0");
+        }
+    }
+    if p.give_up_after == 0 {
+        bail!("[politeness] `give_up_after` must be at least 1");
     }
     let c = &file.crawl;
     if c.concurrency == 0 {

@@ -27,6 +27,7 @@ pub mod sitemap;
 pub mod stopwords;
 pub mod tagged;
 pub mod tokenize;
+pub mod traps;
 pub mod treetagger;
 pub mod urlnorm;
 pub mod vertical;

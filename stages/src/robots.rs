@@ -126,6 +126,62 @@ pub fn product_token(user_agent: &str) -> String {
         .collect()
 }
 
+/// The `noindex` / `nofollow` directives of a page's `X-Robots-Tag` headers that apply to us.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HeaderDirectives {
+    /// Do not put the page in the corpus.
+    pub noindex: bool,
+    /// Do not follow the page's links.
+    pub nofollow: bool,
+}
+
+/// Directive names that may stand before a `:` (so that `unavailable_after: DATE` is not read
+/// as a user-agent prefix).
+const DIRECTIVES_WITH_VALUE: &[&str] = &[
+    "unavailable_after",
+    "max-snippet",
+    "max-image-preview",
+    "max-video-preview",
+];
+
+/// Reads `X-Robots-Tag` header values with the syntax search engines document: comma-separated
+/// directives, optionally prefixed by a crawler name and a colon (`otherbot: noindex`), which
+/// then apply to that crawler only. `none` means `noindex, nofollow`. Names are
+/// case-insensitive; `product_token` is ours (see [`product_token`]).
+pub fn x_robots_tag<'a>(
+    values: impl IntoIterator<Item = &'a str>,
+    product_token: &str,
+) -> HeaderDirectives {
+    let mut out = HeaderDirectives::default();
+    for value in values {
+        let (applies, directives) = match value.split_once(':') {
+            Some((name, rest))
+                if !name.contains(',')
+                    && !DIRECTIVES_WITH_VALUE
+                        .contains(&name.trim().to_ascii_lowercase().as_str()) =>
+            {
+                (name.trim().eq_ignore_ascii_case(product_token), rest)
+            }
+            _ => (true, value),
+        };
+        if !applies {
+            continue;
+        }
+        for directive in directives.split(',') {
+            match directive.trim().to_ascii_lowercase().as_str() {
+                "noindex" => out.noindex = true,
+                "nofollow" => out.nofollow = true,
+                "none" => {
+                    out.noindex = true;
+                    out.nofollow = true;
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
 /// Returns true for the bytes that end a line for the `robotxt` lexer.
 const fn is_line_end(byte: u8) -> bool {
     matches!(byte, b'\n' | b'\r' | b'\0')
@@ -420,5 +476,30 @@ mod tests {
             let _ = r.crawl_delay();
             let _ = r.sitemaps();
         }
+    }
+
+    #[test]
+    fn x_robots_tag_headers() {
+        let d = |v: &[&str]| x_robots_tag(v.iter().copied(), "glaneur");
+        assert_eq!(d(&[]), HeaderDirectives::default());
+        assert!(d(&["noindex"]).noindex && !d(&["noindex"]).nofollow);
+        assert!(d(&["NoIndex, NOFOLLOW"]).nofollow);
+        assert_eq!(
+            d(&["none"]),
+            HeaderDirectives {
+                noindex: true,
+                nofollow: true
+            }
+        );
+        // Addressed to another crawler: not for us.
+        assert_eq!(d(&["googlebot: noindex"]), HeaderDirectives::default());
+        assert!(d(&["Glaneur: nofollow"]).nofollow);
+        assert!(d(&["googlebot: noindex", "nofollow"]).nofollow);
+        // A directive with a value is not a crawler name.
+        assert_eq!(
+            d(&["unavailable_after: 25 Jun 2010 15:00:00 PST"]),
+            HeaderDirectives::default()
+        );
+        assert!(d(&["max-snippet: 20, noindex"]).noindex);
     }
 }
