@@ -23,7 +23,8 @@ use crate::run::Stage;
     after_help = "Without a command: `glaneur run` on the embedded demo topic (offline).\n\n\
 Exit codes: 0 corpus produced; 1 the run finished but the corpus is empty (the summary says why);\n\
 2 fatal error (bad topic, unwritable folder, damaged run); 130 interrupted (run the same command\n\
-again to resume)."
+again to resume). `glaneur seeds import`: 0 at least one result printed; 1 no result in any file\n\
+(each page without results, and each file that cannot be read, is named on stderr with the reason)."
 )]
 pub struct Cli {
     /// What to do; without a command, `run` on the embedded demo topic.
@@ -68,6 +69,9 @@ pub enum Command {
         #[arg(long)]
         content_type: Option<String>,
     },
+    /// Seeds: read saved search-engine result pages.
+    #[command(subcommand)]
+    Seeds(SeedsCommand),
     /// Print the tokens of a plain-text file, one per line, exactly as they go into the
     /// TreeTagger files.
     Tokenize {
@@ -77,6 +81,32 @@ pub enum Command {
         /// A plain-text file (any encoding; detected).
         file: PathBuf,
     },
+}
+
+/// `glaneur seeds …`.
+#[derive(Debug, Subcommand)]
+pub enum SeedsCommand {
+    /// Print the organic results of saved result pages (HTML saved from a browser, or WARC
+    /// files) as JSON lines: engine, query, page, rank, url, title, snippet, file,
+    /// retrieved_at. The same parser feeds `glaneur run` (`[seeds] result_pages`).
+    Import {
+        /// HTML or WARC (`.warc`, `.warc.gz`) files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The engine, when detection from the page is wrong: google, bing, yahoo, qwant,
+        /// ecosia, brave, ask, duckduckgo, baidu, yandex.
+        #[arg(long, value_parser = parse_engine)]
+        engine: Option<stages::serp::Engine>,
+    },
+}
+
+fn parse_engine(s: &str) -> Result<stages::serp::Engine, String> {
+    stages::serp::Engine::from_name(s).ok_or_else(|| {
+        format!(
+            "unknown engine `{s}`: one of {}",
+            stages::serp::Engine::ALL.map(|e| e.name()).join(", ")
+        )
+    })
 }
 
 /// Flags of `glaneur run`.
@@ -105,4 +135,9 @@ pub struct RunArgs {
     /// No progress bars.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Fetch every stored page again, conditionally (`If-None-Match` / `If-Modified-Since` from
+    /// its stored `ETag` / `Last-Modified`): unchanged pages answer `304` and keep their stored
+    /// copy, changed ones replace it; new links are followed as usual.
+    #[arg(long)]
+    pub revisit: bool,
 }

@@ -5,12 +5,18 @@
 //! response appended to the WARC file, the links table (the hyperlink graph).
 //!
 //! **Invariants:**
-//! - never more than one request in flight to a server (scheme + host + port), and at most
-//!   `crawl.concurrency` over all servers;
-//! - robots.txt is fetched before anything else on a server, and no URL it disallows is fetched;
+//! - never more than `connections_per_host` (1 unless the topic says otherwise) requests in
+//!   flight to a server (scheme + host + port), and at most `crawl.concurrency` over all servers;
+//! - robots.txt is fetched before anything else on a server (alone, nothing else in flight),
+//!   and no URL it disallows is fetched; while it cannot be read (5xx, 429, no answer) nothing
+//!   of that server is fetched, and it is asked again after a back-off;
 //! - between the end of one response and the next request to the same server there is at least
-//!   max(topic delay, robots `Crawl-delay` capped at `max_crawl_delay_seconds`) — except when
-//!   replaying a recording, where there is no server to be polite to;
+//!   max(topic delay, robots `Crawl-delay` capped at `max_crawl_delay_seconds`, k × the last
+//!   response time), and after a failure the longer of that and the back-off or `Retry-After` —
+//!   except when replaying a recording, where there is no server to be polite to;
+//! - a failing server costs at most `give_up_after` requests in a row before its URLs are
+//!   settled (`server-gave-up`), so it never holds the crawl; every URL refused by a trap rule
+//!   is settled with that rule's name;
 //! - a URL is fetched at most once per run folder: the seen set is the `urls` table, and a
 //!   response written to the WARC before a crash is recovered on resume instead of refetched;
 //! - this is the only feedback loop of glaneur (page → score → new links): it *calls* the pure
@@ -23,7 +29,7 @@
 //! the timers of other servers.
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -31,15 +37,19 @@ use anyhow::Context;
 use stages::extract::{ExtractOptions, LinkKind};
 use stages::formula::PreparedText;
 use stages::robots::Robots;
-use stages::score::{self, LinkEvidence, PageEvidence, Scope};
+use stages::score::{self, LinkSignals, PageEvidence, Scope};
+use stages::strategy::{self, Prioritizer};
 use stages::urlnorm::{self, Canonicalizer};
 use tokio::sync::{mpsc, watch};
 
 use crate::fetch::{self, Failure, Fetcher, Response};
 use crate::progress::Progress;
 use crate::store::{FetchRow, PageFacts, Store};
-use crate::topic::{Strategy, Topic};
+use crate::topic::Topic;
+
+mod focus;
 use crate::warcfile::{self, WarcFile};
+pub use focus::Shared as FocusShared;
 
 /// Longest redirect chain followed (RFC 9110 suggests clients detect loops; 5 is what
 /// browsers' old limit and RFC 9309 for robots.txt use).
@@ -54,6 +64,8 @@ pub struct CrawlContext {
     pub topic: Arc<Topic>,
     /// Seen-set keys.
     pub canonicalizer: Canonicalizer,
+    /// Seed 004's per-script parameter rules (`[[urls.script]]`).
+    pub param_rules: Vec<stages::urlnorm::ParamRule>,
     /// Domain restriction.
     pub scope: Scope,
     /// Our robots.txt product token.
@@ -62,6 +74,8 @@ pub struct CrawlContext {
     pub fetcher: Fetcher,
     /// Text extraction settings.
     pub extract_options: ExtractOptions,
+    /// Term counter, score weights and the seed centroid, shared with the page analysis.
+    pub focus: FocusShared,
 }
 
 /// What the crawl did in this run.
@@ -85,19 +99,34 @@ pub struct CrawlOutcome {
     pub seconds: f64,
 }
 
-/// One entry of a host's queue. The URL itself stays in `crawl.sqlite` (read back when the
-/// request starts): a queued URL costs 32 bytes of memory, not a copy of its text, so a
-/// frontier of millions of URLs fits in RAM.
-#[derive(Debug, Clone)]
+/// One entry of a host's queue: 16 bytes. What else the frontier knows of the URL is in the
+/// prioritizer (see `stages::strategy`), and its text stays in `crawl.sqlite` (read back when
+/// the request starts), so that a frontier of millions of URLs fits in memory.
+#[derive(Debug, Clone, Copy)]
 struct Entry {
-    /// Sort key: higher first.
-    key: f64,
-    /// Discovery order: earlier first among equal keys (keeps runs deterministic).
-    seq: u64,
+    /// Row id: also the discovery order, earlier first among equal keys (keeps runs
+    /// deterministic).
+    id: i64,
+    /// Sort key: higher first (single precision: it only orders URLs).
+    key: f32,
+    /// The URL's stamp when pushed: an entry whose stamp is no longer current is stale
+    /// (the URL was re-keyed or left the frontier) and is skipped.
+    stamp: u32,
+}
+
+/// A URL taken from the frontier for a request: what settling it needs.
+#[derive(Debug, Clone)]
+struct Job {
     id: i64,
     depth: u32,
+    /// Link priority (the key of best-first; redirects inherit it).
+    priority: f64,
+    /// Off-topic pages in a row before this URL (tunnelling).
+    hops: u32,
     /// Requests already made for this URL in this run (server errors, timeouts).
     attempts: u32,
+    /// A stored page fetched again conditionally (`--revisit`).
+    revisit: bool,
 }
 
 impl PartialEq for Entry {
@@ -115,7 +144,7 @@ impl Ord for Entry {
     fn cmp(&self, other: &Self) -> Ordering {
         self.key
             .total_cmp(&other.key)
-            .then_with(|| other.seq.cmp(&self.seq))
+            .then_with(|| other.id.cmp(&self.id))
     }
 }
 
@@ -134,6 +163,11 @@ struct Host {
     queue: BinaryHeap<Entry>,
     /// Requests to this server in flight.
     in_flight: u32,
+    /// URL ids of the page requests in flight (still `queued` in the database).
+    flying: Vec<i64>,
+    /// Queued URLs of this server kept in the database only (the in-memory budget was full
+    /// when they were found); read back when the in-memory queue runs dry.
+    on_disk: u64,
     /// Earliest time the next request may start.
     next_at: Instant,
     robots: RobotsState,
@@ -161,7 +195,7 @@ enum JobResult {
         outcome: Result<Response, Failure>,
     },
     Page {
-        entry: Entry,
+        entry: Job,
         host: String,
         url: url::Url,
         outcome: Result<Response, Failure>,
@@ -174,8 +208,10 @@ enum JobResult {
 pub struct Analysis {
     /// Topic facts.
     pub facts: PageFacts,
-    /// Out-links: absolute URL, kind, anchor, anchor names the topic.
-    pub links: Vec<(String, LinkKind, String, bool)>,
+    /// Out-links: absolute URL, kind, anchor text, anchor score and URL score (`[0, 1]`).
+    pub links: Vec<(String, LinkKind, String, f64, f64)>,
+    /// The page's term counts, while the seed centroid is not learned yet (seeds teach it).
+    pub terms: Option<stages::centroid::TermCounts>,
     /// `<meta name=robots>` nofollow.
     pub nofollow: bool,
 }
@@ -184,6 +220,7 @@ pub struct Analysis {
 pub fn analyze(
     topic: &Topic,
     options: &ExtractOptions,
+    focus: &FocusShared,
     url: &url::Url,
     response: &Response,
 ) -> Analysis {
@@ -215,19 +252,33 @@ pub fn analyze(
         || language
             .as_ref()
             .is_some_and(|l| languages.contains(&l.code));
-    let score = score::page_score(&PageEvidence {
-        verdict: &verdict,
-        tokens: prepared.token_count(),
-        language_ok,
-        language_confidence: language.as_ref().map_or(0.0, |l| l.confidence),
-    });
+    let counts = focus.counter.count(&text);
+    let centroid = focus.centroid.get();
+    let similarity = centroid.map(|c| c.similarity(&counts));
+    let score = score::topic_score(
+        &PageEvidence {
+            verdict: &verdict,
+            tokens: prepared.token_count(),
+            language_ok,
+            language_confidence: language.as_ref().map_or(0.0, |l| l.confidence),
+        },
+        similarity,
+        &focus.weights,
+    );
     let links = extracted
         .links
         .iter()
         .map(|link| {
             let around = format!("{} {}", link.anchor, link.context);
-            let anchor_hit = topic.formula.evaluate(&around).hits > 0;
-            (link.url.clone(), link.kind, link.anchor.clone(), anchor_hit)
+            let anchor = focus.pointer_score(&topic.formula, &around);
+            let url_score = focus.pointer_score(&topic.formula, &focus::url_words(&link.url));
+            (
+                link.url.clone(),
+                link.kind,
+                link.anchor.clone(),
+                anchor,
+                url_score,
+            )
         })
         .collect();
     Analysis {
@@ -240,6 +291,7 @@ pub fn analyze(
         },
         links,
         nofollow: extracted.meta_robots.nofollow,
+        terms: centroid.is_none().then_some(counts),
     }
 }
 
@@ -280,7 +332,16 @@ struct Crawler<'a> {
     warc: &'a mut WarcFile,
     progress: &'a Progress,
     hosts: HashMap<String, Host>,
-    seq: u64,
+    /// Entries in the in-memory queues, over all servers.
+    in_memory: usize,
+    /// Stored pages being fetched again (`--revisit`).
+    revisits: HashSet<i64>,
+    /// Requests already made in this run for URLs waiting to be tried again.
+    attempts: HashMap<i64, u32>,
+    /// The strategy's keys and state (lazy re-keying).
+    prio: Prioritizer,
+    /// Seeds the centroid waits for.
+    seeds: focus::SeedWatch,
     /// Page requests started, all runs (the budget counts them).
     requests_total: u64,
     outcome: CrawlOutcome,
@@ -297,14 +358,21 @@ pub async fn crawl(
     mut shutdown: watch::Receiver<bool>,
 ) -> anyhow::Result<CrawlOutcome> {
     let started = Instant::now();
-    let requests_total = store.requests_made()?;
+    // Pages waiting for a revisit are requests to make again, so they leave the count.
+    let requests_total = store
+        .requests_made()?
+        .saturating_sub(store.pending_revisits()?.len() as u64);
     let mut crawler = Crawler {
         ctx: ctx.clone(),
         store,
         warc,
         progress,
         hosts: HashMap::new(),
-        seq: 0,
+        in_memory: 0,
+        revisits: HashSet::new(),
+        attempts: HashMap::new(),
+        prio: Prioritizer::new(focus::settings(&ctx.topic)),
+        seeds: focus::SeedWatch::default(),
         requests_total,
         outcome: CrawlOutcome {
             warc_repaired_bytes,
@@ -322,6 +390,7 @@ pub async fn crawl(
     let mut stopping = *shutdown.borrow();
 
     loop {
+        crawler.prune_stale();
         // Start as many requests as the global limit, the budget and the servers' clocks allow.
         if !stopping {
             while in_flight < concurrency {
@@ -385,6 +454,8 @@ impl Crawler<'_> {
         self.hosts.entry(key.to_string()).or_insert_with(|| Host {
             queue: BinaryHeap::new(),
             in_flight: 0,
+            flying: Vec::new(),
+            on_disk: 0,
             next_at: Instant::now(),
             robots: RobotsState::Unknown,
             fetched: 0,
@@ -404,31 +475,53 @@ impl Crawler<'_> {
         }
     }
 
-    fn key_for(&self, priority: f64, depth: u32) -> f64 {
-        match self.ctx.topic.file.crawl.strategy {
-            Strategy::BestFirst => priority,
-            Strategy::BreadthFirst => -f64::from(depth),
-        }
+    /// Puts an entry in its server's in-memory queue.
+    fn enqueue(&mut self, host: &str, entry: Entry) {
+        self.in_memory += 1;
+        self.host_mut(host).queue.push(entry);
     }
 
-    fn push(&mut self, host: &str, id: i64, depth: u32, priority: f64) {
-        self.seq += 1;
-        let entry = Entry {
-            key: self.key_for(priority, depth),
-            seq: self.seq,
-            id,
-            depth,
-            attempts: 0,
-        };
-        self.host_mut(host).queue.push(entry);
+    /// Takes the best live entry of a server's queue; when that empties the queue and URLs of
+    /// the server wait in the database, the best of them are read back first.
+    fn dequeue(&mut self, host_key: &str) -> anyhow::Result<Option<Entry>> {
+        let before = self.host_mut(host_key).queue.len();
+        let entry = self.pop_live(host_key);
+        let after = self.host_mut(host_key).queue.len();
+        self.in_memory = self.in_memory.saturating_sub(before - after);
+        let host = self.host_mut(host_key);
+        if host.queue.is_empty() && host.on_disk > 0 {
+            let mut exclude = host.flying.clone();
+            exclude.extend(entry.as_ref().map(|e| e.id));
+            let budget = self.ctx.topic.file.crawl.frontier_in_memory;
+            let room = budget.saturating_sub(self.in_memory).clamp(64, 4096);
+            let rows = self.store.queued_of_host(host_key, &exclude, room)?;
+            let hops = self
+                .store
+                .hops_of(&rows.iter().map(|q| q.id).collect::<Vec<_>>())?;
+            let host = self.host_mut(host_key);
+            host.on_disk = host.on_disk.saturating_sub(rows.len() as u64);
+            if rows.is_empty() {
+                host.on_disk = 0;
+            }
+            for q in rows {
+                let h = hops.get(&q.id).copied().unwrap_or(0);
+                self.requeue_from_disk(host_key, q.id, q.depth, q.priority, h);
+            }
+        }
+        Ok(entry)
     }
 
     fn load_frontier(&mut self) -> anyhow::Result<()> {
         for (host, fetched) in self.store.host_counts()? {
             self.host_mut(&host).fetched = fetched;
         }
-        for q in self.store.queued()? {
-            self.push(&q.host, q.id, q.depth, q.priority);
+        self.restore_focus()?;
+        // Revisits stay in memory (they are as many as the pages already stored), and the
+        // page they refresh no longer counts against its server's budget.
+        for q in self.store.pending_revisits()? {
+            self.queue_revisit(&q.host, q.id, q.depth, q.priority);
+            let host = self.host_mut(&q.host);
+            host.fetched = host.fetched.saturating_sub(1);
         }
         let product_token = self.ctx.product_token.clone();
         let max_crawl_delay = self.ctx.topic.file.politeness.max_crawl_delay_seconds;
@@ -506,8 +599,15 @@ impl Crawler<'_> {
             let Some(entry) = self.take_queued(&host, id) else {
                 continue;
             };
-            let analysis = (response.status == 200 && !response.body_skipped)
-                .then(|| analyze(&self.ctx.topic, &self.ctx.extract_options, &url, &response));
+            let analysis = (response.status == 200 && !response.body_skipped).then(|| {
+                analyze(
+                    &self.ctx.topic,
+                    &self.ctx.extract_options,
+                    &self.ctx.focus,
+                    &url,
+                    &response,
+                )
+            });
             self.settle_page(
                 entry,
                 &host,
@@ -523,27 +623,32 @@ impl Crawler<'_> {
         Ok(())
     }
 
-    fn take_queued(&mut self, host: &str, id: i64) -> Option<Entry> {
+    /// Takes a queued URL out of its server's queue (its entries, stale ones included).
+    fn take_queued(&mut self, host: &str, id: i64) -> Option<Job> {
         let h = self.hosts.get_mut(host)?;
-        let mut found = None;
-        let rest: Vec<Entry> = std::mem::take(&mut h.queue)
-            .into_iter()
-            .filter_map(|e| {
-                if e.id == id && found.is_none() {
-                    found = Some(e);
-                    None
-                } else {
-                    Some(e)
-                }
-            })
-            .collect();
-        h.queue = rest.into();
-        found
+        let before = h.queue.len();
+        h.queue.retain(|e| e.id != id);
+        let removed = before - h.queue.len();
+        self.in_memory = self.in_memory.saturating_sub(removed);
+        self.take_job(id)
+    }
+
+    /// The URL leaves the frontier for a request: everything settling it needs.
+    fn take_job(&mut self, id: i64) -> Option<Job> {
+        let q = self.prio.taken(id)?;
+        Some(Job {
+            id,
+            depth: q.depth,
+            priority: q.priority,
+            hops: q.hops,
+            attempts: self.attempts.remove(&id).unwrap_or(0),
+            revisit: self.revisits.contains(&id),
+        })
     }
 
     /// Whether any URL waits in the frontier.
     fn has_pending(&self) -> bool {
-        self.hosts.values().any(|h| !h.queue.is_empty())
+        self.prio.pending_len() > 0 || self.hosts.values().any(|h| h.on_disk > 0)
     }
 
     /// How long a robots.txt copy is trusted (forever when replaying: the recording does not
@@ -578,21 +683,24 @@ impl Crawler<'_> {
             return None;
         }
         let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
+        // Hosts compete by their best entry (`larger-site-first`: by their waiting URLs), over
+        // all servers; the hold-back rule keeps a free server idle when its best URL is far
+        // below the best waiting anywhere and the budget cannot take everything.
+        let best = self.global_best();
         self.hosts
             .iter()
             .filter(|(_, h)| h.next_at <= now && self.can_start(h, per_host))
-            .max_by(|(ka, a), (kb, b)| {
-                let ea = a.queue.peek();
-                let eb = b.queue.peek();
-                match (ea, eb) {
-                    (Some(x), Some(y)) => x
-                        .cmp(y)
-                        .then_with(|| b.next_at.cmp(&a.next_at))
-                        .then_with(|| kb.cmp(ka)),
-                    _ => Ordering::Equal,
-                }
+            .filter_map(|(k, h)| h.queue.peek().map(|top| (k, h, top)))
+            .filter(|(_, _, top)| !self.held_back(f64::from(top.key), best, max_pages))
+            .max_by(|(ka, a, x), (kb, b, y)| {
+                self.prio
+                    .host_rank(ka, f64::from(x.key))
+                    .total_cmp(&self.prio.host_rank(kb, f64::from(y.key)))
+                    .then_with(|| x.cmp(y))
+                    .then_with(|| b.next_at.cmp(&a.next_at))
+                    .then_with(|| kb.cmp(ka))
             })
-            .map(|(k, _)| k.clone())
+            .map(|(k, _, _)| k.clone())
     }
 
     /// When the next server becomes ready (None: none is waiting on its clock).
@@ -601,9 +709,15 @@ impl Crawler<'_> {
             return None;
         }
         let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
+        let best = self.global_best();
         self.hosts
             .values()
             .filter(|h| self.can_start(h, per_host))
+            .filter(|h| {
+                h.queue
+                    .peek()
+                    .is_some_and(|top| !self.held_back(f64::from(top.key), best, max_pages))
+            })
             .map(|h| h.next_at)
             .min()
     }
@@ -614,15 +728,20 @@ impl Crawler<'_> {
         self.hosts
             .values()
             .any(|h| !h.gave_up && !h.queue.is_empty() && h.fetched < per_host)
+        // (A server's URLs on disk are read back as soon as its queue empties, so a
+        // server with an empty queue has nothing left.)
     }
 
     /// URLs left in the frontier keep their `queued` state (a later run with a larger budget
     /// fetches them) and get the reason they were not fetched in this one.
     fn explain_frontier(&mut self, max_pages: u64) -> anyhow::Result<u64> {
         let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
-        let mut left = 0;
         let mut waiting = Vec::new();
-        for host in self.hosts.values() {
+        let mut left = 0;
+        for (key, host) in &self.hosts {
+            if host.queue.is_empty() && host.on_disk == 0 {
+                continue;
+            }
             let (reason, detail) = if host.fetched >= per_host {
                 (
                     "host-budget",
@@ -639,13 +758,16 @@ impl Crawler<'_> {
                     "the crawl was stopped before this URL".to_string(),
                 )
             };
-            for entry in host.queue.iter() {
-                waiting.push((entry.id, reason, detail.clone()));
-            }
-            left += host.queue.len() as u64;
+            waiting.push((key.clone(), reason, detail));
+            let live = host
+                .queue
+                .iter()
+                .filter(|e| self.prio.is_live(e.id, u64::from(e.stamp)))
+                .count();
+            left += live as u64 + host.on_disk;
         }
-        for (id, reason, detail) in waiting {
-            self.store.waiting(id, reason, &detail)?;
+        for (host, reason, detail) in waiting {
+            self.store.waiting_host(&host, reason, &detail)?;
         }
         Ok(left)
     }
@@ -653,13 +775,19 @@ impl Crawler<'_> {
     /// Stops asking a server: its waiting URLs, and any found later in this run, are settled
     /// with `reason`. One dead server must not hold the crawl.
     fn give_up(&mut self, host_key: &str, reason: &str, detail: &str) -> anyhow::Result<()> {
-        let ids: Vec<i64> = {
+        let dropped: Vec<i64> = {
             let host = self.host_mut(host_key);
             host.gave_up = true;
+            host.on_disk = 0;
             host.queue.drain().map(|e| e.id).collect()
         };
-        for id in ids {
-            self.store.skip(id, reason, detail)?;
+        self.in_memory = self.in_memory.saturating_sub(dropped.len());
+        for id in dropped {
+            self.prio.taken(id);
+        }
+        // In memory or on disk, every URL of the server still queued.
+        let settled = self.store.skip_host(host_key, reason, detail)?;
+        for _ in 0..settled {
             self.progress.dropped();
         }
         self.store.host_gave_up(host_key, detail)?;
@@ -669,18 +797,23 @@ impl Crawler<'_> {
     }
 
     /// How long a server rests after its `failures`-th failure in a row: what `Retry-After`
-    /// asked, else the back-off doubled for every failure; never less than its delay.
+    /// asked, else the back-off doubled for every failure; never less than its delay, nor
+    /// than k times how long the failed request took (after a timeout the server may still be
+    /// working on it).
     fn pause_after_failure(
         &self,
         failures: u32,
         delay: Duration,
         retry_after: Option<Duration>,
+        elapsed: Duration,
     ) -> Duration {
-        let base = self.ctx.topic.file.politeness.backoff_seconds;
-        let backoff = Duration::from_secs_f64(
-            base * f64::from(1u32 << failures.clamp(1, 16).saturating_sub(1)),
-        );
-        retry_after.unwrap_or(backoff).max(delay)
+        let politeness = &self.ctx.topic.file.politeness;
+        let doubling = f64::from(1u32 << failures.clamp(1, 16).saturating_sub(1));
+        let backoff = Duration::from_secs_f64(politeness.backoff_seconds * doubling);
+        retry_after
+            .unwrap_or(backoff)
+            .max(delay)
+            .max(elapsed.mul_f64(politeness.response_time_factor))
     }
 
     /// Starts the next request on `host_key` (robots.txt first). Returns whether a job was
@@ -719,7 +852,7 @@ impl Crawler<'_> {
             });
             return Ok(true);
         }
-        let Some(entry) = host.queue.pop() else {
+        let Some(entry) = self.dequeue(host_key)? else {
             return Ok(false);
         };
         let parsed = self
@@ -729,6 +862,8 @@ impl Crawler<'_> {
         let Some(url) = parsed else {
             self.store
                 .skip(entry.id, "invalid-url", "cannot parse the stored URL")?;
+            self.prio.taken(entry.id);
+            self.seed_settled(entry.id, None)?;
             return Ok(false);
         };
         let allowed = match &self.host_mut(host_key).robots {
@@ -739,23 +874,39 @@ impl Crawler<'_> {
             self.store
                 .skip(entry.id, "robots", "disallowed by the server's robots.txt")?;
             self.progress.dropped();
+            self.prio.taken(entry.id);
+            self.seed_settled(entry.id, None)?;
             return Ok(false);
         }
         if self.requests_total >= max_pages {
             // Put it back: it stays in the frontier for a later run with a larger budget.
-            self.host_mut(host_key).queue.push(entry);
+            self.enqueue(host_key, entry);
             return Ok(false);
         }
+        let Some(entry) = self.take_job(entry.id) else {
+            return Ok(false);
+        };
+        let validators = if entry.revisit {
+            let (etag, last_modified) = self.store.validators(entry.id)?;
+            fetch::Validators {
+                etag,
+                last_modified,
+            }
+        } else {
+            fetch::Validators::default()
+        };
         self.requests_total += 1;
         self.outcome.requests += 1;
-        self.host_mut(host_key).in_flight += 1;
+        let host = self.host_mut(host_key);
+        host.in_flight += 1;
+        host.flying.push(entry.id);
         let ctx = self.ctx.clone();
         let tx = tx.clone();
         let host_key = host_key.to_string();
         tokio::spawn(async move {
             let outcome = {
                 let url = url.clone();
-                guarded(async move { fetcher.fetch(&url).await }).await
+                guarded(async move { fetcher.fetch_if_changed(&url, &validators).await }).await
             };
             let analysis = match &outcome {
                 Ok(response) if response.status == 200 && !response.body_skipped => {
@@ -765,7 +916,13 @@ impl Crawler<'_> {
                     let url2 = url.clone();
                     let response2 = response.clone();
                     tokio::task::spawn_blocking(move || {
-                        analyze(&ctx2.topic, &ctx2.extract_options, &url2, &response2)
+                        analyze(
+                            &ctx2.topic,
+                            &ctx2.extract_options,
+                            &ctx2.focus,
+                            &url2,
+                            &response2,
+                        )
                     })
                     .await
                     .ok()
@@ -812,13 +969,14 @@ impl Crawler<'_> {
         let token = self.ctx.product_token.clone();
         let replay = self.ctx.fetcher.is_replay();
         let now = now_epoch();
-        let (status, body, what) = match &outcome {
+        let (status, body, what, elapsed) = match &outcome {
             Ok(r) => (
                 r.status,
                 String::from_utf8_lossy(&r.body).into_owned(),
                 format!("HTTP {}", r.status),
+                r.elapsed,
             ),
-            Err(failure) => (0, String::new(), failure.detail.clone()),
+            Err(failure) => (0, String::new(), failure.detail.clone(), failure.elapsed),
         };
         let retry_after = outcome
             .as_ref()
@@ -860,7 +1018,7 @@ impl Crawler<'_> {
                 &format!("robots.txt could not be read {failures} times in a row (last: {what})"),
             );
         }
-        let pause = self.pause_after_failure(failures, delay, retry_after);
+        let pause = self.pause_after_failure(failures, delay, retry_after, elapsed);
         self.host_mut(host_key).next_at = Instant::now() + pause;
         Ok(())
     }
@@ -868,7 +1026,7 @@ impl Crawler<'_> {
     #[allow(clippy::too_many_lines)]
     fn settle_page(
         &mut self,
-        entry: Entry,
+        entry: Job,
         host_key: &str,
         url: &url::Url,
         outcome: Result<Response, Failure>,
@@ -881,7 +1039,7 @@ impl Crawler<'_> {
         // A server error, a timeout, a refused connection or "too many requests": the server
         // (or the way to it) is in trouble, so it rests, and the URL may be tried again.
         let transient = match &outcome {
-            Err(failure) => failure.reason != "internal-error",
+            Err(failure) => matches!(failure.reason, "timeout" | "network-error"),
             Ok(r) => r.status == 429 || (500..600).contains(&r.status),
         } && !replay;
         let asked_to_wait = outcome
@@ -896,6 +1054,7 @@ impl Crawler<'_> {
         let (failures, delay) = {
             let host = self.host_mut(host_key);
             host.in_flight = host.in_flight.saturating_sub(1);
+            host.flying.retain(|&id| id != entry.id);
             if transient {
                 host.failures += 1;
             } else {
@@ -923,7 +1082,7 @@ impl Crawler<'_> {
             // the failure count of the server bounds how long that can go on.
             let retry = !give_up && (throttled || entry.attempts < politeness.retries);
             if retry {
-                let pause = self.pause_after_failure(failures, delay, asked_to_wait);
+                let pause = self.pause_after_failure(failures, delay, asked_to_wait, elapsed);
                 if let Ok(response) = &outcome
                     && recovered_at.is_none()
                 {
@@ -934,12 +1093,8 @@ impl Crawler<'_> {
                     "retry",
                     &format!("{what}; tried again after {:.1} s", pause.as_secs_f64()),
                 )?;
-                let host = self.host_mut(host_key);
-                host.next_at = Instant::now() + pause;
-                host.queue.push(Entry {
-                    attempts: entry.attempts + 1,
-                    ..entry
-                });
+                self.host_mut(host_key).next_at = Instant::now() + pause;
+                self.requeue_retry(host_key, &entry);
                 // The budget counts URLs settled, so a retry does not spend it.
                 self.requests_total = self.requests_total.saturating_sub(1);
                 return Ok(());
@@ -954,26 +1109,54 @@ impl Crawler<'_> {
                 format!("{failures} failures in a row (last: {what})")
             };
             if give_up {
-                self.settle_response(&entry, host_key, url, outcome, recovered_at, now)?;
+                if entry.revisit {
+                    // The stored copy stays; only the revisit failed.
+                    self.store.revisited(entry.id, "failed", now)?;
+                } else {
+                    self.settle_response(&entry, host_key, url, outcome, recovered_at, now)?;
+                }
                 return self.give_up(host_key, "server-gave-up", &detail);
             }
             // Out of retries for this URL; the server still answers others.
             self.host_mut(host_key).next_at =
-                Instant::now() + self.pause_after_failure(failures, delay, asked_to_wait);
+                Instant::now() + self.pause_after_failure(failures, delay, asked_to_wait, elapsed);
+        }
+        if entry.revisit {
+            match &outcome {
+                // Unchanged: the stored copy stays the page's text; the answer is archived.
+                Ok(r) if r.status == 304 => {
+                    if recovered_at.is_none() {
+                        self.warc.exchange(url.as_str(), r)?;
+                    }
+                    self.store.host_fetched(host_key, false)?;
+                    self.store.revisited(entry.id, "not-modified", now)?;
+                    self.progress.fetched(false);
+                    return Ok(());
+                }
+                Err(_) => {
+                    self.store.revisited(entry.id, "failed", now)?;
+                    self.progress.fetched(false);
+                    return Ok(());
+                }
+                Ok(_) => self.store.revisited(entry.id, "refetched", now)?,
+            }
         }
         let Some(response) =
             self.settle_response(&entry, host_key, url, outcome, recovered_at, now)?
         else {
+            self.seed_settled(entry.id, None)?;
             return Ok(());
         };
         let status = response.status;
         if (300..400).contains(&status) {
             self.follow_redirect(&entry, url, response.header("location"))?;
             self.progress.fetched(false);
+            self.seed_settled(entry.id, None)?;
             return Ok(());
         }
         let Some(analysis) = analysis else {
             self.progress.fetched(false);
+            self.seed_settled(entry.id, None)?;
             return Ok(());
         };
         self.store.page_facts(entry.id, &analysis.facts)?;
@@ -982,6 +1165,10 @@ impl Crawler<'_> {
             self.store.seed_verdict(entry.id, analysis.facts.verdict)?;
         }
         self.progress.fetched(analysis.facts.verdict);
+        let gf_terms = (is_seed && analysis.facts.verdict)
+            .then_some(analysis.terms.as_ref())
+            .flatten();
+        self.seed_settled(entry.id, gf_terms)?;
         // Which links to follow. Seed 001: the crawl starts from the seeds that satisfy F, so
         // an off-topic seed is a dead end; a page that says nofollow (in a <meta> or an
         // X-Robots-Tag header) is one too.
@@ -994,19 +1181,30 @@ impl Crawler<'_> {
             &self.ctx.product_token,
         );
         if analysis.nofollow || header.nofollow || (is_seed && !analysis.facts.verdict) {
+            let rekeyed = self.prio.page_done(entry.id);
+            self.push_rekeyed(rekeyed);
             return Ok(());
         }
+        // Tunnelling: off-topic pages in a row ending here; past the limit, the links are
+        // recorded but not queued.
+        let run = strategy::hops_after(entry.hops, analysis.facts.verdict);
+        let tunnel = self.ctx.topic.file.focus.tunnel;
+        let expand = strategy::may_expand(run, Some(tunnel));
         let child_depth = entry.depth + 1;
         let too_deep = child_depth > self.ctx.topic.file.crawl.max_depth;
-        for (raw, kind, anchor, anchor_hit) in &analysis.links {
-            let Ok(target) = self.ctx.canonicalizer.parse(raw, Some(url)) else {
+        for (raw, kind, anchor, anchor_score, url_score) in &analysis.links {
+            let Some((target, violation)) = self.canonical(raw, url) else {
                 continue;
             };
-            let priority = score::link_priority(&LinkEvidence {
-                parent_score: analysis.facts.score,
-                anchor_hit: *anchor_hit,
-                depth: child_depth,
-            });
+            let priority = score::link_priority_weighted(
+                &LinkSignals {
+                    parent_score: analysis.facts.score,
+                    anchor: *anchor_score,
+                    url: *url_score,
+                    depth: child_depth,
+                },
+                &self.ctx.focus.weights,
+            );
             let target_host = urlnorm::host_key(&target);
             let (dst, new) = self.store.insert_url(
                 target.as_str(),
@@ -1019,7 +1217,12 @@ impl Crawler<'_> {
             )?;
             self.store
                 .link(entry.id, dst, link_kind_name(*kind), anchor)?;
+            self.prio.link(entry.id, dst, priority);
             if !new {
+                continue;
+            }
+            if let Some(violation) = violation {
+                self.store.skip(dst, "url-rule", &violation.to_string())?;
                 continue;
             }
             if let Err(why) = self.ctx.scope.check(target.host_str().unwrap_or("")) {
@@ -1038,11 +1241,24 @@ impl Crawler<'_> {
                 )?;
                 continue;
             }
+            if !expand {
+                self.store.skip(
+                    dst,
+                    "tunnel-limit",
+                    &format!("{run} off-topic pages in a row > focus.tunnel = {tunnel}"),
+                )?;
+                continue;
+            }
             if !self.admit(dst, &target_host, &target)? {
                 continue;
             }
-            self.push(&target_host, dst, child_depth, priority);
+            if run > 0 {
+                self.store.set_hops(dst, run)?;
+            }
+            self.queue_url(&target_host, dst, child_depth, priority, run);
         }
+        let rekeyed = self.prio.page_done(entry.id);
+        self.push_rekeyed(rekeyed);
         Ok(())
     }
 
@@ -1050,7 +1266,7 @@ impl Crawler<'_> {
     /// there is one.
     fn settle_response(
         &mut self,
-        entry: &Entry,
+        entry: &Job,
         host_key: &str,
         url: &url::Url,
         outcome: Result<Response, Failure>,
@@ -1111,6 +1327,23 @@ impl Crawler<'_> {
         Ok(Some(response))
     }
 
+    /// The seen-set key of a link: canonical form, then its script's parameter rule (seed 004).
+    /// None for what is not an http(s) URL; with the rule's objection when it breaks the rule.
+    fn canonical(
+        &self,
+        raw: &str,
+        base: &url::Url,
+    ) -> Option<(url::Url, Option<urlnorm::RuleViolation>)> {
+        let target = self.ctx.canonicalizer.parse(raw, Some(base)).ok()?;
+        Some(match urlnorm::rule_for(&self.ctx.param_rules, &target) {
+            Some(rule) => match rule.apply(&target) {
+                Ok(mapped) => (mapped, None),
+                Err(violation) => (target, Some(violation)),
+            },
+            None => (target, None),
+        })
+    }
+
     /// The last checks on a newly found in-scope URL before it joins the queue: a server the
     /// crawl gave up on, and the trap rules. Returns false when the URL was settled instead.
     fn admit(&mut self, id: i64, host_key: &str, url: &url::Url) -> anyhow::Result<bool> {
@@ -1151,14 +1384,14 @@ impl Crawler<'_> {
 
     fn follow_redirect(
         &mut self,
-        entry: &Entry,
+        entry: &Job,
         url: &url::Url,
         location: Option<&str>,
     ) -> anyhow::Result<()> {
         let Some(location) = location else {
             return Ok(());
         };
-        let Ok(target) = self.ctx.canonicalizer.parse(location, Some(url)) else {
+        let Some((target, violation)) = self.canonical(location, url) else {
             return Ok(());
         };
         let now = now_epoch();
@@ -1170,12 +1403,20 @@ impl Crawler<'_> {
             entry.depth,
             Some(entry.id),
             "redirect",
-            1.0,
+            entry.priority,
             now,
         )?;
         self.store.link(entry.id, dst, "redirect", "")?;
+        // The target is the same page: it takes the source's links' share (OPIC cash, in-links).
+        self.prio.link(entry.id, dst, entry.priority);
+        let rekeyed = self.prio.page_done(entry.id);
+        self.push_rekeyed(rekeyed);
         if !new {
             // Already seen: a loop or a second path to the same page; nothing more to do.
+            return Ok(());
+        }
+        if let Some(violation) = violation {
+            self.store.skip(dst, "url-rule", &violation.to_string())?;
             return Ok(());
         }
         if hops > MAX_REDIRECTS {
@@ -1199,12 +1440,12 @@ impl Crawler<'_> {
         if !self.admit(dst, &target_host, &target)? {
             return Ok(());
         }
-        // A redirect inherits its source's place in the queue: it is the same page.
-        let key_priority = match self.ctx.topic.file.crawl.strategy {
-            Strategy::BestFirst => entry.key,
-            Strategy::BreadthFirst => 1.0,
-        };
-        self.push(&target_host, dst, entry.depth, key_priority);
+        // A redirect inherits its source's priority and tunnel: it is the same page.
+        self.store.set_hops(dst, entry.hops)?;
+        self.queue_url(&target_host, dst, entry.depth, entry.priority, entry.hops);
+        if self.is_watched(entry.id) {
+            self.watch_seed(dst);
+        }
         Ok(())
     }
 
@@ -1345,15 +1586,11 @@ mod tests {
 
     #[test]
     fn entries_order_by_key_then_discovery() {
-        let e = |key, seq| Entry {
-            key,
-            seq,
-            id: seq as i64,
-            attempts: 0,
-            depth: 0,
-        };
+        let e = |key, id| Entry { key, id, stamp: 0 };
         let mut heap = BinaryHeap::from(vec![e(0.5, 1), e(0.9, 2), e(0.5, 0), e(0.9, 3)]);
-        let order: Vec<u64> = std::iter::from_fn(|| heap.pop().map(|x| x.seq)).collect();
+        let order: Vec<i64> = std::iter::from_fn(|| heap.pop().map(|x| x.id)).collect();
+        // The entry that keeps a waiting URL in memory stays this small.
+        assert_eq!(std::mem::size_of::<Entry>(), 16);
         assert_eq!(order, [2, 3, 0, 1]);
     }
 

@@ -194,7 +194,16 @@ fn process(
     Ok(Processed {
         doc,
         facts,
-        noindex: extracted.meta_robots.noindex,
+        // `<meta name=robots>` or an `X-Robots-Tag` header addressed to every crawler or to us.
+        noindex: extracted.meta_robots.noindex
+            || stages::robots::x_robots_tag(
+                http.headers
+                    .iter()
+                    .filter(|(k, _)| k.eq_ignore_ascii_case("x-robots-tag"))
+                    .map(|(_, v)| v.as_str()),
+                &stages::robots::product_token(&topic.user_agent()),
+            )
+            .noindex,
         md5_plain,
         language_ok,
     })
@@ -254,7 +263,7 @@ pub fn run(
         let (reason, detail, duplicate_of) = if processed.noindex {
             (
                 "noindex",
-                "<meta name=robots> says noindex".to_string(),
+                "<meta name=robots> or X-Robots-Tag says noindex".to_string(),
                 None,
             )
         } else if doc.paragraphs.is_empty() {

@@ -9,7 +9,10 @@
 //!   to every hop;
 //! - bodies are read in chunks and cut at `max_body_bytes` (the response says it was cut);
 //! - the body of a content type glaneur does not harvest (images, PDF, ...) is not downloaded;
-//! - no compression is negotiated, so what the WARC stores is what the server sent;
+//! - gzip and deflate are accepted (less load on the servers); the WARC stores the body as
+//!   the server sent it, compressed, and [`Response::body`] is the decompressed body, cut at
+//!   `max_body_bytes` too, and refused when it inflates more than [`MAX_INFLATION`] times (a
+//!   decompression bomb);
 //! - the replay fetcher answers `404` for a URL that is not in the recording, as a live server
 //!   would for a dead link, and marks it with the `x-glaneur-replay: missing` header.
 
@@ -20,6 +23,11 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use stages::urlnorm::Canonicalizer;
 use stages::warc;
+
+/// Largest ratio of decompressed to compressed size accepted for a body over 1 MiB. HTML
+/// compresses 5–15 times; deflate cannot exceed about 1,032 times, which only crafted bodies
+/// approach.
+pub const MAX_INFLATION: usize = 100;
 
 /// Content types whose bodies glaneur harvests (seed 001: HTML and plain text only).
 pub fn is_harvested_type(content_type: Option<&str>) -> bool {
@@ -100,7 +108,8 @@ impl Response {
 /// Why a fetch produced no response.
 #[derive(Debug, Clone)]
 pub struct Failure {
-    /// Reason code recorded in `crawl.sqlite`: `timeout`, `network-error`.
+    /// Reason code recorded in `crawl.sqlite`: `timeout`, `network-error` (both may be retried),
+    /// `decompression-bomb`, `too-large`, `internal-error`.
     pub reason: &'static str,
     /// What happened, for a human.
     pub detail: String,
@@ -117,11 +126,31 @@ pub enum Fetcher {
     Replay(Arc<Replay>),
 }
 
+/// Validators of a stored copy, sent back to make a request conditional (RFC 9110 §13).
+#[derive(Debug, Clone, Default)]
+pub struct Validators {
+    /// `ETag` of the stored copy → `If-None-Match`.
+    pub etag: Option<String>,
+    /// `Last-Modified` of the stored copy → `If-Modified-Since`.
+    pub last_modified: Option<String>,
+}
+
 impl Fetcher {
     /// Fetches `url`.
     pub async fn fetch(&self, url: &url::Url) -> Result<Response, Failure> {
+        self.fetch_if_changed(url, &Validators::default()).await
+    }
+
+    /// Fetches `url`, conditionally when validators are given: a server that supports them
+    /// answers `304 Not Modified` without a body when the stored copy is still current. (A
+    /// recording has no newer copy: it answers as for [`Fetcher::fetch`].)
+    pub async fn fetch_if_changed(
+        &self,
+        url: &url::Url,
+        validators: &Validators,
+    ) -> Result<Response, Failure> {
         match self {
-            Fetcher::Http(http) => http.fetch(url).await,
+            Fetcher::Http(http) => http.fetch(url, validators).await,
             Fetcher::Replay(replay) => Ok(replay.fetch(url)),
         }
     }
@@ -130,6 +159,33 @@ impl Fetcher {
     pub fn is_replay(&self) -> bool {
         matches!(self, Fetcher::Replay(_))
     }
+}
+
+/// The HTTP client of every request glaneur sends (crawl and search APIs): our User-Agent,
+/// no redirects followed, timeouts, and `proxy` when given (it then replaces the
+/// environment's `*_PROXY` variables).
+pub fn http_client(
+    user_agent: &str,
+    proxy: Option<&str>,
+    timeout: Duration,
+) -> anyhow::Result<reqwest::Client> {
+    // reqwest is built without a default TLS crypto provider (ring is much cheaper to build
+    // than aws-lc); building a client without one installed would panic. A second call
+    // returns Err, which is fine.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let mut builder = reqwest::Client::builder()
+        .user_agent(user_agent)
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(timeout.min(Duration::from_secs(10)))
+        .read_timeout(timeout)
+        .timeout(timeout)
+        .pool_max_idle_per_host(1);
+    if let Some(proxy) = proxy {
+        let proxy =
+            reqwest::Proxy::all(proxy).with_context(|| format!("invalid --proxy `{proxy}`"))?;
+        builder = builder.no_proxy().proxy(proxy);
+    }
+    builder.build().context("cannot build the HTTP client")
 }
 
 /// Live HTTP fetcher.
@@ -147,24 +203,7 @@ impl HttpFetcher {
         timeout: Duration,
         max_body_bytes: u64,
     ) -> anyhow::Result<HttpFetcher> {
-        // reqwest is built without a default TLS crypto provider (ring is much cheaper to build
-        // than aws-lc); building a client without one installed would panic. A second call
-        // returns Err, which is fine.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let mut builder = reqwest::Client::builder()
-            .user_agent(user_agent)
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(timeout.min(Duration::from_secs(10)))
-            .read_timeout(timeout)
-            .timeout(timeout)
-            .pool_max_idle_per_host(1);
-        if let Some(proxy) = proxy {
-            let proxy =
-                reqwest::Proxy::all(proxy).with_context(|| format!("invalid --proxy `{proxy}`"))?;
-            // An explicit proxy replaces the environment's *_PROXY variables.
-            builder = builder.no_proxy().proxy(proxy);
-        }
-        let client = builder.build().context("cannot build the HTTP client")?;
+        let client = http_client(user_agent, proxy, timeout)?;
         Ok(HttpFetcher {
             client,
             user_agent: user_agent.to_string(),
@@ -172,7 +211,7 @@ impl HttpFetcher {
         })
     }
 
-    async fn fetch(&self, url: &url::Url) -> Result<Response, Failure> {
+    async fn fetch(&self, url: &url::Url, validators: &Validators) -> Result<Response, Failure> {
         let started = Instant::now();
         let fail = |reason: &'static str, detail: String| Failure {
             reason,
@@ -180,11 +219,25 @@ impl HttpFetcher {
             elapsed: started.elapsed(),
         };
         let accept = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1";
-        let request = self
+        let encodings = "gzip, deflate";
+        let mut request = self
             .client
             .get(url.as_str())
             .header(reqwest::header::ACCEPT, accept)
-            .header(reqwest::header::ACCEPT_ENCODING, "identity");
+            .header(reqwest::header::ACCEPT_ENCODING, encodings);
+        let mut conditional = String::new();
+        if let Some(etag) = validators.etag.as_deref().filter(|v| is_header_value(v)) {
+            request = request.header(reqwest::header::IF_NONE_MATCH, etag);
+            conditional.push_str(&format!("If-None-Match: {etag}\r\n"));
+        }
+        if let Some(date) = validators
+            .last_modified
+            .as_deref()
+            .filter(|v| is_header_value(v))
+        {
+            request = request.header(reqwest::header::IF_MODIFIED_SINCE, date);
+            conditional.push_str(&format!("If-Modified-Since: {date}\r\n"));
+        }
         let mut response = request.send().await.map_err(|e| classify(&e, &fail))?;
         let status = response.status().as_u16();
         let ip = response.remote_addr().map(|a| a.ip().to_string());
@@ -223,7 +276,7 @@ impl HttpFetcher {
             }
         }
         let request_block = format!(
-            "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {}\r\nAccept: {accept}\r\nAccept-Encoding: identity\r\n\r\n",
+            "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {}\r\nAccept: {accept}\r\nAccept-Encoding: {encodings}\r\n{conditional}\r\n",
             request_target(url),
             host_header(url),
             self.user_agent
@@ -245,6 +298,12 @@ impl HttpFetcher {
         response_block
             .extend_from_slice(format!("content-length: {}\r\n\r\n", body.len()).as_bytes());
         response_block.extend_from_slice(&body);
+        let body = match decompressed(&headers, &response_block, self.max_body_bytes) {
+            Decoded::Plain => body,
+            Decoded::Inflated(inflated) => inflated,
+            Decoded::Bomb(why) => return Err(fail("decompression-bomb", why)),
+            Decoded::TooLarge(why) => return Err(fail("too-large", why)),
+        };
         Ok(Response {
             status,
             headers,
@@ -257,6 +316,59 @@ impl HttpFetcher {
             elapsed: started.elapsed(),
             replayed: false,
         })
+    }
+}
+
+/// Whether a stored header value can be sent back as is (visible ASCII and spaces only).
+fn is_header_value(value: &str) -> bool {
+    !value.is_empty()
+        && value
+            .bytes()
+            .all(|b| b == b' ' || b == b'\t' || (0x21..0x7f).contains(&b))
+}
+
+/// A body after undoing its `Content-Encoding`.
+enum Decoded {
+    /// Not compressed (or in a coding glaneur cannot undo: kept as is).
+    Plain,
+    /// Decompressed.
+    Inflated(Vec<u8>),
+    /// Inflates suspiciously: refused, with the reason.
+    Bomb(String),
+    /// Decompressed, larger than the size cap: refused, with the reason.
+    TooLarge(String),
+}
+
+/// Undoes gzip/deflate with the WARC reader's decoder (the same code reads the body back from
+/// the WARC file later), under the size cap and the inflation guard.
+fn decompressed(headers: &[(String, String)], block: &[u8], max_body: u64) -> Decoded {
+    let coded = headers.iter().any(|(k, v)| {
+        k == "content-encoding" && {
+            let v = v.trim().to_ascii_lowercase();
+            v.contains("gzip") || v.contains("deflate")
+        }
+    });
+    if !coded {
+        return Decoded::Plain;
+    }
+    let compressed = block.len();
+    let cap = usize::try_from(max_body).unwrap_or(usize::MAX);
+    match warc::parse_http_response_with_limit(block, cap) {
+        Ok(http) => {
+            if http.body.len() > (1 << 20) && http.body.len() > compressed * MAX_INFLATION {
+                Decoded::Bomb(format!(
+                    "{} bytes inflate to {} (more than {MAX_INFLATION} times)",
+                    compressed,
+                    http.body.len()
+                ))
+            } else {
+                Decoded::Inflated(http.body)
+            }
+        }
+        Err(warc::WarcError::BodyTooLarge { .. }) => Decoded::TooLarge(format!(
+            "the decompressed body exceeds [crawl] max_body_bytes ({max_body} bytes)"
+        )),
+        Err(_) => Decoded::Plain,
     }
 }
 

@@ -24,6 +24,7 @@ pub mod inspect;
 pub mod progress;
 pub mod report;
 pub mod run;
+pub mod search;
 pub mod seeds;
 pub mod store;
 pub mod topic;
@@ -47,6 +48,23 @@ pub fn check(path: Option<&Path>) -> anyhow::Result<String> {
         topic.file.seeds.result_pages.len(),
         topic.file.seeds.url_lists.len()
     ));
+    if let Some(plan) = &topic.search {
+        let (key, id) = search::key_variables(plan.backend);
+        let vars: Vec<&str> = [key, id].into_iter().flatten().collect();
+        let keys = if vars.is_empty() {
+            "no key".to_string()
+        } else {
+            format!("key from {}", vars.join(" + "))
+        };
+        out.push_str(&format!(
+            "# search: {} queries on {} ({keys}), as they will be sent:\n",
+            plan.queries.len(),
+            plan.backend.name(),
+        ));
+        for (_, compiled) in &plan.queries {
+            out.push_str(&format!("#   {compiled}\n"));
+        }
+    }
     for page in topic
         .file
         .seeds

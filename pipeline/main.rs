@@ -3,12 +3,23 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use glaneur::cli::{Cli, Command, RunArgs};
+use glaneur::cli::{Cli, Command, RunArgs, SeedsCommand};
 use glaneur::run::{Ending, RunOptions};
 
 fn print_ok(text: String) -> ExitCode {
-    print!("{text}");
+    use std::io::Write;
+    // `print!` panics when the reader went away (`glaneur … | head`); that is not an error.
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
     ExitCode::SUCCESS
+}
+
+/// Whether the error is only that the reader of our output went away (`| head`).
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn main() -> ExitCode {
@@ -30,6 +41,7 @@ fn main() -> ExitCode {
             proxy: args.proxy,
             replay: args.replay,
             quiet: args.quiet,
+            revisit: args.revisit,
         })
         .map(|ending| match ending {
             Ending::Corpus | Ending::Stopped => ExitCode::SUCCESS,
@@ -58,10 +70,24 @@ fn main() -> ExitCode {
         } => {
             glaneur::inspect::extract(&file, url.as_deref(), content_type.as_deref()).map(print_ok)
         }
+        Command::Seeds(SeedsCommand::Import { files, engine }) => glaneur::seeds::import(
+            &files,
+            engine,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        )
+        .map(|hits| {
+            if hits == 0 {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }),
         Command::Tokenize { lang, file } => glaneur::inspect::tokenize(&file, &lang).map(print_ok),
     };
     match result {
         Ok(code) => code,
+        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("glaneur: error: {error:#}");
             ExitCode::from(2)

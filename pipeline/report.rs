@@ -62,8 +62,16 @@ pub struct SeedsReport {
     pub off_domain: u64,
     /// Lines or entries that were not usable URLs.
     pub invalid: u64,
-    /// Result pages or lists that gave nothing, and why.
+    /// Result pages or lists that gave nothing, and why (and why searching stopped).
     pub problems: Vec<String>,
+    /// `[search]` queries planned.
+    pub queries: u64,
+    /// Search API result pages received this run.
+    pub search_pages: u64,
+    /// Search API requests sent this run (retries included).
+    pub search_requests: u64,
+    /// Why searching stopped before the last query, if it did.
+    pub search_stopped: Option<String>,
 }
 
 /// Extract stage figures.
@@ -220,6 +228,21 @@ impl Report {
                 "  {:<8} {:>8}  seed URLs ({} in scope, {} off-domain, {} invalid)",
                 "seeds", total, seeds.in_scope, seeds.off_domain, seeds.invalid
             );
+            if seeds.queries > 0 {
+                let _ = writeln!(
+                    out,
+                    "  {:<8} {:>8}  search requests this run ({} queries, {} result pages){}",
+                    "search",
+                    seeds.search_requests,
+                    seeds.queries,
+                    seeds.search_pages,
+                    seeds
+                        .search_stopped
+                        .as_deref()
+                        .map(|why| format!("; stopped: {why}"))
+                        .unwrap_or_default()
+                );
+            }
         }
         if let Some(crawl) = &self.crawl {
             let _ = writeln!(

@@ -18,7 +18,6 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use stages::extract::ExtractOptions;
 use stages::score::Scope;
-use stages::urlnorm::Canonicalizer;
 use tokio::sync::watch;
 
 use crate::crawl::{self, CrawlContext};
@@ -85,6 +84,8 @@ pub struct RunOptions {
     pub replay: Option<PathBuf>,
     /// No progress bars.
     pub quiet: bool,
+    /// Fetch the stored pages again, conditionally.
+    pub revisit: bool,
 }
 
 /// How a run ended (mapped to the exit code by `main`).
@@ -144,7 +145,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
     let crawling = Arc::new(AtomicBool::new(false));
     let shutdown = install_signal_handlers(&runtime, crawling.clone());
 
-    let canonicalizer = Canonicalizer::default();
+    let canonicalizer = topic.file.urls.canonicalizer();
     let scope = Scope::new(&topic.file.domains.allow, &topic.file.domains.deny);
     let progress = Progress::new(options.quiet);
     let replay = replay_source(options, &topic);
@@ -161,10 +162,31 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
     };
 
     if options.from <= Stage::Seeds {
-        report.seeds = Some(seeds::run(&topic, &mut store, &canonicalizer, &scope)?);
+        let gathered = seeds::run(
+            &topic,
+            &mut store,
+            &canonicalizer,
+            &scope,
+            &runtime,
+            options.proxy.as_deref(),
+        )?;
+        if let Some(why) = &gathered.search_stopped {
+            progress.note(why);
+        }
+        report.seeds = Some(gathered);
     }
 
     let mut interrupted = false;
+    if options.revisit {
+        if options.from > Stage::Crawl {
+            bail!("--revisit fetches pages again: it cannot go with --from extract or export");
+        }
+        let n = store.mark_revisits()?;
+        store.commit()?;
+        progress.note(&format!(
+            "revisiting {n} stored pages (conditional requests)"
+        ));
+    }
     if options.from <= Stage::Crawl && options.to >= Stage::Crawl {
         let fetcher = match &replay {
             Some(source) => Fetcher::Replay(Arc::new(Replay::from_bytes(
@@ -189,6 +211,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
         let ctx = Arc::new(CrawlContext {
             topic: topic.clone(),
             canonicalizer: canonicalizer.clone(),
+            param_rules: topic.file.urls.rules(),
             scope: scope.clone(),
             product_token: stages::robots::product_token(&topic.user_agent()),
             fetcher,
@@ -196,6 +219,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
                 keep_everything: topic.file.output.keep_everything,
                 ..ExtractOptions::default()
             },
+            focus: crawl::FocusShared::new(&topic),
         });
         crawling.store(true, Ordering::SeqCst);
         let outcome = crawl::run_blocking(
@@ -224,6 +248,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
         if options.to >= Stage::Export {
             let bar = progress.stage("export", docs.len() as u64);
             report.export = Some(export::run(&topic, &mut store, &run_dir, &docs, &bar)?);
+            seeds::write_csv(&store, &run_dir)?;
         }
     }
 

@@ -1,75 +1,169 @@
-//! The seeds stage: the starting set `G0` from the topic's URLs, saved result pages and URL
-//! lists, recorded with where each seed came from.
+//! The seeds stage: the starting set `G0` from the topic's URLs, saved result pages (HTML or
+//! WARC), URL lists and search-API queries, recorded with where each seed came from.
 //!
-//! **In:** `[seeds]` of the topic (files are read from the topic folder).
-//! **Out:** the seed URLs in `crawl.sqlite` (`urls` with `via = 'seed'`, queued at depth 0, and
-//! one `seeds` row per (URL, source) with engine, query and rank for result pages).
+//! **In:** `[seeds]` and `[search]` of the topic (files are read from the topic folder; API
+//! keys from the environment).
+//! **Out:** the seed URLs in `crawl.sqlite` (`urls` with `via = 'seed'`, queued at depth 0;
+//! one `seeds` row per (URL, source); one `seed_hits` row per sighting with engine, query,
+//! result page, rank, retrieval time, title and snippet; `searches` for the API result pages
+//! received); at the export stage, `seeds.csv` and `seed-hits.csv` ([`write_csv`]).
 //!
-//! **Invariants:** idempotent (running it again on the same run folder adds nothing new);
-//! seeds outside `[domains]` are recorded as `skipped / off-domain`, never silently dropped; a
-//! result page with no parseable result is reported as a problem, not ignored. The formula
-//! filter `G0 → G_F` happens when the seeds are fetched: a seed page that does not satisfy the
-//! formula is kept out of the corpus and its links are not followed.
+//! **Invariants:** idempotent (running it again on the same run folder adds nothing new and
+//! sends no API request already answered); every seed is stored as soon as it is found, so an
+//! error or a stop never loses a result already paid for; seeds outside `[domains]` are
+//! recorded as `skipped / off-domain`, never silently dropped; a result page with no parseable
+//! result is reported as a problem, not ignored. The formula filter `G0 → G_F` happens when
+//! the seeds are fetched: a seed page that does not satisfy the formula is kept out of the
+//! corpus and its links are not followed.
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::Context;
+use rusqlite::OptionalExtension;
 use stages::score::Scope;
+use stages::serp::{Engine, SerpPage};
 use stages::urlnorm::{self, Canonicalizer};
 
 use crate::report::SeedsReport;
-use crate::store::Store;
+use crate::search::{PageOutcome, SearchConfig, Searcher};
+use crate::store::{SeedHitRow, Store};
 use crate::topic::Topic;
 
-/// One seed before it is stored.
+/// One seed before it is stored, with its provenance.
+#[derive(Debug, Default)]
 struct Found {
     url: String,
     source: String,
     engine: Option<String>,
     query: Option<String>,
+    page: Option<u32>,
     rank: Option<usize>,
+    retrieved_at: Option<String>,
+    title: Option<String>,
+    snippet: Option<String>,
 }
 
-/// Gathers and stores the seeds.
+/// Stores seeds as they are found.
+struct Sink<'a> {
+    store: &'a mut Store,
+    canonicalizer: &'a Canonicalizer,
+    scope: &'a Scope,
+    report: SeedsReport,
+    in_scope: HashSet<i64>,
+    now: f64,
+}
+
+impl Sink<'_> {
+    fn add(&mut self, seed: Found) -> anyhow::Result<()> {
+        *self
+            .report
+            .by_source
+            .entry(seed.source.clone())
+            .or_default() += 1;
+        let Ok(url) = self.canonicalizer.parse(&seed.url, None) else {
+            self.report.invalid += 1;
+            return Ok(());
+        };
+        let host = urlnorm::host_key(&url);
+        let (id, new) =
+            self.store
+                .insert_url(url.as_str(), &host, 0, None, "seed", 1.0, self.now)?;
+        self.store.seed(
+            id,
+            &seed.source,
+            seed.engine.as_deref(),
+            seed.query.as_deref(),
+            seed.rank,
+        )?;
+        self.store.seed_hit(
+            id,
+            &SeedHitRow {
+                source: &seed.source,
+                engine: seed.engine.as_deref(),
+                query: seed.query.as_deref(),
+                page: seed.page,
+                rank: seed.rank,
+                retrieved_at: seed.retrieved_at.as_deref(),
+                result_url: &seed.url,
+                title: seed.title.as_deref(),
+                snippet: seed.snippet.as_deref(),
+            },
+        )?;
+        match self.scope.check(url.host_str().unwrap_or("")) {
+            Ok(()) => {
+                self.in_scope.insert(id);
+            }
+            Err(_) => {
+                if new {
+                    self.store
+                        .skip(id, "off-domain", "seed outside [domains]")?;
+                }
+                self.report.off_domain += 1;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Gathers and stores the seeds. Search APIs are queried on `runtime` through `proxy`.
 pub fn run(
     topic: &Topic,
     store: &mut Store,
     canonicalizer: &Canonicalizer,
     scope: &Scope,
+    runtime: &tokio::runtime::Runtime,
+    proxy: Option<&str>,
 ) -> anyhow::Result<SeedsReport> {
-    let mut report = SeedsReport::default();
-    let mut found = Vec::new();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0);
+    let mut sink = Sink {
+        store,
+        canonicalizer,
+        scope,
+        report: SeedsReport::default(),
+        in_scope: HashSet::new(),
+        now,
+    };
     for url in &topic.seed_urls {
-        found.push(Found {
+        sink.add(Found {
             url: url.to_string(),
             source: "topic".into(),
-            engine: None,
-            query: None,
-            rank: None,
-        });
+            ..Found::default()
+        })?;
     }
     for page in &topic.file.seeds.result_pages {
         let path = topic.resolve(page);
-        let bytes = std::fs::read(&path)
-            .with_context(|| format!("cannot read the saved result page {}", path.display()))?;
-        let decoded = stages::decode::decode(&bytes, Some("text/html"), None);
-        let serp = stages::serp::parse_serp(&decoded.text, None, None);
         let source = format!("result-page:{}", page.display());
-        if serp.hits.is_empty() {
-            report.problems.push(format!(
-                "{}: {}",
-                page.display(),
-                serp.problem
-                    .clone()
-                    .unwrap_or_else(|| "no result found on the page".into())
-            ));
-        }
-        for hit in serp.hits {
-            found.push(Found {
-                url: hit.url,
-                source: source.clone(),
-                engine: serp.engine.map(|e| e.name().to_string()),
-                query: serp.query.clone(),
-                rank: Some(hit.rank),
-            });
+        for saved in read_result_pages(&path, None)? {
+            if saved.serp.hits.is_empty() {
+                sink.report.problems.push(format!(
+                    "{}: {}",
+                    saved.name,
+                    saved
+                        .serp
+                        .problem
+                        .clone()
+                        .unwrap_or_else(|| "no result found on the page".into())
+                ));
+            }
+            for hit in &saved.serp.hits {
+                sink.add(Found {
+                    url: hit.url.clone(),
+                    source: source.clone(),
+                    engine: saved.serp.engine.map(|e| e.name().to_string()),
+                    query: saved.serp.query.clone(),
+                    page: saved.serp.page,
+                    rank: Some(hit.rank),
+                    retrieved_at: saved.retrieved_at.clone(),
+                    title: Some(hit.title.clone()),
+                    snippet: Some(hit.snippet.clone()),
+                })?;
+            }
         }
     }
     for list in &topic.file.seeds.url_lists {
@@ -77,59 +171,426 @@ pub fn run(
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("cannot read the URL list {}", path.display()))?;
         let source = format!("url-list:{}", list.display());
-        let before = found.len();
+        let mut any = false;
         for line in text.lines() {
             let line = line.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
                 continue;
             }
-            found.push(Found {
+            any = true;
+            sink.add(Found {
                 url: line.to_string(),
                 source: source.clone(),
-                engine: None,
-                query: None,
-                rank: None,
-            });
+                ..Found::default()
+            })?;
         }
-        if found.len() == before {
-            report
+        if !any {
+            sink.report
                 .problems
                 .push(format!("{}: no URL in the list", list.display()));
         }
     }
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0);
-    let mut in_scope = std::collections::HashSet::new();
-    for seed in found {
-        *report.by_source.entry(seed.source.clone()).or_default() += 1;
-        let Ok(url) = canonicalizer.parse(&seed.url, None) else {
-            report.invalid += 1;
+    if let (Some(plan), Some(section)) = (&topic.search, &topic.file.search) {
+        let config = SearchConfig::new(section, &|var| std::env::var(var).ok())?;
+        let client = crate::fetch::http_client(
+            &topic.user_agent(),
+            proxy,
+            Duration::from_secs_f64(topic.file.crawl.timeout_seconds),
+        )?;
+        let backend = plan.backend.name();
+        let already = sink.store.search_requests(backend)?;
+        let mut searcher = Searcher::new(config, client, already);
+        let wanted = section.results_per_query as usize;
+        let source = format!("search:{backend}");
+        sink.report.queries = plan.queries.len() as u64;
+        let outcome: anyhow::Result<()> = runtime.block_on(async {
+            'queries: for (_, compiled) in &plan.queries {
+                let request = compiled.to_string();
+                let mut received = 0usize;
+                for page in 1..=plan.backend.max_pages() {
+                    if received >= wanted {
+                        break;
+                    }
+                    if let Some((results, more)) =
+                        sink.store.search_page(backend, &request, page)?
+                    {
+                        received += results as usize;
+                        if !more || results == 0 {
+                            break;
+                        }
+                        continue;
+                    }
+                    let result = match searcher.page(compiled, page).await? {
+                        PageOutcome::Page(result) => result,
+                        PageOutcome::Stop(why) => {
+                            sink.report.search_stopped = Some(why);
+                            break 'queries;
+                        }
+                    };
+                    sink.report.search_pages += 1;
+                    sink.store.record_search(
+                        backend,
+                        &request,
+                        page,
+                        &result.retrieved_at,
+                        (result.attempts, result.hits.len() as u64, result.more),
+                    )?;
+                    for hit in &result.hits {
+                        let rank = received + hit.position;
+                        if rank > wanted {
+                            break;
+                        }
+                        sink.add(Found {
+                            url: hit.url.clone(),
+                            source: source.clone(),
+                            engine: Some(backend.to_string()),
+                            query: Some(compiled.q.clone()),
+                            page: Some(page),
+                            rank: Some(rank),
+                            retrieved_at: Some(result.retrieved_at.clone()),
+                            title: Some(hit.title.clone()),
+                            snippet: Some(hit.snippet.clone()),
+                        })?;
+                    }
+                    // Commit every page: a later error must not lose a result paid for.
+                    sink.store.commit()?;
+                    received += result.hits.len();
+                    if !result.more || result.hits.is_empty() {
+                        break;
+                    }
+                }
+            }
+            Ok(())
+        });
+        sink.report.search_requests = searcher.requests - already;
+        sink.store.commit()?;
+        outcome?;
+        if let Some(why) = &sink.report.search_stopped {
+            sink.report.problems.push(why.clone());
+        }
+    }
+    sink.report.in_scope = sink.in_scope.len() as u64;
+    sink.store.commit()?;
+    Ok(sink.report)
+}
+
+/// A result page read from a file.
+#[derive(Debug, Clone)]
+pub struct SavedPage {
+    /// The file, and the record's URL for a WARC file (`FILE#URL`).
+    pub name: String,
+    /// When the page was retrieved: the WARC record's date, or the HTML file's modification
+    /// time (the closest thing to when it was saved).
+    pub retrieved_at: Option<String>,
+    /// What the parser read.
+    pub serp: SerpPage,
+}
+
+/// Whether `bytes` (read from `path`) are a WARC file: `WARC/` at the start, or gzip data in
+/// a file whose name says `.warc`.
+fn is_warc(path: &Path, bytes: &[u8]) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    bytes.starts_with(b"WARC/") || (bytes.starts_with(&[0x1f, 0x8b]) && name.contains(".warc"))
+}
+
+/// The result pages of a file: a saved HTML page, or every HTML `response` record of a WARC
+/// file. `engine` overrides detection. The same parser (`stages::serp`) serves `glaneur run`
+/// and `glaneur seeds import`.
+pub fn read_result_pages(path: &Path, engine: Option<Engine>) -> anyhow::Result<Vec<SavedPage>> {
+    let bytes = std::fs::read(path)
+        .with_context(|| format!("cannot read the saved result page {}", path.display()))?;
+    if !is_warc(path, &bytes) {
+        let decoded = stages::decode::decode(&bytes, Some("text/html"), None);
+        let retrieved_at = std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .map(|t| {
+                chrono::DateTime::<chrono::Utc>::from(t)
+                    .format("%Y-%m-%dT%H:%M:%SZ")
+                    .to_string()
+            });
+        return Ok(vec![SavedPage {
+            name: path.display().to_string(),
+            retrieved_at,
+            serp: stages::serp::parse_serp(&decoded.text, None, engine),
+        }]);
+    }
+    let mut pages = Vec::new();
+    for record in stages::warc::Reader::new(std::io::Cursor::new(&bytes)) {
+        let record = record.with_context(|| format!("damaged WARC file {}", path.display()))?;
+        if record.record_type() != Some("response") {
+            continue;
+        }
+        let Ok(http) = stages::warc::parse_http_response(&record.block) else {
             continue;
         };
-        let host = urlnorm::host_key(&url);
-        let (id, new) = store.insert_url(url.as_str(), &host, 0, None, "seed", 1.0, now)?;
-        store.seed(
-            id,
-            &seed.source,
-            seed.engine.as_deref(),
-            seed.query.as_deref(),
-            seed.rank,
-        )?;
-        match scope.check(url.host_str().unwrap_or("")) {
-            Ok(()) => {
-                in_scope.insert(id);
+        let content_type = http.header("content-type").map(str::to_string);
+        let html = content_type
+            .as_deref()
+            .is_none_or(|ct| ct.to_ascii_lowercase().contains("html"));
+        if !html {
+            continue;
+        }
+        let target = record.target_uri().map(str::to_string);
+        let decoded = stages::decode::decode(&http.body, content_type.as_deref(), None);
+        pages.push(SavedPage {
+            name: format!(
+                "{}#{}",
+                path.display(),
+                target.as_deref().unwrap_or("(no target URI)")
+            ),
+            retrieved_at: record.date().map(str::to_string),
+            serp: stages::serp::parse_serp(&decoded.text, target.as_deref(), engine),
+        });
+    }
+    if pages.is_empty() {
+        anyhow::bail!(
+            "{}: the WARC file holds no HTML response record",
+            path.display()
+        );
+    }
+    Ok(pages)
+}
+
+/// One line of `glaneur seeds import`.
+#[derive(serde::Serialize)]
+struct ImportLine<'a> {
+    engine: Option<&'a str>,
+    query: Option<&'a str>,
+    page: Option<u32>,
+    rank: usize,
+    url: &'a str,
+    title: &'a str,
+    snippet: &'a str,
+    file: &'a str,
+    retrieved_at: Option<&'a str>,
+}
+
+/// `glaneur seeds import FILE…`: prints every hit as a JSON line on `out`, and on `err` a
+/// line per page without results naming the file and the reason. Returns the number of hits
+/// (the caller exits non-zero when it is 0).
+pub fn import(
+    files: &[PathBuf],
+    engine: Option<Engine>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<usize> {
+    let mut total = 0;
+    for file in files {
+        let pages = match read_result_pages(file, engine) {
+            Ok(pages) => pages,
+            Err(e) => {
+                writeln!(err, "glaneur: {e:#}")?;
+                continue;
             }
-            Err(_) => {
-                if new {
-                    store.skip(id, "off-domain", "seed outside [domains]")?;
-                }
-                report.off_domain += 1;
+        };
+        for page in pages {
+            if page.serp.hits.is_empty() {
+                writeln!(
+                    err,
+                    "glaneur: {}: {}",
+                    page.name,
+                    page.serp
+                        .problem
+                        .as_deref()
+                        .unwrap_or("no result found on the page")
+                )?;
+            }
+            for hit in &page.serp.hits {
+                let line = ImportLine {
+                    engine: page.serp.engine.map(Engine::name),
+                    query: page.serp.query.as_deref(),
+                    page: page.serp.page,
+                    rank: hit.rank,
+                    url: &hit.url,
+                    title: &hit.title,
+                    snippet: &hit.snippet,
+                    file: &page.name,
+                    retrieved_at: page.retrieved_at.as_deref(),
+                };
+                writeln!(out, "{}", serde_json::to_string(&line)?)?;
+                total += 1;
             }
         }
     }
-    report.in_scope = in_scope.len() as u64;
-    store.commit()?;
-    Ok(report)
+    Ok(total)
+}
+
+/// Writes `seeds.csv` (one row per seed URL, every sighting merged) and `seed-hits.csv` (one
+/// row per sighting) in the run folder, with the redirect chain each seed led to in the crawl.
+pub fn write_csv(store: &Store, run_dir: &Path) -> anyhow::Result<(u64, u64)> {
+    let conn = store.connection();
+    // Seeds with their crawl state.
+    let mut stmt = conn.prepare(
+        "SELECT u.id, u.url, u.state, COALESCE(u.reason, ''), u.status, s.verdict
+         FROM urls u JOIN (SELECT url_id, MAX(verdict) AS verdict FROM seeds GROUP BY url_id) s
+           ON s.url_id = u.id
+         ORDER BY u.id",
+    )?;
+    type SeedRow = (i64, String, String, String, Option<i64>, Option<i64>);
+    let seeds: Vec<SeedRow> = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
+        })?
+        .collect::<Result<_, _>>()?;
+    let mut hits_stmt = conn.prepare(
+        "SELECT source, engine, query, page, rank, retrieved_at, result_url, title, snippet
+         FROM seed_hits WHERE url_id = ?1
+         ORDER BY COALESCE(retrieved_at, ''), source, query, page, rank",
+    )?;
+    let mut next_stmt = conn.prepare(
+        "SELECT id, url, state, COALESCE(reason, ''), status FROM urls
+         WHERE parent_id = ?1 AND via = 'redirect' ORDER BY id LIMIT 1",
+    )?;
+    let seeds_path = run_dir.join("seeds.csv");
+    let hits_path = run_dir.join("seed-hits.csv");
+    let mut seeds_csv = csv::Writer::from_path(&seeds_path)
+        .with_context(|| format!("cannot write {}", seeds_path.display()))?;
+    let mut hits_csv = csv::Writer::from_path(&hits_path)
+        .with_context(|| format!("cannot write {}", hits_path.display()))?;
+    seeds_csv.write_record([
+        "url_id",
+        "url",
+        "final_url",
+        "redirect_chain",
+        "state",
+        "reason",
+        "status",
+        "formula",
+        "sightings",
+        "best_rank",
+        "sources",
+        "engines",
+        "queries",
+        "first_retrieved_at",
+    ])?;
+    hits_csv.write_record([
+        "url_id",
+        "url",
+        "source",
+        "engine",
+        "query",
+        "page",
+        "rank",
+        "retrieved_at",
+        "result_url",
+        "title",
+        "snippet",
+    ])?;
+    let (mut n_seeds, mut n_hits) = (0u64, 0u64);
+    for (id, url, state, reason, status, verdict) in seeds {
+        // Follow the redirects the crawl recorded, to the page that answered.
+        let mut chain = vec![url.clone()];
+        let (mut cur, mut final_state, mut final_reason, mut final_status) =
+            (id, state, reason, status);
+        for _ in 0..64 {
+            let next: Option<(i64, String, String, String, Option<i64>)> = next_stmt
+                .query_row([cur], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                })
+                .optional()?;
+            let Some((nid, nurl, nstate, nreason, nstatus)) = next else {
+                break;
+            };
+            chain.push(nurl);
+            (cur, final_state, final_reason, final_status) = (nid, nstate, nreason, nstatus);
+        }
+        type HitRow = (
+            String,
+            Option<String>,
+            Option<String>,
+            Option<i64>,
+            Option<i64>,
+            Option<String>,
+            String,
+            Option<String>,
+            Option<String>,
+        );
+        let hits: Vec<HitRow> = hits_stmt
+            .query_map([id], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                    r.get(8)?,
+                ))
+            })?
+            .collect::<Result<_, _>>()?;
+        let distinct = |f: &dyn Fn(&HitRow) -> Option<String>| -> String {
+            let mut seen = BTreeMap::new();
+            for (i, h) in hits.iter().enumerate() {
+                if let Some(v) = f(h).filter(|v| !v.is_empty()) {
+                    seen.entry(v).or_insert(i);
+                }
+            }
+            let mut v: Vec<(usize, String)> = seen.into_iter().map(|(k, i)| (i, k)).collect();
+            v.sort();
+            v.into_iter()
+                .map(|(_, k)| k)
+                .collect::<Vec<_>>()
+                .join(" | ")
+        };
+        let best_rank = hits.iter().filter_map(|h| h.4).min();
+        let first_retrieved = hits.iter().filter_map(|h| h.5.clone()).min();
+        let opt = |v: Option<i64>| v.map(|x| x.to_string()).unwrap_or_default();
+        seeds_csv.write_record([
+            id.to_string(),
+            url.clone(),
+            chain.last().cloned().unwrap_or_default(),
+            chain.join(" > "),
+            final_state,
+            final_reason,
+            opt(final_status),
+            match verdict {
+                Some(1) => "satisfied".to_string(),
+                Some(_) => "not satisfied".to_string(),
+                None => String::new(),
+            },
+            hits.len().to_string(),
+            opt(best_rank),
+            distinct(&|h| Some(h.0.clone())),
+            distinct(&|h| h.1.clone()),
+            distinct(&|h| h.2.clone()),
+            first_retrieved.unwrap_or_default(),
+        ])?;
+        n_seeds += 1;
+        for h in &hits {
+            hits_csv.write_record([
+                id.to_string(),
+                url.clone(),
+                h.0.clone(),
+                h.1.clone().unwrap_or_default(),
+                h.2.clone().unwrap_or_default(),
+                opt(h.3),
+                opt(h.4),
+                h.5.clone().unwrap_or_default(),
+                h.6.clone(),
+                h.7.clone().unwrap_or_default(),
+                h.8.clone().unwrap_or_default(),
+            ])?;
+            n_hits += 1;
+        }
+    }
+    seeds_csv
+        .flush()
+        .with_context(|| format!("cannot write {}", seeds_path.display()))?;
+    hits_csv
+        .flush()
+        .with_context(|| format!("cannot write {}", hits_path.display()))?;
+    Ok((n_seeds, n_hits))
 }

@@ -17,6 +17,8 @@
 
 use std::path::Path;
 
+mod focus;
+
 use anyhow::{Context, bail};
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -69,9 +71,11 @@ CREATE TABLE IF NOT EXISTS urls (
     title         TEXT,
     doc_id        TEXT,                  -- id in docs.jsonl when kept
     tokens        INTEGER,
-    duplicate_of  TEXT                   -- doc id this page duplicates
+    duplicate_of  TEXT,                  -- doc id this page duplicates
+    revisit       TEXT                   -- last `--revisit`: pending | not-modified | refetched | failed
 );
 CREATE INDEX IF NOT EXISTS urls_state ON urls(state);
+CREATE INDEX IF NOT EXISTS urls_host_state ON urls(host, state);
 CREATE TABLE IF NOT EXISTS links (
     src    INTEGER NOT NULL REFERENCES urls(id),
     dst    INTEGER NOT NULL REFERENCES urls(id),
@@ -89,15 +93,60 @@ CREATE TABLE IF NOT EXISTS seeds (
     verdict INTEGER,         -- formula satisfied by the fetched seed page (G_F membership)
     PRIMARY KEY (url_id, source)
 );
+CREATE TABLE IF NOT EXISTS seed_hits (   -- provenance: every time a seed was found
+    url_id       INTEGER NOT NULL REFERENCES urls(id),
+    source       TEXT NOT NULL,  -- topic | url-list:FILE | result-page:FILE | search:BACKEND
+    engine       TEXT,
+    query        TEXT,           -- as sent (search API) or as read on the result page
+    page         INTEGER,        -- result page number, 1 = first
+    rank         INTEGER,        -- rank among the query's results, 1 = first
+    retrieved_at TEXT,           -- when the result list was retrieved (ISO 8601), when known
+    result_url   TEXT NOT NULL,  -- the URL as the source gave it (redirect wrapper removed)
+    title        TEXT,
+    snippet      TEXT
+);
+CREATE UNIQUE INDEX IF NOT EXISTS seed_hits_key
+    ON seed_hits(url_id, source, COALESCE(query, ''), COALESCE(page, 0), COALESCE(rank, 0));
+CREATE TABLE IF NOT EXISTS searches (   -- result pages received from a search API
+    backend      TEXT NOT NULL,
+    request      TEXT NOT NULL,  -- q and parameters (never the key)
+    page         INTEGER NOT NULL,
+    retrieved_at TEXT NOT NULL,
+    requests     INTEGER NOT NULL, -- requests it took (retries included)
+    results      INTEGER NOT NULL,
+    more         INTEGER NOT NULL, -- the API announced another page
+    PRIMARY KEY (backend, request, page)
+);
 ";
 
-/// A URL waiting in the frontier (loaded on resume).
+/// One sighting of a seed, for `seed_hits`.
+#[derive(Debug, Clone, Default)]
+pub struct SeedHitRow<'a> {
+    /// Where it came from (`search:brave`, `result-page:FILE`, ...).
+    pub source: &'a str,
+    /// Search engine or API.
+    pub engine: Option<&'a str>,
+    /// Query.
+    pub query: Option<&'a str>,
+    /// Result page number (1 = first).
+    pub page: Option<u32>,
+    /// Rank among the query's results (1 = first).
+    pub rank: Option<usize>,
+    /// Retrieval time, ISO 8601.
+    pub retrieved_at: Option<&'a str>,
+    /// The URL as given.
+    pub result_url: &'a str,
+    /// Title shown.
+    pub title: Option<&'a str>,
+    /// Snippet shown.
+    pub snippet: Option<&'a str>,
+}
+
+/// A URL waiting in the frontier (loaded on resume). The URL text stays in the database.
 #[derive(Debug, Clone)]
 pub struct QueuedUrl {
     /// Row id.
     pub id: i64,
-    /// Canonical URL.
-    pub url: String,
     /// Politeness key.
     pub host: String,
     /// Depth.
@@ -187,6 +236,7 @@ impl Store {
             .and_then(|_| conn.busy_timeout(std::time::Duration::from_secs(10)))
             .with_context(|| format!("cannot configure {}", path.display()))?;
         conn.execute_batch(SCHEMA)
+            .and_then(|_| conn.execute_batch(focus::SCHEMA))
             .with_context(|| format!("cannot create the tables of {}", path.display()))?;
         let version: Option<String> = conn
             .query_row(
@@ -429,6 +479,75 @@ impl Store {
         Ok(())
     }
 
+    /// Records one sighting of a seed (kept once per source, query, page and rank).
+    pub fn seed_hit(&mut self, url_id: i64, hit: &SeedHitRow<'_>) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT OR IGNORE INTO seed_hits(url_id, source, engine, query, page, rank, retrieved_at, result_url, title, snippet)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            )?
+            .execute(params![
+                url_id,
+                hit.source,
+                hit.engine,
+                hit.query,
+                hit.page,
+                hit.rank.map(|r| r as i64),
+                hit.retrieved_at,
+                hit.result_url,
+                hit.title,
+                hit.snippet
+            ])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// A search API result page already received: (results, another page announced).
+    pub fn search_page(
+        &self,
+        backend: &str,
+        request: &str,
+        page: u32,
+    ) -> anyhow::Result<Option<(u64, bool)>> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT results, more FROM searches WHERE backend = ?1 AND request = ?2 AND page = ?3",
+            )?
+            .query_row(params![backend, request, page], |r| {
+                Ok((r.get::<_, i64>(0)? as u64, r.get::<_, bool>(1)?))
+            })
+            .optional()?)
+    }
+
+    /// Records a search API result page received.
+    pub fn record_search(
+        &mut self,
+        backend: &str,
+        request: &str,
+        page: u32,
+        retrieved_at: &str,
+        (requests, results, more): (u32, u64, bool),
+    ) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO searches(backend, request, page, retrieved_at, requests, results, more)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![backend, request, page, retrieved_at, requests, results as i64, more])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// Requests recorded for a search backend in this run folder.
+    pub fn search_requests(&self, backend: &str) -> anyhow::Result<u64> {
+        Ok(self.conn.query_row(
+            "SELECT COALESCE(SUM(requests), 0) FROM searches WHERE backend = ?1",
+            [backend],
+            |r| r.get::<_, i64>(0),
+        )? as u64)
+    }
+
     /// Records whether a fetched seed satisfies the formula (membership of `G_F`); for a seed
     /// reached through redirects, the verdict goes to the seed the chain started from.
     pub fn seed_verdict(&mut self, url_id: i64, verdict: bool) -> anyhow::Result<()> {
@@ -542,21 +661,133 @@ impl Store {
     /// The frontier: every URL still queued.
     pub fn queued(&self) -> anyhow::Result<Vec<QueuedUrl>> {
         let mut stmt = self.conn.prepare(
-            "SELECT id, url, host, depth, priority, via FROM urls WHERE state = 'queued' ORDER BY id",
+            "SELECT id, host, depth, priority, via FROM urls WHERE state = 'queued' ORDER BY id",
         )?;
         let rows = stmt
             .query_map([], |r| {
                 Ok(QueuedUrl {
                     id: r.get(0)?,
-                    url: r.get(1)?,
-                    host: r.get(2)?,
-                    depth: r.get::<_, i64>(3)? as u32,
-                    priority: r.get(4)?,
-                    via: r.get(5)?,
+                    host: r.get(1)?,
+                    depth: r.get::<_, i64>(2)? as u32,
+                    priority: r.get(3)?,
+                    via: r.get(4)?,
                 })
             })?
             .collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
+    }
+
+    /// The best queued URLs of one server (highest priority, then oldest), leaving out `exclude`.
+    pub fn queued_of_host(
+        &self,
+        host: &str,
+        exclude: &[i64],
+        limit: usize,
+    ) -> anyhow::Result<Vec<QueuedUrl>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id, host, depth, priority, via FROM urls WHERE host = ?1 AND state = 'queued'
+             ORDER BY priority DESC, id LIMIT ?2",
+        )?;
+        let rows = stmt
+            .query_map(params![host, (limit + exclude.len()) as i64], |r| {
+                Ok(QueuedUrl {
+                    id: r.get(0)?,
+                    host: r.get(1)?,
+                    depth: r.get::<_, i64>(2)? as u32,
+                    priority: r.get(3)?,
+                    via: r.get(4)?,
+                })
+            })?
+            .filter(|row| row.as_ref().map_or(true, |q| !exclude.contains(&q.id)))
+            .take(limit)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
+    /// Marks every stored page for a conditional re-fetch (`glaneur run --revisit`); returns
+    /// how many. The pages keep their state and stored copy until a new answer replaces it.
+    pub fn mark_revisits(&mut self) -> anyhow::Result<u64> {
+        let n = self.conn.execute(
+            "UPDATE urls SET revisit = 'pending'
+             WHERE state = 'fetched' AND status = 200 AND warc_file IS NOT NULL",
+            [],
+        )?;
+        self.uncommitted += 1;
+        Ok(n as u64)
+    }
+
+    /// Pages waiting for their revisit.
+    pub fn pending_revisits(&self) -> anyhow::Result<Vec<QueuedUrl>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT id, host, depth, priority, via FROM urls
+             WHERE revisit = 'pending' AND state = 'fetched' ORDER BY id",
+        )?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(QueuedUrl {
+                    id: r.get(0)?,
+                    host: r.get(1)?,
+                    depth: r.get::<_, i64>(2)? as u32,
+                    priority: r.get(3)?,
+                    via: r.get(4)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
+    /// `ETag` and `Last-Modified` of a stored page.
+    pub fn validators(&self, id: i64) -> anyhow::Result<(Option<String>, Option<String>)> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT etag, last_modified FROM urls WHERE id = ?1")?
+            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?
+            .unwrap_or((None, None)))
+    }
+
+    /// Records the outcome of a revisit (`not-modified` also refreshes the fetch time).
+    pub fn revisited(&mut self, id: i64, outcome: &str, now: f64) -> anyhow::Result<()> {
+        let sql = if outcome == "not-modified" {
+            "UPDATE urls SET revisit = ?2, fetched_at = ?3 WHERE id = ?1"
+        } else {
+            "UPDATE urls SET revisit = ?2 WHERE id = ?1 AND ?3 = ?3"
+        };
+        self.conn
+            .prepare_cached(sql)?
+            .execute(params![id, outcome, now])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// Gives every URL of a server that stays queued the reason it was not fetched in this run.
+    pub fn waiting_host(&mut self, host: &str, reason: &str, detail: &str) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached(
+                "UPDATE urls SET reason = ?2, detail = ?3 WHERE host = ?1 AND state = 'queued'",
+            )?
+            .execute(params![host, reason, detail])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// Settles every URL of a server still queued; returns how many.
+    pub fn skip_host(&mut self, host: &str, reason: &str, detail: &str) -> anyhow::Result<u64> {
+        let n = self
+            .conn
+            .prepare_cached(
+                "UPDATE urls SET state = 'skipped', reason = ?2, detail = ?3
+                 WHERE host = ?1 AND state = 'queued'",
+            )?
+            .execute(params![host, reason, detail])?;
+        // Stored pages waiting for a revisit keep their copy; the revisit failed.
+        self.conn
+            .prepare_cached(
+                "UPDATE urls SET revisit = 'failed' WHERE host = ?1 AND revisit = 'pending'",
+            )?
+            .execute(params![host])?;
+        self.uncommitted += 1;
+        Ok(n as u64)
     }
 
     /// Number of page requests made so far (robots.txt excluded).

@@ -37,6 +37,9 @@ pub struct TopicFile {
     /// Where the crawl starts.
     #[serde(default)]
     pub seeds: Seeds,
+    /// Seeds from a search API, queried with the seed terms (BootCaT's method).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchSection>,
     /// The keyword formula `F`.
     pub formula: FormulaSection,
     /// The domain restriction `D`.
@@ -45,11 +48,20 @@ pub struct TopicFile {
     /// Crawl limits and strategy.
     #[serde(default)]
     pub crawl: Crawl,
+    /// Focused-crawl settings: tunnelling, hold-back, PageRank period.
+    #[serde(default)]
+    pub focus: Focus,
+    /// Weights of the topic score `S(p)` and of the link priority.
+    #[serde(default)]
+    pub score: stages::score::Weights,
     /// Politeness towards the servers.
     pub politeness: Politeness,
     /// Crawler-trap defences.
     #[serde(default)]
     pub traps: Traps,
+    /// URL canonicalisation: parameters dropped, per-script parameter rules.
+    #[serde(default)]
+    pub urls: Urls,
     /// What to write and how.
     #[serde(default)]
     pub output: Output,
@@ -70,8 +82,7 @@ pub struct TopicFile {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Seeds {
-    /// Seed terms `C` (recorded in the report; search-engine querying from them is not built
-    /// yet, see the README).
+    /// Seed terms `C`: `[search]` sends random tuples of them to a search API.
     #[serde(default)]
     pub terms: Vec<String>,
     /// Seed URLs.
@@ -84,6 +95,79 @@ pub struct Seeds {
     /// Plain URL lists (one URL per line, `#` comments), relative to the topic folder.
     #[serde(default)]
     pub url_lists: Vec<PathBuf>,
+}
+
+/// `[search]`: querying a search API for seeds. Keys come from the environment only (see
+/// `search.rs`), never from the topic file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchSection {
+    /// Which API: `brave`, `mojeek`, `searxng` or `google`.
+    pub backend: stages::queries::Backend,
+    /// The API's URL (for SearXNG: the instance's URL, `/search` is added); default: the
+    /// provider's public endpoint. `GLANEUR_SEARCH_ENDPOINT` in the environment overrides it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    /// Queries sent as written (before the random tuples).
+    #[serde(default)]
+    pub queries: Vec<String>,
+    /// Terms per random tuple.
+    #[serde(default = "default_tuple_size")]
+    pub tuple_size: usize,
+    /// Random tuples of `[seeds] terms` to send; default 10 when there are terms, else 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tuples: Option<usize>,
+    /// Seed of the tuple generator (SplitMix64): the same seed gives the same tuples.
+    #[serde(default = "default_random_seed")]
+    pub random_seed: u64,
+    /// Results wanted per query (result pages are requested until this many arrive).
+    #[serde(default = "default_results_per_query")]
+    pub results_per_query: u32,
+    /// Requests sent at most over the whole run folder (retries count); then searching stops
+    /// with a message and the crawl goes on with the seeds found.
+    #[serde(default = "default_max_requests")]
+    pub max_requests: u64,
+    /// ISO 639-1 language asked of the API; default: the topic's language when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    /// ISO 3166-1 alpha-2 country asked of the API.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub country: Option<String>,
+    /// Seconds between the end of one API response and the next request.
+    #[serde(default = "default_delay")]
+    pub delay_seconds: f64,
+}
+
+fn default_tuple_size() -> usize {
+    3
+}
+
+fn default_random_seed() -> u64 {
+    1
+}
+
+fn default_results_per_query() -> u32 {
+    20
+}
+
+fn default_max_requests() -> u64 {
+    100
+}
+
+impl SearchSection {
+    /// Random tuples to draw.
+    pub fn tuple_count(&self, terms: &[String]) -> usize {
+        self.tuples.unwrap_or(if terms.is_empty() { 0 } else { 10 })
+    }
+}
+
+/// The queries of `[search]`, each compiled for its backend.
+#[derive(Debug, Clone)]
+pub struct SearchPlan {
+    /// The backend.
+    pub backend: stages::queries::Backend,
+    /// Every query in sending order, with its compiled form.
+    pub queries: Vec<(stages::queries::Query, stages::queries::CompiledQuery)>,
 }
 
 /// `[formula]`: the propositional formula over words.
@@ -131,6 +215,9 @@ pub struct Crawl {
     pub max_body_bytes: u64,
     /// Give up on a request after this many seconds.
     pub timeout_seconds: f64,
+    /// Queued URLs kept in memory (32 bytes each); beyond, new URLs wait in `crawl.sqlite`
+    /// only and are read back, best first, when their server's in-memory queue runs dry.
+    pub frontier_in_memory: usize,
 }
 
 impl Default for Crawl {
@@ -143,26 +230,36 @@ impl Default for Crawl {
             concurrency: 16,
             max_body_bytes: 5 * 1024 * 1024,
             timeout_seconds: 30.0,
+            frontier_in_memory: 1_000_000,
         }
     }
 }
 
-/// Frontier order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Strategy {
-    /// Highest link priority first (topic score of the parent, anchor text, depth).
-    BestFirst,
-    /// Shallowest first, in discovery order.
-    BreadthFirst,
+/// Frontier order (the strategies and their keys are in `stages::strategy`).
+pub use stages::strategy::Strategy;
+
+/// `[focus]`: how a focused crawl spends a limited budget.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Focus {
+    /// Tunnelling limit: the links of a page are followed only while at most this many
+    /// off-topic pages in a row lead to it (the page included); URLs not queued because of it
+    /// are recorded as `tunnel-limit`.
+    pub tunnel: u32,
+    /// `best-first` hold-back margin: with more URLs waiting than pages left in the budget, a
+    /// server whose best URL is more than this below the best URL waiting anywhere gets no
+    /// request.
+    pub margin: f64,
+    /// `pagerank`: recompute the partial PageRank after this many pages.
+    pub pagerank_every: u64,
 }
 
-impl Strategy {
-    /// The name used in the topic file.
-    pub fn name(self) -> &'static str {
-        match self {
-            Strategy::BestFirst => "best-first",
-            Strategy::BreadthFirst => "breadth-first",
+impl Default for Focus {
+    fn default() -> Focus {
+        Focus {
+            tunnel: 3,
+            margin: 0.2,
+            pagerank_every: 100,
         }
     }
 }
@@ -241,6 +338,66 @@ fn default_retries() -> u32 {
 
 fn default_robots_ttl() -> f64 {
     24.0 * 3600.0
+}
+
+/// `[urls]`: how URLs become seen-set keys (on top of the fixed rules of `stages::urlnorm`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Urls {
+    /// Query parameters dropped everywhere (`*` at the end: any suffix). Replaces the default
+    /// list of session and tracking parameters when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop_params: Option<Vec<String>>,
+    /// Seed 004's per-script rules for dynamic pages.
+    #[serde(default, rename = "script", skip_serializing_if = "Vec::is_empty")]
+    pub scripts: Vec<ScriptRule>,
+}
+
+/// `[[urls.script]]`: which query parameters of one script decide the content.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptRule {
+    /// Host name (`www.example.com`).
+    pub host: String,
+    /// Path of the script (`/tisk.php`).
+    pub path: String,
+    /// Parameters that must be present (else the URL is recorded as `url-rule`).
+    #[serde(default)]
+    pub required: Vec<String>,
+    /// Parameters that must be present with one of the listed values.
+    #[serde(default)]
+    pub enumerated: std::collections::BTreeMap<String, Vec<String>>,
+    /// Parameters kept when present.
+    #[serde(default)]
+    pub optional: Vec<String>,
+    /// Optional parameters added with this value when absent.
+    #[serde(default)]
+    pub defaults: std::collections::BTreeMap<String, String>,
+}
+
+impl Urls {
+    /// The canonicaliser: the default drop list unless `drop_params` replaces it.
+    pub fn canonicalizer(&self) -> stages::urlnorm::Canonicalizer {
+        match &self.drop_params {
+            Some(list) => stages::urlnorm::Canonicalizer::with_drop_params(list),
+            None => stages::urlnorm::Canonicalizer::default(),
+        }
+    }
+
+    /// The per-script rules, for `stages::urlnorm`.
+    pub fn rules(&self) -> Vec<stages::urlnorm::ParamRule> {
+        self.scripts
+            .iter()
+            .map(|s| stages::urlnorm::ParamRule {
+                host: s.host.to_ascii_lowercase(),
+                path: s.path.clone(),
+                required: s.required.clone(),
+                enumerated: s.enumerated.clone().into_iter().collect(),
+                optional: s.optional.clone(),
+                defaults: s.defaults.clone().into_iter().collect(),
+            })
+            .collect()
+    }
 }
 
 /// `[traps]`: URL shapes that generate endless pages, each refused with its own reason.
@@ -391,6 +548,8 @@ pub struct Topic {
     pub formula: Formula,
     /// The seed URLs, parsed.
     pub seed_urls: Vec<url::Url>,
+    /// The `[search]` queries, compiled.
+    pub search: Option<SearchPlan>,
 }
 
 impl Topic {
@@ -451,12 +610,20 @@ impl Topic {
             }
             seed_urls.push(parsed);
         }
+        let search = match &file.search {
+            Some(section) => Some(
+                search_plan(&file, section, &formula)
+                    .with_context(|| format!("invalid [search] in {origin}"))?,
+            ),
+            None => None,
+        };
         Ok(Topic {
             file,
             dir,
             origin,
             formula,
             seed_urls,
+            search,
         })
     }
 
@@ -482,6 +649,64 @@ impl Topic {
     pub fn to_toml(&self) -> String {
         toml::to_string_pretty(&self.file).unwrap_or_else(|e| format!("# cannot print: {e}\n"))
     }
+}
+
+/// The queries of `[search]`: explicit ones, then the random tuples; restricted by the
+/// formula's excluded terms, `[domains] allow`, the language and the country.
+fn search_plan(
+    file: &TopicFile,
+    section: &SearchSection,
+    formula: &Formula,
+) -> anyhow::Result<SearchPlan> {
+    use stages::queries::{Restrictions, compile, topic_queries};
+    let language = section
+        .language
+        .clone()
+        .or_else(|| match file.languages.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        });
+    if let Some(l) = &language
+        && (l.len() != 2 || !l.chars().all(|c| c.is_ascii_alphabetic()))
+    {
+        bail!("`language = \"{l}\"` is not a two-letter ISO 639-1 code such as \"fr\"");
+    }
+    if let Some(c) = &section.country
+        && (c.len() != 2 || !c.chars().all(|c| c.is_ascii_alphabetic()))
+    {
+        bail!("`country = \"{c}\"` is not a two-letter ISO 3166-1 code such as \"FR\"");
+    }
+    if !(section.delay_seconds.is_finite() && section.delay_seconds >= 0.0) {
+        bail!("`delay_seconds` must be a number of seconds ≥ 0");
+    }
+    if section.results_per_query == 0 {
+        bail!("`results_per_query` must be at least 1");
+    }
+    let queries = topic_queries(
+        &file.seeds.terms,
+        &section.queries,
+        section.tuple_size,
+        section.tuple_count(&file.seeds.terms),
+        section.random_seed,
+    )?;
+    if queries.is_empty() {
+        bail!("no query to send: give `[seeds] terms` (for random tuples) or `queries`");
+    }
+    let restrictions = Restrictions {
+        exclude: formula.excluded_terms(),
+        sites: file.domains.allow.clone(),
+        language,
+        country: section.country.clone(),
+    };
+    let mut compiled = Vec::new();
+    for query in queries {
+        let c = compile(section.backend, &query, &restrictions)?;
+        compiled.push((query, c));
+    }
+    Ok(SearchPlan {
+        backend: section.backend,
+        queries: compiled,
+    })
 }
 
 fn validate(file: &TopicFile) -> anyhow::Result<()> {
@@ -543,6 +768,26 @@ fn validate(file: &TopicFile) -> anyhow::Result<()> {
     if !(c.timeout_seconds.is_finite() && c.timeout_seconds > 0.0) {
         bail!("[crawl] `timeout_seconds` must be a positive number of seconds");
     }
+    if !(file.focus.margin.is_finite() && file.focus.margin >= 0.0) {
+        bail!("[focus] `margin` must be a number ≥ 0");
+    }
+    if file.focus.pagerank_every == 0 {
+        bail!("[focus] `pagerank_every` must be at least 1");
+    }
+    let w = &file.score;
+    for (name, value) in [
+        ("density", w.density),
+        ("similarity", w.similarity),
+        ("language", w.language),
+        ("parent", w.parent),
+        ("anchor", w.anchor),
+        ("url", w.url),
+        ("depth", w.depth),
+    ] {
+        if !(value.is_finite() && value >= 0.0) {
+            bail!("[score] `{name}` must be a weight ≥ 0");
+        }
+    }
     if c.max_body_bytes < 1024 {
         bail!("[crawl] `max_body_bytes` must be at least 1024");
     }
@@ -557,8 +802,11 @@ fn validate(file: &TopicFile) -> anyhow::Result<()> {
     if file.seeds.urls.is_empty()
         && file.seeds.result_pages.is_empty()
         && file.seeds.url_lists.is_empty()
+        && file.search.is_none()
     {
-        bail!("[seeds] gives no seed: add `urls`, `result_pages` or `url_lists`");
+        bail!(
+            "[seeds] gives no seed: add `urls`, `result_pages` or `url_lists`, or a [search] table"
+        );
     }
     Ok(())
 }
@@ -620,6 +868,59 @@ contact = "mailto:linguiste@example.org"
         let text = MINIMAL.replace("mailto:linguiste@example.org", "me");
         let err = format!("{:#}", parse(&text).unwrap_err());
         assert!(err.contains("contact"), "{err}");
+    }
+
+    const SEARCH: &str = r#"
+name = "graphes"
+languages = ["fr"]
+[seeds]
+terms = ["graphe", "sommet", "arête", "théorie des graphes"]
+[search]
+backend = "brave"
+tuple_size = 2
+tuples = 3
+queries = ["graphe planaire"]
+[formula]
+expression = '(NON "graffiti") ET ("graphe" OU "graphes")'
+[domains]
+allow = [".fr"]
+[politeness]
+contact = "mailto:linguiste@example.org"
+"#;
+
+    #[test]
+    fn search_table_compiles_its_queries() {
+        let topic = parse(SEARCH).unwrap();
+        let plan = topic.search.unwrap();
+        assert_eq!(plan.queries.len(), 4);
+        let (first, compiled) = &plan.queries[0];
+        assert_eq!(
+            first,
+            &stages::queries::Query::Explicit("graphe planaire".into())
+        );
+        assert_eq!(compiled.q, "graphe planaire -graffiti site:fr");
+        assert!(
+            compiled
+                .params
+                .contains(&("search_lang".to_string(), "fr".to_string()))
+        );
+        // Same topic, same tuples.
+        let again = parse(SEARCH).unwrap().search.unwrap();
+        assert_eq!(plan.queries, again.queries);
+    }
+
+    #[test]
+    fn search_errors_name_the_table() {
+        let text = SEARCH.replace("tuples = 3", "tuples = 7");
+        let err = format!("{:#}", parse(&text).unwrap_err());
+        assert!(err.contains("[search]"), "{err}");
+        assert!(err.contains("only 6 different tuples"), "{err}");
+        let text = SEARCH.replace("backend = \"brave\"", "backend = \"bing\"");
+        let err = format!("{:#}", parse(&text).unwrap_err());
+        assert!(err.contains("bing"), "{err}");
+        let text = SEARCH.replace("tuple_size = 2", "tuple_size = 2\napi_key = \"x\"");
+        let err = format!("{:#}", parse(&text).unwrap_err());
+        assert!(err.contains("api_key"), "{err}");
     }
 
     #[test]

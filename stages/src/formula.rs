@@ -321,6 +321,49 @@ impl Formula {
         self.terms(true)
     }
 
+    /// The terms every satisfying text must lack: words or phrases under a NOT that is the
+    /// whole formula or one of its top-level conjuncts (`NOT "a"`, `NOT ("a" OR "b")`), as
+    /// written, once each, in formula order. What a search engine's `-word` may exclude
+    /// without losing a page the formula accepts (`NOT ("a" AND "b")` excludes neither).
+    pub fn excluded_terms(&self) -> Vec<String> {
+        let mut leaves = Vec::new();
+        self.collect_excluded(&self.root, &mut leaves);
+        let mut out: Vec<String> = Vec::new();
+        for i in leaves {
+            if let Some(Leaf {
+                clause: Clause::Term(term),
+                ..
+            }) = self.leaves.get(i)
+                && !out.contains(&term.written)
+            {
+                out.push(term.written.clone());
+            }
+        }
+        out
+    }
+
+    /// Leaves of `node`'s top-level conjuncts of the form NOT leaf or NOT (leaf OR leaf …).
+    fn collect_excluded(&self, node: &Node, out: &mut Vec<usize>) {
+        match node {
+            Node::And(items) => {
+                for item in items {
+                    self.collect_excluded(item, out);
+                }
+            }
+            Node::Not(inner) => match inner.as_ref() {
+                Node::Leaf(i) => out.push(*i),
+                Node::Or(items) => {
+                    // NOT (a OR b) = NOT a AND NOT b.
+                    for item in items {
+                        self.collect_excluded(&Node::Not(Box::new(item.clone())), out);
+                    }
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+
     /// The options the formula was parsed with.
     pub fn options(&self) -> FormulaOptions {
         self.options
@@ -418,6 +461,17 @@ fn eval(node: &Node, counts: &[usize]) -> bool {
 // ---------------------------------------------------------------------------------------------
 // Tokenising and folding (shared by texts and formula terms)
 // ---------------------------------------------------------------------------------------------
+
+/// The tokens of `text` folded exactly as the formula folds them (case and diacritics per
+/// `options`): what other scorers (the seed centroid of [`crate::centroid`]) count, so that a
+/// word means the same thing to the formula and to them.
+pub fn folded_tokens(text: &str, options: FormulaOptions) -> impl Iterator<Item = String> + '_ {
+    let mut buf = String::new();
+    Tokens::new(text).map(move |token| {
+        fold_into(token, options, &mut buf);
+        buf.clone()
+    })
+}
 
 /// Whether `c` continues a token once one has started.
 fn continues_token(c: char) -> bool {
@@ -1312,6 +1366,26 @@ mod tests {
 
     fn sat(src: &str, text: &str) -> bool {
         f(src).evaluate(text).satisfied
+    }
+
+    #[test]
+    fn excluded_terms_are_only_the_top_level_negations() {
+        let ex = |src: &str| f(src).excluded_terms();
+        assert_eq!(
+            ex(r#"(NON "graffiti") ET ("graphe" OU "graphes")"#),
+            vec!["graffiti"]
+        );
+        assert_eq!(ex(r#"graphe -tag -"art mural""#), vec!["tag", "art mural"]);
+        assert_eq!(
+            ex(r#"graphe AND NOT (tag OR graff*)"#),
+            vec!["tag", "graff*"]
+        );
+        assert_eq!(ex("NOT tag"), vec!["tag"]);
+        // Negations that do not exclude a term from every accepted page.
+        assert!(ex("graphe AND NOT (tag AND mur)").is_empty());
+        assert!(ex("graphe OR NOT tag").is_empty());
+        assert!(ex("graphe AND NOT (tag NEAR/3 mur)").is_empty());
+        assert!(ex("graphe AND NOT NOT tag").is_empty());
     }
 
     #[test]

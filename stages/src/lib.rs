@@ -4,13 +4,16 @@
 //! runtime (`tests/tidy.rs` at the workspace root fails if this crate's manifest ever gains
 //! such a dependency). The `pipeline` (root package) does the I/O and calls these.
 //!
-//! Stages, in data-flow order: [`serp`] (seeds from saved result pages) → [`formula`] (the
+//! Stages, in data-flow order: [`queries`] (search-engine queries from the seed terms) →
+//! [`serp`] (seeds from saved result pages) → [`formula`] (the
 //! keyword formula) → [`robots`], [`urlnorm`] (crawl rules and the seen-set key) → [`decode`]
 //! (bytes to UTF-8) → [`extract`] (clean text, links; with [`lang`] and [`stopwords`]) →
-//! [`score`] (topic score, link priority, domain scope) → [`tokenize`] → exports: [`graph`],
+//! [`score`] (topic score, link priority, domain scope; with [`centroid`], the seed term weights,
+//! and [`strategy`], the frontier's priority functions) → [`tokenize`] → exports: [`graph`],
 //! [`matrix`], [`treetagger`]. [`warc`] is the WARC/1.1 codec used to store and replay
 //! responses.
 
+pub mod centroid;
 pub mod decode;
 pub mod extract;
 pub mod formula;
@@ -19,12 +22,14 @@ pub mod graphio;
 pub mod lang;
 pub mod matrix;
 pub mod pagerank;
+pub mod queries;
 pub mod robots;
 pub mod score;
 pub mod serp;
 pub mod similarity;
 pub mod sitemap;
 pub mod stopwords;
+pub mod strategy;
 pub mod tagged;
 pub mod tokenize;
 pub mod traps;

@@ -12,8 +12,9 @@
 //! same order.
 //!
 //! The score is deliberately simple and documented in the README ("Topic score"): a page that
-//! satisfies the formula scores at least [`ON_TOPIC_FLOOR`]; hit density and language
-//! confidence decide where it sits above that floor. Learned term weights come later; what is
+//! satisfies the formula scores at least [`ON_TOPIC_FLOOR`]; hit density, similarity to the
+//! seed pages (term weights learned from `G_F`, see [`crate::centroid`]) and language
+//! confidence decide where it sits above that floor, with the topic's [`Weights`]. What is
 //! here must stay explainable to a linguist in one paragraph.
 
 use crate::formula::Verdict;
@@ -70,6 +71,123 @@ pub fn page_score(evidence: &PageEvidence<'_>) -> f64 {
     }
 }
 
+/// The weights of the topic score and of the link priority (topic table `[focus]`). Each
+/// group is normalised by its sum, so only ratios matter; a negative or non-finite weight
+/// counts as 0.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Weights {
+    /// Page score: formula hit density.
+    pub density: f64,
+    /// Page score: cosine similarity to the seed centroid (ignored until it is learned).
+    pub similarity: f64,
+    /// Page score: target-language confidence.
+    pub language: f64,
+    /// Link priority: score of the page holding the link.
+    pub parent: f64,
+    /// Link priority: anchor text and the words around it.
+    pub anchor: f64,
+    /// Link priority: the words of the URL itself.
+    pub url: f64,
+    /// Link priority: shallowness, `1 / (1 + depth)`.
+    pub depth: f64,
+}
+
+impl Default for Weights {
+    fn default() -> Weights {
+        Weights {
+            density: 0.3,
+            similarity: 0.3,
+            language: 0.2,
+            parent: 0.6,
+            anchor: 0.2,
+            url: 0.1,
+            depth: 0.1,
+        }
+    }
+}
+
+fn weight(w: f64) -> f64 {
+    if w.is_finite() && w > 0.0 { w } else { 0.0 }
+}
+
+fn unit(x: f64) -> f64 {
+    if x.is_finite() {
+        x.clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
+
+/// The topic score `S(p)` with learned term weights, in `[0, 1]`.
+///
+/// `raw = (w_d·density + w_s·similarity + w_l·language) / (w_d + w_s + w_l)` (the similarity
+/// term and its weight drop out while `similarity` is `None`, before the seed centroid is
+/// learned); formula satisfied: `0.5 + 0.5·raw`; not satisfied: `0.5·raw`, capped at 0.49, so
+/// that an on-topic page always outranks an off-topic one. With the default weights and no
+/// centroid this is exactly [`page_score`].
+pub fn topic_score(evidence: &PageEvidence<'_>, similarity: Option<f64>, w: &Weights) -> f64 {
+    let density = if evidence.tokens == 0 {
+        0.0
+    } else {
+        unit(evidence.verdict.hits as f64 / evidence.tokens as f64 / 0.02)
+    };
+    let language = if evidence.language_ok {
+        unit(evidence.language_confidence)
+    } else {
+        0.0
+    };
+    let (wd, wl) = (weight(w.density), weight(w.language));
+    let ws = if similarity.is_some() {
+        weight(w.similarity)
+    } else {
+        0.0
+    };
+    let total = wd + ws + wl;
+    let raw = if total > 0.0 {
+        (wd * density + ws * unit(similarity.unwrap_or(0.0)) + wl * language) / total
+    } else {
+        0.0
+    };
+    let score = if evidence.verdict.satisfied {
+        ON_TOPIC_FLOOR + 0.5 * raw
+    } else {
+        (0.5 * raw).min(ON_TOPIC_FLOOR - 0.01)
+    };
+    unit(score)
+}
+
+/// What a link's priority is computed from, with the topic's weights.
+#[derive(Debug, Clone, Copy)]
+pub struct LinkSignals {
+    /// Score of the page that holds the link.
+    pub parent_score: f64,
+    /// Anchor text and the words around it, in `[0, 1]`: 1 when they contain a positive term
+    /// of the formula, else their similarity to the seed centroid.
+    pub anchor: f64,
+    /// The URL's words (path and query split on punctuation), scored like the anchor.
+    pub url: f64,
+    /// Depth the target would have (seeds are 0).
+    pub depth: u32,
+}
+
+/// Link priority for the best-first strategy, in `[0, 1]`:
+/// `(w_p·parent + w_a·anchor + w_u·url + w_d/(1 + depth)) / (w_p + w_a + w_u + w_d)`.
+pub fn link_priority_weighted(s: &LinkSignals, w: &Weights) -> f64 {
+    let (wp, wa, wu, wd) = (
+        weight(w.parent),
+        weight(w.anchor),
+        weight(w.url),
+        weight(w.depth),
+    );
+    let total = wp + wa + wu + wd;
+    if total <= 0.0 {
+        return 0.0;
+    }
+    let depth = 1.0 / (1.0 + f64::from(s.depth));
+    unit((wp * unit(s.parent_score) + wa * unit(s.anchor) + wu * unit(s.url) + wd * depth) / total)
+}
+
 /// What a link's priority is computed from.
 #[derive(Debug, Clone, Copy)]
 pub struct LinkEvidence {
@@ -98,11 +216,35 @@ pub fn link_priority(evidence: &LinkEvidence) -> f64 {
     (0.7 * parent + 0.2 * anchor + 0.1 * depth).clamp(0.0, 1.0)
 }
 
+/// The TLDs the `[domains]` pattern `"francophone"` stands for: the country-code TLDs of the
+/// states and territories where French is an official language, of the Maghreb members of the
+/// Organisation internationale de la Francophonie where French is the common second language,
+/// and the French-speaking regional generic TLDs.
+///
+/// Sources: Wikipedia, "List of countries and territories where French is an official language"
+/// (states and the French overseas collectivities), the OIF member list
+/// (<https://www.francophonie.org/88-etats-et-gouvernements-125>, for `ma`, `tn`, `mr`, `lb`),
+/// and IANA's root zone database (<https://www.iana.org/domains/root/db>) for the codes.
+pub const FRANCOPHONE: &[&str] = &[
+    // Europe
+    "fr", "be", "ch", "lu", "mc", // North America and the Caribbean
+    "ca", "ht", "gp", "mq", "bl", "mf", "pm", // South America
+    "gf", // Africa, French an official language
+    "bj", "bf", "bi", "cm", "cf", "td", "km", "cg", "cd", "ci", "dj", "gq", "ga", "gn", "mg", "ml",
+    "ne", "rw", "sn", "sc", "tg",
+    // Maghreb and Middle East (OIF members, French widely used)
+    "dz", "ma", "tn", "mr", "lb",
+    // Indian Ocean and Pacific (French overseas departments and collectivities, Vanuatu)
+    "re", "yt", "tf", "nc", "pf", "wf", "vu", // French-speaking regional generic TLDs
+    "paris", "quebec", "bzh", "alsace", "corsica",
+];
+
 /// The topic's domain restriction `D`: which hosts may be crawled.
 ///
 /// A pattern is a host suffix on label boundaries: `fr` or `.fr` matches every host under the
 /// `.fr` TLD, `inria.fr` matches `inria.fr` and `www.inria.fr` but not `notinria.fr`. An empty
-/// allow list allows every host; the deny list wins over the allow list.
+/// allow list allows every host; the deny list wins over the allow list. The pattern
+/// `francophone` stands for every TLD of [`FRANCOPHONE`].
 #[derive(Debug, Clone, Default)]
 pub struct Scope {
     allow: Vec<String>,
@@ -123,11 +265,16 @@ impl Scope {
     /// surrounding spaces removed).
     pub fn new(allow: &[String], deny: &[String]) -> Scope {
         let clean = |patterns: &[String]| -> Vec<String> {
-            patterns
-                .iter()
-                .map(|p| p.trim().trim_start_matches('.').to_lowercase())
-                .filter(|p| !p.is_empty())
-                .collect()
+            let mut out = Vec::new();
+            for p in patterns {
+                let p = p.trim().trim_start_matches('.').to_lowercase();
+                if p == "francophone" {
+                    out.extend(FRANCOPHONE.iter().map(|t| t.to_string()));
+                } else if !p.is_empty() {
+                    out.push(p);
+                }
+            }
+            out
         };
         Scope {
             allow: clean(allow),
@@ -257,6 +404,94 @@ mod tests {
     }
 
     #[test]
+    fn topic_score_without_centroid_is_the_simple_score() {
+        for (sat, hits, tokens, ok, conf) in [
+            (true, 3, 400, true, 0.9),
+            (false, 30, 400, true, 0.5),
+            (true, 0, 0, false, 0.0),
+            (false, 0, 10, true, 1.0),
+        ] {
+            let v = verdict(sat, hits);
+            let e = PageEvidence {
+                verdict: &v,
+                tokens,
+                language_ok: ok,
+                language_confidence: conf,
+            };
+            let a = page_score(&e);
+            let b = topic_score(&e, None, &Weights::default());
+            assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+        }
+    }
+
+    #[test]
+    fn similarity_to_the_seeds_raises_the_score_within_its_band() {
+        let on = verdict(true, 1);
+        let off = verdict(false, 1);
+        let w = Weights::default();
+        let page = |v| PageEvidence {
+            verdict: v,
+            tokens: 500,
+            language_ok: true,
+            language_confidence: 0.8,
+        };
+        let near = topic_score(&page(&on), Some(0.9), &w);
+        let far = topic_score(&page(&on), Some(0.0), &w);
+        assert!(near > far && far >= ON_TOPIC_FLOOR, "{near} {far}");
+        let off_near = topic_score(&page(&off), Some(1.0), &w);
+        assert!(off_near < ON_TOPIC_FLOOR && off_near > topic_score(&page(&off), Some(0.0), &w));
+        // Hostile weights never give a score outside [0, 1].
+        let bad = Weights {
+            density: f64::NAN,
+            similarity: -3.0,
+            language: f64::INFINITY,
+            ..w
+        };
+        let s = topic_score(&page(&on), Some(f64::NAN), &bad);
+        assert!((0.0..=1.0).contains(&s), "{s}");
+    }
+
+    #[test]
+    fn weighted_link_priority_uses_every_signal() {
+        let w = Weights::default();
+        let base = LinkSignals {
+            parent_score: 0.7,
+            anchor: 0.0,
+            url: 0.0,
+            depth: 3,
+        };
+        let p = link_priority_weighted(&base, &w);
+        assert!(
+            link_priority_weighted(
+                &LinkSignals {
+                    anchor: 1.0,
+                    ..base
+                },
+                &w
+            ) > p
+        );
+        assert!(link_priority_weighted(&LinkSignals { url: 1.0, ..base }, &w) > p);
+        assert!(link_priority_weighted(&LinkSignals { depth: 0, ..base }, &w) > p);
+        assert!(
+            link_priority_weighted(
+                &LinkSignals {
+                    parent_score: 0.2,
+                    ..base
+                },
+                &w
+            ) < p
+        );
+        let zero = Weights {
+            parent: 0.0,
+            anchor: 0.0,
+            url: 0.0,
+            depth: 0.0,
+            ..w
+        };
+        assert_eq!(link_priority_weighted(&base, &zero), 0.0);
+    }
+
+    #[test]
     fn scope_matches_on_label_boundaries() {
         let scope = Scope::new(
             &[".fr".into(), "inria.fr".into()],
@@ -271,5 +506,29 @@ mod tests {
         assert_eq!(narrow.check("team.inria.fr"), Ok(()));
         assert_eq!(narrow.check("notinria.fr"), Err(OutOfScope::NotAllowed));
         assert_eq!(Scope::new(&[], &[]).check("anything.org"), Ok(()));
+    }
+
+    #[test]
+    fn francophone_stands_for_the_french_speaking_tlds() {
+        let scope = Scope::new(&["francophone".into()], &["pub.example.ca".into()]);
+        for host in [
+            "www.culture.fr",
+            "www.rtbf.be",
+            "www.admin.ch",
+            "www.ledevoir.ca",
+            "www.abidjan.ci",
+            "www.univ-reunion.re",
+            "www.ville.quebec",
+        ] {
+            assert_eq!(scope.check(host), Ok(()), "{host}");
+        }
+        for host in ["www.bbc.co.uk", "fr.wikipedia.org", "example.com"] {
+            assert_eq!(scope.check(host), Err(OutOfScope::NotAllowed), "{host}");
+        }
+        assert_eq!(scope.check("x.pub.example.ca"), Err(OutOfScope::Denied));
+        let mut sorted = FRANCOPHONE.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), FRANCOPHONE.len(), "duplicates in FRANCOPHONE");
     }
 }

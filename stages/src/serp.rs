@@ -150,6 +150,12 @@ pub struct SerpPage {
     pub engine: Option<Engine>,
     /// The query, from the page URL or the page's search box.
     pub query: Option<String>,
+    /// The URL the page was retrieved from (archive wrapper removed), from the caller or the
+    /// browser's "saved from" note, when known.
+    pub page_url: Option<String>,
+    /// Which result page of the query this is (1 = first), from the paging parameter of
+    /// `page_url` (see [`result_page_number`]); `None` when the URL is unknown.
+    pub page: Option<u32>,
     /// Organic results in page order.
     pub hits: Vec<SerpHit>,
     /// Why there are no hits (always set when `hits` is empty), e.g.
@@ -1281,6 +1287,8 @@ pub fn parse_serp(html: &str, page_url: Option<&str>, engine: Option<Engine>) ->
         return SerpPage {
             engine: None,
             query: query_from_page(&doc, original_url.as_deref(), None),
+            page_url: original_url,
+            page: None,
             hits: Vec::new(),
             problem: Some(if html.trim().is_empty() {
                 "no results found: the page is empty".to_string()
@@ -1312,12 +1320,47 @@ pub fn parse_serp(html: &str, page_url: Option<&str>, engine: Option<Engine>) ->
     } else {
         None
     };
+    let page = original_url
+        .as_deref()
+        .and_then(|u| result_page_number(engine, u));
     SerpPage {
         engine: Some(engine),
         query,
+        page_url: original_url,
+        page,
         hits,
         problem,
     }
+}
+
+/// Which result page `page_url` shows (1 = first), from the engine's paging parameter:
+/// Google `start` and Baidu `pn` (0-based result index, 10 per page), Bing `first` and Yahoo
+/// `b` (1-based result index), Ask `page`, Qwant `p` (1-based pages), Ecosia `p` and Brave
+/// `offset` (0-based pages), DuckDuckGo `s` and Yandex `p` (0-based). A URL without the
+/// parameter is the first page; `None` when the URL does not parse.
+pub fn result_page_number(engine: Engine, page_url: &str) -> Option<u32> {
+    let url = Url::parse(page_url.trim()).ok()?;
+    let get = |name: &str| -> Option<u64> {
+        url.query_pairs()
+            .find(|(k, _)| k == name)
+            .and_then(|(_, v)| v.trim().parse::<u64>().ok())
+    };
+    let per_page = |index: Option<u64>, base: u64| -> u64 {
+        index.map_or(1, |i| i.saturating_sub(base) / 10 + 1)
+    };
+    let page = match engine {
+        Engine::Google => per_page(get("start"), 0),
+        Engine::Baidu => per_page(get("pn"), 0),
+        Engine::Bing => per_page(get("first"), 1),
+        Engine::Yahoo => per_page(get("b"), 1),
+        Engine::DuckDuckGo => per_page(get("s"), 0),
+        Engine::Ask | Engine::Qwant => {
+            get(if engine == Engine::Ask { "page" } else { "p" }).map_or(1, |p| p.max(1))
+        }
+        Engine::Ecosia | Engine::Yandex => get("p").map_or(1, |p| p + 1),
+        Engine::Brave => get("offset").map_or(1, |p| p + 1),
+    };
+    u32::try_from(page).ok()
 }
 
 /// Base URL for relative links.
@@ -1663,6 +1706,58 @@ fn vertical_of(url: &str, engine: Engine) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn result_page_numbers_follow_each_engine() {
+        let n = |e, u| result_page_number(e, u);
+        assert_eq!(
+            n(Engine::Google, "https://www.google.com/search?q=x&start=20"),
+            Some(3)
+        );
+        assert_eq!(
+            n(Engine::Google, "https://www.google.com/search?q=x"),
+            Some(1)
+        );
+        assert_eq!(
+            n(Engine::Bing, "https://www.bing.com/search?q=x&first=11"),
+            Some(2)
+        );
+        assert_eq!(
+            n(Engine::Yahoo, "https://search.yahoo.com/search?p=x&b=21"),
+            Some(3)
+        );
+        assert_eq!(
+            n(Engine::Baidu, "https://www.baidu.com/s?wd=x&pn=10"),
+            Some(2)
+        );
+        assert_eq!(
+            n(
+                Engine::Brave,
+                "https://search.brave.com/search?q=x&offset=1"
+            ),
+            Some(2)
+        );
+        assert_eq!(
+            n(Engine::Ecosia, "https://www.ecosia.org/search?q=x&p=2"),
+            Some(3)
+        );
+        assert_eq!(
+            n(Engine::Ask, "https://www.ask.com/web?q=x&page=4"),
+            Some(4)
+        );
+        assert_eq!(n(Engine::Qwant, "https://www.qwant.com/?q=x&p=0"), Some(1));
+        assert_eq!(n(Engine::Google, "not a url"), None);
+        let page = parse_serp(
+            "<!-- saved from url=(0050)https://www.google.com/search?q=graphe&start=10 --><html></html>",
+            None,
+            None,
+        );
+        assert_eq!(page.page, Some(2));
+        assert_eq!(
+            page.page_url.as_deref(),
+            Some("https://www.google.com/search?q=graphe&start=10")
+        );
+    }
 
     #[test]
     fn every_built_in_selector_compiles() {

@@ -252,6 +252,115 @@ impl Canonicalizer {
     }
 }
 
+/// Seed 004's mapping of a dynamic page to its content: which query parameters of one script
+/// matter. Parameters the rule does not name are dropped (their influence on the content is
+/// taken as negligible); a URL that breaks the rule is ignored.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParamRule {
+    /// Host name, lower-case (`www.example.com`).
+    pub host: String,
+    /// Path of the script (`/tisk.php`).
+    pub path: String,
+    /// Parameters that must be present.
+    pub required: Vec<String>,
+    /// Parameters that must be present with one of these values.
+    pub enumerated: Vec<(String, Vec<String>)>,
+    /// Parameters kept when present.
+    pub optional: Vec<String>,
+    /// Optional parameters added with this value when absent.
+    pub defaults: Vec<(String, String)>,
+}
+
+/// Why a URL breaks its script's [`ParamRule`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleViolation {
+    /// A required (or enumerated) parameter is absent.
+    #[error("the parameter `{0}` is required")]
+    Missing(String),
+    /// An enumerated parameter has another value.
+    #[error("`{name}={value}` is not one of the allowed values")]
+    NotAllowed {
+        /// Parameter name.
+        name: String,
+        /// The value found.
+        value: String,
+    },
+}
+
+impl ParamRule {
+    /// Applies the rule to a canonical URL of its script: the URL with only the parameters
+    /// the rule names (defaults added), or why it is ignored. Names are matched exactly,
+    /// values after percent-decoding.
+    pub fn apply(&self, url: &Url) -> Result<Url, RuleViolation> {
+        let query = url.query().unwrap_or("");
+        let pairs: Vec<(String, String, &str)> = query
+            .split('&')
+            .filter(|p| !p.is_empty())
+            .map(|raw| {
+                let (name, value) = raw.split_once('=').unwrap_or((raw, ""));
+                (decode_component(name), decode_component(value), raw)
+            })
+            .collect();
+        let has = |name: &str| pairs.iter().any(|(n, _, _)| n == name);
+        for name in &self.required {
+            if !has(name) {
+                return Err(RuleViolation::Missing(name.clone()));
+            }
+        }
+        for (name, allowed) in &self.enumerated {
+            let Some((_, value, _)) = pairs.iter().find(|(n, _, _)| n == name) else {
+                return Err(RuleViolation::Missing(name.clone()));
+            };
+            if !allowed.contains(value) {
+                return Err(RuleViolation::NotAllowed {
+                    name: name.clone(),
+                    value: value.clone(),
+                });
+            }
+        }
+        let named = |name: &str| {
+            self.required.iter().any(|n| n == name)
+                || self.enumerated.iter().any(|(n, _)| n == name)
+                || self.optional.iter().any(|n| n == name)
+                || self.defaults.iter().any(|(n, _)| n == name)
+        };
+        let mut kept: Vec<String> = pairs
+            .iter()
+            .filter(|(name, _, _)| named(name))
+            .map(|(_, _, raw)| (*raw).to_string())
+            .collect();
+        for (name, value) in &self.defaults {
+            if !has(name) {
+                kept.push(format!(
+                    "{}={}",
+                    url::form_urlencoded::byte_serialize(name.as_bytes()).collect::<String>(),
+                    url::form_urlencoded::byte_serialize(value.as_bytes()).collect::<String>()
+                ));
+            }
+        }
+        let mut out = url.clone();
+        out.set_query(Some(&kept.join("&")));
+        // Sorting and percent-normalisation as for any URL (rules 3 and 6).
+        Ok(Canonicalizer::with_drop_params(&[]).canonicalize(&out))
+    }
+}
+
+/// Percent- and `+`-decoding of one query component, lossy on invalid UTF-8.
+fn decode_component(text: &str) -> String {
+    url::form_urlencoded::parse(format!("x={text}").as_bytes())
+        .next()
+        .map(|(_, v)| v.into_owned())
+        .unwrap_or_default()
+}
+
+/// The rule of a URL's script, if any.
+pub fn rule_for<'a>(rules: &'a [ParamRule], url: &Url) -> Option<&'a ParamRule> {
+    let host = url.host_str()?;
+    rules
+        .iter()
+        .find(|r| r.host.eq_ignore_ascii_case(host) && r.path == url.path())
+}
+
 /// The politeness key of a URL: `scheme://host:port`, the port always explicit (the
 /// scheme's default when the URL has none), so `http://a.org` and `http://a.org:80` share a
 /// key and `https://a.org` does not. A URL without a known port (not http/https) gets no
@@ -578,5 +687,50 @@ mod tests {
         assert_eq!(key("http://example.org:8080/"), "http://example.org:8080");
         assert_eq!(key("http://[::1]/"), "http://[::1]:80");
         assert_eq!(key("foo://h/"), "foo://h");
+    }
+
+    #[test]
+    fn seed_004_parameter_rules() {
+        // The seed's example: `clanek` required, `jazyk` optional with default `cz`,
+        // `uzivatel` not listed (dropped).
+        let rule = ParamRule {
+            host: "example.com".into(),
+            path: "/tisk.php".into(),
+            required: vec!["clanek".into()],
+            defaults: vec![("jazyk".into(), "cz".into())],
+            ..ParamRule::default()
+        };
+        let c = Canonicalizer::default();
+        let u = |s: &str| c.parse(s, None).unwrap();
+        let apply = |s: &str| rule.apply(&u(s)).map(|u| u.to_string());
+        assert_eq!(
+            apply("http://example.com/tisk.php?jazyk=cz&clanek=123&uzivatel=987"),
+            Ok("http://example.com/tisk.php?clanek=123&jazyk=cz".into())
+        );
+        // The default is added, so both forms are one page.
+        assert_eq!(
+            apply("http://example.com/tisk.php?uzivatel=5&clanek=123"),
+            Ok("http://example.com/tisk.php?clanek=123&jazyk=cz".into())
+        );
+        assert_eq!(
+            apply("http://example.com/tisk.php?jazyk=en"),
+            Err(RuleViolation::Missing("clanek".into()))
+        );
+        let enumerated = ParamRule {
+            enumerated: vec![("jazyk".into(), vec!["cz".into(), "en".into()])],
+            ..rule.clone()
+        };
+        assert_eq!(
+            enumerated
+                .apply(&u("http://example.com/tisk.php?clanek=1&jazyk=de"))
+                .map(|u| u.to_string()),
+            Err(RuleViolation::NotAllowed {
+                name: "jazyk".into(),
+                value: "de".into()
+            })
+        );
+        let rules = [rule];
+        assert!(rule_for(&rules, &u("http://EXAMPLE.com/tisk.php?x=1")).is_some());
+        assert!(rule_for(&rules, &u("http://example.com/jiny.php?x=1")).is_none());
     }
 }

@@ -977,10 +977,15 @@ pub fn parse_warc_fields(block: &[u8]) -> Vec<(String, String)> {
 
 /// `record` compressed as one gzip member (MTIME 0, so output is deterministic). Members
 /// written one after another form a valid `.warc.gz` readable at any member offset.
+///
+/// Level 1: the crawl writes every response as it arrives, and the default level (6) costs
+/// three times the CPU of level 1 for files a third smaller (measured on 317 pages of the
+/// Python documentation, 90 KB each: 3.0 against 0.9 ms per page, 14 % against 20 % of the
+/// original size) — on a fast crawl the archive's compression was the largest CPU cost per page.
 pub fn gzip_member(record: &[u8]) -> Vec<u8> {
     let mut encoder = flate2::GzBuilder::new().mtime(0).write(
-        Vec::with_capacity(record.len() / 3 + 64),
-        flate2::Compression::default(),
+        Vec::with_capacity(record.len() / 2 + 64),
+        flate2::Compression::fast(),
     );
     match encoder.write_all(record).and_then(|()| encoder.finish()) {
         Ok(member) => member,

@@ -9,8 +9,11 @@
 
 mod crawl;
 mod demo;
+mod hostile;
 mod inspect;
 mod resume;
+mod seeds;
 mod server;
+mod strategies;
 mod support;
 mod tidy;

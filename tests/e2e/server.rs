@@ -43,7 +43,7 @@ pub struct Hit {
 pub struct Route {
     /// Host name.
     pub host: String,
-    /// Path (and query) exactly as requested.
+    /// Path (and query) exactly as requested; `*` matches every path of the host.
     pub path: String,
     /// Status to send (default 200).
     #[serde(default)]
@@ -57,6 +57,14 @@ pub struct Route {
     /// Wait this long before answering.
     #[serde(default)]
     pub delay_ms: u64,
+    /// Answer this way only the first `times` matching requests, then as if the route did not
+    /// exist (a server that recovers).
+    #[serde(default)]
+    pub times: Option<u32>,
+    /// Generate the page instead of reading a file: `trap` makes an endless calendar, an
+    /// endless paged list and an endlessly nesting path, each page on topic.
+    #[serde(default)]
+    pub generate: Option<String>,
 }
 
 #[derive(Debug, Default, serde::Deserialize)]
@@ -98,6 +106,7 @@ impl TestWeb {
             root: root.to_path_buf(),
             routes,
             log: log.clone(),
+            used: Mutex::new(HashMap::new()),
         });
         runtime.spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
@@ -131,6 +140,8 @@ struct State {
     root: PathBuf,
     routes: Routes,
     log: Arc<Mutex<Vec<Hit>>>,
+    /// Requests answered by each route (index in `routes.route`).
+    used: Mutex<HashMap<usize, u32>>,
 }
 
 async fn serve(mut stream: TcpStream, state: Arc<State>) -> std::io::Result<()> {
@@ -173,7 +184,26 @@ async fn serve(mut stream: TcpStream, state: Arc<State>) -> std::io::Result<()> 
             ),
         };
         let host = host.split(':').next().unwrap_or("").to_ascii_lowercase();
-        let (status, extra, body, delay) = answer(&state, &host, &path);
+        let (mut status, mut extra, mut body, delay) = answer(&state, &host, &path);
+        // Conditional requests (RFC 9110 §13): the validators the page was served with.
+        let validator = |name: &str| {
+            extra
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.clone())
+        };
+        let etag_matches = headers
+            .get("if-none-match")
+            .is_some_and(|sent| Some(sent) == validator("etag").as_ref());
+        let date_matches = !headers.contains_key("if-none-match")
+            && headers
+                .get("if-modified-since")
+                .is_some_and(|sent| Some(sent) == validator("last-modified").as_ref());
+        if status == 200 && (etag_matches || date_matches) {
+            status = 304;
+            extra.retain(|(k, _)| !k.eq_ignore_ascii_case("content-type"));
+            body = Vec::new();
+        }
         let delay = delay + state.routes.delay_ms;
         if delay > 0 {
             tokio::time::sleep(Duration::from_millis(delay)).await;
@@ -182,6 +212,7 @@ async fn serve(mut stream: TcpStream, state: Arc<State>) -> std::io::Result<()> 
             200 => "OK",
             301 => "Moved Permanently",
             302 => "Found",
+            304 => "Not Modified",
             404 => "Not Found",
             429 => "Too Many Requests",
             500 => "Internal Server Error",
@@ -194,9 +225,7 @@ async fn serve(mut stream: TcpStream, state: Arc<State>) -> std::io::Result<()> 
         }
         response.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
         let end = Instant::now();
-        stream.write_all(response.as_bytes()).await?;
-        stream.write_all(&body).await?;
-        stream.flush().await?;
+        // Logged before writing: a client that gave up (timeout) still made the request.
         state.log.lock().expect("log lock").push(Hit {
             host,
             path,
@@ -205,6 +234,9 @@ async fn serve(mut stream: TcpStream, state: Arc<State>) -> std::io::Result<()> 
             status,
             user_agent: headers.get("user-agent").cloned().unwrap_or_default(),
         });
+        stream.write_all(response.as_bytes()).await?;
+        stream.write_all(&body).await?;
+        stream.flush().await?;
         if headers
             .get("connection")
             .is_some_and(|v| v.eq_ignore_ascii_case("close"))
@@ -226,11 +258,32 @@ fn content_type(path: &Path) -> &'static str {
 
 fn answer(state: &State, host: &str, path: &str) -> (u16, Vec<(String, String)>, Vec<u8>, u64) {
     let file = file_for(&state.root, host, path);
-    let route = state
-        .routes
-        .route
-        .iter()
-        .find(|r| r.host == host && r.path == path);
+    let route = {
+        let mut used = state.used.lock().expect("route counter lock");
+        state
+            .routes
+            .route
+            .iter()
+            .enumerate()
+            .find(|(i, r)| {
+                r.host == host
+                    && (r.path == path || r.path == "*")
+                    && r.times
+                        .is_none_or(|t| used.get(i).copied().unwrap_or(0) < t)
+            })
+            .map(|(i, r)| {
+                *used.entry(i).or_insert(0) += 1;
+                r
+            })
+    };
+    if let Some(kind) = route.and_then(|r| r.generate.as_deref()) {
+        return (
+            200,
+            vec![("Content-Type".into(), "text/html; charset=utf-8".into())],
+            generate(kind, path),
+            0,
+        );
+    }
     let mut headers = Vec::new();
     let mut body = None;
     if let Some(file) = &file {
@@ -280,4 +333,26 @@ fn file_for(root: &Path, host: &str, path: &str) -> Option<PathBuf> {
         file.push("index.html");
     }
     file.is_file().then_some(file)
+}
+
+/// A generated page (see [`Route::generate`]).
+fn generate(kind: &str, path: &str) -> Vec<u8> {
+    assert_eq!(kind, "trap", "unknown generator `{kind}`");
+    let n: u64 = path
+        .rsplit('=')
+        .next()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    format!(
+        "<!DOCTYPE html><html lang=\"fr\"><head><title>Agenda des graphes</title></head><body>\
+         <h1>Agenda des graphes, page {n}</h1>\
+         <p>Un graphe est un ensemble de sommets reliés par des arêtes. Cette page présente les \
+         rencontres consacrées aux graphes et à leurs usages en linguistique de corpus, avec le \
+         programme de la semaine et les salles où elles ont lieu.</p>\
+         <p><a href=\"/agenda?mois={next}\">Mois suivant</a> \
+         <a href=\"/liste?page={next}\">Page suivante</a> \
+         <a href=\"sous/\">Plus de détails sur les graphes</a></p></body></html>",
+        next = n + 1
+    )
+    .into_bytes()
 }

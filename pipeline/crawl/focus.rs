@@ -1,0 +1,337 @@
+//! The priority side of the crawl loop: strategies, lazy re-keying, the host hold-back rule,
+//! tunnelling, and the seed centroid of the topic score.
+//!
+//! **In:** the crawl's events (URL queued, page settled with its links, URL taken), the topic's
+//! `[crawl] strategy`, `[focus]` and `[score]` tables. **Out:** heap entries with keys and
+//! stamps, re-keyed entries, the centroid (learned once every seed is settled, stored in
+//! `crawl.sqlite` and shared with the page analysis), `tunnel-limit` decisions.
+//!
+//! **Invariants:** the priority functions themselves are pure (`stages::strategy`,
+//! `stages::score`, `stages::centroid`); this module only feeds them and keeps the heaps in
+//! step: a heap entry is *live* when its stamp is the URL's current one, and only live
+//! entries are fetched, counted or explained. Everything a resumed crawl needs to give the same
+//! keys is in `crawl.sqlite` (links, fetch order, tunnel hops, centroid, seed term counts).
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use stages::centroid::{Centroid, TermCounter, TermCounts};
+use stages::formula::Formula;
+use stages::score::Weights;
+use stages::strategy::{Queued, Settings, Strategy};
+
+use super::{Crawler, Entry, Job};
+use crate::topic::Topic;
+
+/// Meta key of the stored centroid.
+const CENTROID_KEY: &str = "focus_centroid";
+
+/// What the page analysis (on the blocking pool) shares with the loop: the term counter and,
+/// once learned, the centroid.
+#[derive(Debug)]
+pub struct Shared {
+    /// Counts the terms of a text (formula folding, topic stop words).
+    pub counter: TermCounter,
+    /// The weights of `S(p)` and of the link priority.
+    pub weights: Weights,
+    /// The seed centroid, once every seed is settled.
+    pub centroid: OnceLock<Centroid>,
+}
+
+impl Shared {
+    /// The shared state of a topic (no centroid yet).
+    pub fn new(topic: &Topic) -> Shared {
+        Shared {
+            counter: TermCounter::new(topic.formula.options(), &topic.file.languages),
+            weights: topic.file.score,
+            centroid: OnceLock::new(),
+        }
+    }
+
+    /// Score in `[0, 1]` of a short text that points somewhere (anchor and its context, or a
+    /// URL's words): 1 when it contains a positive formula term, else its similarity to the
+    /// seed centroid (0 before it is learned).
+    pub fn pointer_score(&self, formula: &Formula, text: &str) -> f64 {
+        if formula.evaluate(text).hits > 0 {
+            return 1.0;
+        }
+        self.centroid
+            .get()
+            .map_or(0.0, |c| c.similarity(&self.counter.count(text)))
+    }
+}
+
+/// The words of a URL: host labels are left out (they name the site, not the page), the path
+/// and query are split on punctuation by the formula's tokeniser.
+pub fn url_words(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(u) => {
+            let path = percent_decode(u.path());
+            let query = u.query().map(percent_decode).unwrap_or_default();
+            format!("{path} {query}")
+        }
+        Err(_) => String::new(),
+    }
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(hex) = s.get(i + 1..i + 3)
+            && let Ok(b) = u8::from_str_radix(hex, 16)
+        {
+            out.push(b);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The seeds the centroid waits for: seed URLs and their redirect targets not settled yet.
+#[derive(Debug, Default)]
+pub struct SeedWatch {
+    waiting: HashSet<i64>,
+    terms: Vec<(i64, TermCounts)>,
+}
+
+/// The strategy settings of a topic.
+pub fn settings(topic: &Topic) -> Settings {
+    Settings {
+        strategy: topic.file.crawl.strategy,
+        pagerank_every: topic.file.focus.pagerank_every,
+        margin: topic.file.focus.margin,
+    }
+}
+
+impl Crawler<'_> {
+    /// Puts a URL in its host's queue with the strategy's key — or, over the in-memory
+    /// budget, leaves it in the database (see [`Crawler::dequeue`]).
+    pub(super) fn queue_url(&mut self, host: &str, id: i64, depth: u32, priority: f64, hops: u32) {
+        // Over the budget the URL lives in the database only (it is already there, queued) —
+        // except a server's first one: a server with an empty queue could never be picked,
+        // and its URLs on disk are read back only when its queue runs dry.
+        if self.in_memory >= self.ctx.topic.file.crawl.frontier_in_memory {
+            let h = self.host_mut(host);
+            if !h.queue.is_empty() {
+                h.on_disk += 1;
+                return;
+            }
+        }
+        let q = self.prio.queue(id, host, depth, priority, hops);
+        self.push_queued(q, 0, false);
+    }
+
+    /// A URL read back from the database (it was over the in-memory budget).
+    pub(super) fn requeue_from_disk(
+        &mut self,
+        host: &str,
+        id: i64,
+        depth: u32,
+        priority: f64,
+        hops: u32,
+    ) {
+        let q = self.prio.queue(id, host, depth, priority, hops);
+        self.push_queued(q, 0, false);
+    }
+
+    /// A stored page to fetch again conditionally (`--revisit`).
+    pub(super) fn queue_revisit(&mut self, host: &str, id: i64, depth: u32, priority: f64) {
+        let q = self.prio.queue(id, host, depth, priority, 0);
+        self.revisits.insert(id);
+        self.push_queued(q, 0, true);
+    }
+
+    /// A URL whose request failed in a way worth another try: back in its queue.
+    pub(super) fn requeue_retry(&mut self, host: &str, job: &Job) {
+        let q = self
+            .prio
+            .queue(job.id, host, job.depth, job.priority, job.hops);
+        self.push_queued(q, job.attempts + 1, job.revisit);
+    }
+
+    fn push_queued(&mut self, q: Queued, attempts: u32, revisit: bool) {
+        if revisit {
+            self.revisits.insert(q.id);
+        }
+        if attempts > 0 {
+            self.attempts.insert(q.id, attempts);
+        }
+        let entry = Entry {
+            id: q.id,
+            key: q.key as f32,
+            stamp: q.stamp as u32,
+        };
+        self.enqueue(&q.host, entry);
+    }
+
+    /// Pushes again the URLs whose key changed (their old entries become stale).
+    pub(super) fn push_rekeyed(&mut self, rekeyed: Vec<Queued>) {
+        for q in rekeyed {
+            self.push_queued(q, 0, false);
+        }
+    }
+
+    /// The host's best live entry, removed from its queue (stale entries are dropped).
+    pub(super) fn pop_live(&mut self, host_key: &str) -> Option<Entry> {
+        let host = self.hosts.get_mut(host_key)?;
+        while let Some(entry) = host.queue.pop() {
+            if self.prio.is_live(entry.id, u64::from(entry.stamp)) {
+                return Some(entry);
+            }
+        }
+        None
+    }
+
+    /// Drops the stale entries at the top of every queue, so that `peek` shows live ones.
+    pub(super) fn prune_stale(&mut self) {
+        let prio = &self.prio;
+        let mut dropped = 0;
+        for host in self.hosts.values_mut() {
+            while let Some(top) = host.queue.peek() {
+                if prio.is_live(top.id, u64::from(top.stamp)) {
+                    break;
+                }
+                host.queue.pop();
+                dropped += 1;
+            }
+        }
+        self.in_memory = self.in_memory.saturating_sub(dropped);
+    }
+
+    /// The best key waiting on servers that may still be asked (per-host budget not spent),
+    /// busy or not: the level the hold-back rule compares with.
+    pub(super) fn global_best(&self) -> Option<f64> {
+        let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
+        self.hosts
+            .values()
+            .filter(|h| h.fetched < per_host)
+            .filter_map(|h| h.queue.peek().map(|e| f64::from(e.key)))
+            .max_by(f64::total_cmp)
+    }
+
+    /// Whether the hold-back rule keeps this host waiting (see `Prioritizer::hold_back`).
+    pub(super) fn held_back(&self, top_key: f64, global_best: Option<f64>, max_pages: u64) -> bool {
+        let left = max_pages.saturating_sub(self.requests_total);
+        global_best.is_some_and(|best| self.prio.hold_back(top_key, best, left))
+    }
+
+    /// Rebuilds the strategy state from `crawl.sqlite` (a resumed crawl), then queues the
+    /// frontier with the keys the interrupted crawl would have given.
+    pub(super) fn restore_focus(&mut self) -> anyhow::Result<()> {
+        let seeds = self.store.seed_ids()?;
+        for &id in &seeds {
+            self.prio.seed(id);
+        }
+        let links = self.store.link_pairs()?;
+        for &(src, dst) in &links {
+            self.prio.link(src, dst, 0.0);
+        }
+        if matches!(
+            self.prio.strategy(),
+            Strategy::Opic | Strategy::ForwardLinkCount
+        ) {
+            for id in self.store.fetch_order()? {
+                self.prio.page_done(id);
+            }
+        }
+        if self.prio.strategy() == Strategy::PageRank && !links.is_empty() {
+            self.prio.recompute_pagerank();
+        }
+        let hops = self.store.hops()?;
+        let seed_set: HashSet<i64> = seeds.iter().copied().collect();
+        for q in self.store.queued()? {
+            let h = hops.get(&q.id).copied().unwrap_or(0);
+            // A redirect target still queued may be a seed's page: wait for it too.
+            if seed_set.contains(&q.id) || (q.via == "redirect" && self.store.is_seed(q.id)?) {
+                self.seeds.waiting.insert(q.id);
+            }
+            self.queue_url(&q.host, q.id, q.depth, q.priority, h);
+        }
+        self.prio.rekeys();
+        if let Some(json) = self.store.meta(CENTROID_KEY)? {
+            if let Ok(c) = serde_json::from_str::<Centroid>(&json) {
+                let _ = self.ctx.focus.centroid.set(c);
+            }
+        } else {
+            for json in self.store.seed_terms()? {
+                if let Ok(t) = serde_json::from_str::<TermCounts>(&json) {
+                    self.seeds.terms.push((0, t));
+                }
+            }
+            self.maybe_learn()?;
+        }
+        Ok(())
+    }
+
+    /// A seed's page (or a step towards it) is settled: keep its terms when it is in `G_F`,
+    /// and learn the centroid once no seed is waiting.
+    pub(super) fn seed_settled(
+        &mut self,
+        id: i64,
+        in_gf: Option<&TermCounts>,
+    ) -> anyhow::Result<()> {
+        if !self.seeds.waiting.remove(&id) {
+            return Ok(());
+        }
+        if let Some(terms) = in_gf {
+            self.store.set_meta(
+                &format!("focus_seed_terms:{id}"),
+                &serde_json::to_string(terms)?,
+            )?;
+            self.seeds.terms.push((id, terms.clone()));
+        }
+        self.maybe_learn()
+    }
+
+    /// Seeds entering the frontier for the first time (a fresh crawl) are watched.
+    pub(super) fn watch_seed(&mut self, id: i64) {
+        self.seeds.waiting.insert(id);
+    }
+
+    /// Whether `id` is a seed (or a seed's redirect step) the centroid waits for.
+    pub(super) fn is_watched(&self, id: i64) -> bool {
+        self.seeds.waiting.contains(&id)
+    }
+
+    fn maybe_learn(&mut self) -> anyhow::Result<()> {
+        if !self.seeds.waiting.is_empty() || self.ctx.focus.centroid.get().is_some() {
+            return Ok(());
+        }
+        let mut docs: Vec<(i64, TermCounts)> = std::mem::take(&mut self.seeds.terms);
+        docs.sort_by_key(|(id, _)| *id);
+        let counts: Vec<TermCounts> = docs.into_iter().map(|(_, t)| t).collect();
+        if let Some(c) = Centroid::learn(&counts) {
+            self.store
+                .set_meta(CENTROID_KEY, &serde_json::to_string(&c)?)?;
+            let top: Vec<&str> = c.terms.iter().take(8).map(|t| t.term.as_str()).collect();
+            self.progress.note(&format!(
+                "topic centroid learned from {} seed pages: {} …",
+                c.documents,
+                top.join(", ")
+            ));
+            let _ = self.ctx.focus.centroid.set(c);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_words_are_the_decoded_path_and_query() {
+        assert_eq!(
+            url_words("http://docs.gimp.test/fr/gimp-calques%C3%A9.html?q=pixel"),
+            "/fr/gimp-calquesé.html q=pixel"
+        );
+        assert_eq!(url_words("not a url"), "");
+        assert_eq!(url_words("http://a.test/%zz%4"), "/%zz%4 ");
+    }
+}

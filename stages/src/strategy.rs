@@ -1,0 +1,658 @@
+//! Crawl strategies: the priority functions that order the frontier, the state they need (the
+//! known link graph, OPIC cash, partial PageRank), the tunnelling limit and the host hold-back
+//! rule of a focused crawl with a limited budget.
+//!
+//! **In:** events from the crawl loop: a URL queued (with its link priority, depth and host),
+//! a link seen between two known URLs, a page's links all seen, a URL taken from the frontier.
+//!
+//! **Out:** for each queued URL a sort key (higher is fetched first) and a stamp; after events
+//! that change keys, the re-keyed URLs ([`Queued`]) for the crawl to push again. Heap entries
+//! whose stamp is no longer the URL's current one are stale and skipped ("lazy re-keying").
+//!
+//! **Invariants:** pure and deterministic: the same sequence of events gives the same keys
+//! (maps are iterated in id order where order matters); every key is finite; one strategy, one
+//! crawl loop: the strategies differ only in [`Prioritizer::key`] and, for
+//! `larger-site-first`, in [`Prioritizer::host_rank`].
+//!
+//! | strategy | key of a queued URL |
+//! |---|---|
+//! | `best-first` | its link priority (parent score, anchor, URL words, depth); raised when a better page links to it |
+//! | `breadth-first` | minus its depth (then discovery order) |
+//! | `backlink-count` | number of known pages linking to it (Cho, Garcia-Molina & Page 1998) |
+//! | `pagerank` | PageRank over the known graph, recomputed every `pagerank_every` pages (partial PageRank, Cho et al. 1998) |
+//! | `opic` | its OPIC cash (Abiteboul, Preda & Cobena 2003): seeds start with 1; a fetched page gives its cash in equal shares to the pages it links to |
+//! | `forward-link-count` | the largest number of out-links of a fetched page linking to it (hubs first) |
+//! | `larger-site-first` | hosts with more URLs waiting first (Baeza-Yates et al. 2005); inside a host, shallowest first |
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// How the frontier is ordered (`[crawl] strategy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strategy {
+    /// Highest link priority first (topic score of the parent, anchor text, URL, depth).
+    BestFirst,
+    /// Shallowest first, in discovery order.
+    BreadthFirst,
+    /// Most known in-links first.
+    BacklinkCount,
+    /// Highest partial PageRank first.
+    #[serde(rename = "pagerank")]
+    PageRank,
+    /// Most OPIC cash first.
+    Opic,
+    /// Hosts with the most URLs waiting first.
+    LargerSiteFirst,
+    /// Linked from the page with the most out-links first.
+    ForwardLinkCount,
+}
+
+impl Strategy {
+    /// Every strategy, in the order of the README's table.
+    pub const ALL: [Strategy; 7] = [
+        Strategy::BestFirst,
+        Strategy::BreadthFirst,
+        Strategy::BacklinkCount,
+        Strategy::PageRank,
+        Strategy::Opic,
+        Strategy::LargerSiteFirst,
+        Strategy::ForwardLinkCount,
+    ];
+
+    /// The name used in the topic file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::BestFirst => "best-first",
+            Strategy::BreadthFirst => "breadth-first",
+            Strategy::BacklinkCount => "backlink-count",
+            Strategy::PageRank => "pagerank",
+            Strategy::Opic => "opic",
+            Strategy::LargerSiteFirst => "larger-site-first",
+            Strategy::ForwardLinkCount => "forward-link-count",
+        }
+    }
+}
+
+/// Settings of the strategy (from the topic).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    /// The strategy.
+    pub strategy: Strategy,
+    /// `pagerank`: recompute after this many pages (at least 1).
+    pub pagerank_every: u64,
+    /// `best-first` hold-back margin (see [`Prioritizer::hold_back`]).
+    pub margin: f64,
+}
+
+/// A URL to push (again) into its host's queue.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Queued {
+    /// Row id of the URL.
+    pub id: i64,
+    /// Politeness key of its server.
+    pub host: String,
+    /// Depth.
+    pub depth: u32,
+    /// Sort key: higher first.
+    pub key: f64,
+    /// Current stamp: an entry with another stamp is stale.
+    pub stamp: u64,
+    /// Link priority (best-first's key, kept for every strategy: the report and redirects use it).
+    pub priority: f64,
+    /// Off-topic pages between the last on-topic page and this URL (tunnelling).
+    pub hops: u32,
+}
+
+/// What the frontier keeps per waiting URL (the rest of a [`Queued`] is its id, the map key):
+/// 20 bytes, so that millions of waiting URLs fit in memory. Keys and priorities are kept in
+/// single precision: they only order URLs.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    key: f32,
+    priority: f32,
+    stamp: u32,
+    host: u32,
+    depth: u16,
+    hops: u16,
+}
+
+/// Partial PageRank: damping as in [`crate::pagerank::DEFAULT_DAMPING`], loose tolerance (the
+/// order matters, not the fourth decimal).
+const PAGERANK_TOLERANCE: f64 = 1e-6;
+const PAGERANK_MAX_ITER: usize = 50;
+
+/// The frontier's priority state (see the module doc).
+#[derive(Debug, Clone)]
+pub struct Prioritizer {
+    settings: Settings,
+    next_stamp: u64,
+    pending: HashMap<i64, Slot>,
+    /// Interned politeness keys (a slot names its host by index).
+    host_names: Vec<String>,
+    host_index: HashMap<String, u32>,
+    host_pending: Vec<u64>,
+    index: HashMap<i64, usize>,
+    edges: Vec<(usize, usize)>,
+    edge_seen: HashSet<(usize, usize)>,
+    out: Vec<Vec<usize>>,
+    ids: Vec<i64>,
+    indeg: Vec<u32>,
+    best_parent_outdeg: Vec<u32>,
+    cash: Vec<f64>,
+    history: Vec<f64>,
+    rank: Vec<f64>,
+    pages_since_rank: u64,
+    dirty: BTreeSet<i64>,
+}
+
+impl Prioritizer {
+    /// An empty frontier state.
+    pub fn new(settings: Settings) -> Prioritizer {
+        Prioritizer {
+            settings,
+            next_stamp: 0,
+            pending: HashMap::new(),
+            host_names: Vec::new(),
+            host_index: HashMap::new(),
+            host_pending: Vec::new(),
+            index: HashMap::new(),
+            edges: Vec::new(),
+            edge_seen: HashSet::new(),
+            out: Vec::new(),
+            ids: Vec::new(),
+            indeg: Vec::new(),
+            best_parent_outdeg: Vec::new(),
+            cash: Vec::new(),
+            history: Vec::new(),
+            rank: Vec::new(),
+            pages_since_rank: 0,
+            dirty: BTreeSet::new(),
+        }
+    }
+
+    /// The strategy.
+    pub fn strategy(&self) -> Strategy {
+        self.settings.strategy
+    }
+
+    /// Whether the strategy needs the link graph (in-links, out-links, cash, PageRank). The
+    /// others keep nothing per link, which keeps the frontier small.
+    fn needs_graph(&self) -> bool {
+        matches!(
+            self.settings.strategy,
+            Strategy::BacklinkCount
+                | Strategy::PageRank
+                | Strategy::Opic
+                | Strategy::ForwardLinkCount
+        )
+    }
+
+    fn host_id(&mut self, host: &str) -> u32 {
+        if let Some(&i) = self.host_index.get(host) {
+            return i;
+        }
+        let i = u32::try_from(self.host_names.len()).unwrap_or(u32::MAX);
+        self.host_names.push(host.to_string());
+        self.host_index.insert(host.to_string(), i);
+        self.host_pending.push(0);
+        i
+    }
+
+    fn unpend(&mut self, id: i64) -> Option<Slot> {
+        let slot = self.pending.remove(&id)?;
+        if let Some(n) = self.host_pending.get_mut(slot.host as usize) {
+            *n = n.saturating_sub(1);
+        }
+        Some(slot)
+    }
+
+    fn queued(&self, id: i64, slot: &Slot) -> Queued {
+        Queued {
+            id,
+            host: self
+                .host_names
+                .get(slot.host as usize)
+                .cloned()
+                .unwrap_or_default(),
+            depth: u32::from(slot.depth),
+            key: f64::from(slot.key),
+            stamp: u64::from(slot.stamp),
+            priority: f64::from(slot.priority),
+            hops: u32::from(slot.hops),
+        }
+    }
+
+    fn node(&mut self, id: i64) -> usize {
+        if let Some(&i) = self.index.get(&id) {
+            return i;
+        }
+        let i = self.ids.len();
+        self.index.insert(id, i);
+        self.ids.push(id);
+        self.out.push(Vec::new());
+        self.indeg.push(0);
+        self.best_parent_outdeg.push(0);
+        self.cash.push(0.0);
+        self.history.push(0.0);
+        self.rank.push(0.0);
+        i
+    }
+
+    /// Gives a seed its starting OPIC cash (1 each; only the ratios matter).
+    pub fn seed(&mut self, id: i64) {
+        if !self.needs_graph() {
+            return;
+        }
+        let i = self.node(id);
+        if self.cash[i] == 0.0 && self.history[i] == 0.0 {
+            self.cash[i] = 1.0;
+            self.dirty.insert(id);
+        }
+    }
+
+    /// The key a URL would have now under the strategy.
+    pub fn key(&self, id: i64, depth: u32, priority: f64) -> f64 {
+        let node = self.index.get(&id).copied();
+        let of = |v: &Vec<f64>| node.and_then(|i| v.get(i).copied()).unwrap_or(0.0);
+        let key = match self.settings.strategy {
+            Strategy::BestFirst => priority,
+            Strategy::BreadthFirst | Strategy::LargerSiteFirst => -f64::from(depth),
+            Strategy::BacklinkCount => {
+                f64::from(node.and_then(|i| self.indeg.get(i).copied()).unwrap_or(0))
+            }
+            Strategy::ForwardLinkCount => f64::from(
+                node.and_then(|i| self.best_parent_outdeg.get(i).copied())
+                    .unwrap_or(0),
+            ),
+            Strategy::PageRank => of(&self.rank),
+            Strategy::Opic => of(&self.cash),
+        };
+        if key.is_finite() { key } else { 0.0 }
+    }
+
+    /// Registers a URL entering the frontier; returns what to push.
+    #[allow(clippy::too_many_arguments)]
+    pub fn queue(&mut self, id: i64, host: &str, depth: u32, priority: f64, hops: u32) -> Queued {
+        if self.needs_graph() {
+            self.node(id);
+        }
+        self.unpend(id);
+        let priority = if priority.is_finite() { priority } else { 0.0 };
+        self.next_stamp += 1;
+        let host_id = self.host_id(host);
+        let slot = Slot {
+            key: self.key(id, depth, priority) as f32,
+            priority: priority as f32,
+            // Stamps only need to differ from the previous one of the same URL; depth and
+            // tunnel hops are capped at 65,535.
+            stamp: self.next_stamp as u32,
+            host: host_id,
+            depth: u16::try_from(depth).unwrap_or(u16::MAX),
+            hops: u16::try_from(hops).unwrap_or(u16::MAX),
+        };
+        if let Some(n) = self.host_pending.get_mut(host_id as usize) {
+            *n += 1;
+        }
+        self.pending.insert(id, slot);
+        self.queued(id, &slot)
+    }
+
+    /// Whether a heap entry with this stamp is the URL's current one.
+    pub fn is_live(&self, id: i64, stamp: u64) -> bool {
+        self.pending
+            .get(&id)
+            .is_some_and(|q| q.stamp == stamp as u32)
+    }
+
+    /// The URL leaves the frontier (fetch started, or settled without a fetch); returns what
+    /// the frontier knew of it.
+    pub fn taken(&mut self, id: i64) -> Option<Queued> {
+        let slot = self.unpend(id)?;
+        Some(self.queued(id, &slot))
+    }
+
+    /// URLs waiting in the frontier (live entries only).
+    pub fn pending_len(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// URLs waiting on one host.
+    pub fn host_pending(&self, host: &str) -> u64 {
+        self.host_index
+            .get(host)
+            .and_then(|&i| self.host_pending.get(i as usize))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// A link `src → dst` was seen, with the priority the link gives `dst`. A best-first URL
+    /// still waiting takes the best priority any of its known parents gives it.
+    pub fn link(&mut self, src: i64, dst: i64, priority: f64) {
+        if self.needs_graph() {
+            self.graph_link(src, dst);
+        }
+        if self.settings.strategy == Strategy::BestFirst
+            && priority.is_finite()
+            && let Some(q) = self.pending.get_mut(&dst)
+            && (priority as f32) > q.priority
+        {
+            q.priority = priority as f32;
+            self.dirty.insert(dst);
+        }
+    }
+
+    fn graph_link(&mut self, src: i64, dst: i64) {
+        let s = self.node(src);
+        let d = self.node(dst);
+        if self.edge_seen.insert((s, d)) {
+            self.edges.push((s, d));
+            self.out[s].push(d);
+            self.indeg[d] = self.indeg[d].saturating_add(1);
+            if self.settings.strategy == Strategy::BacklinkCount {
+                self.dirty.insert(dst);
+            }
+        }
+    }
+
+    /// Every link of page `src` has been seen: distribute its OPIC cash, credit its out-degree
+    /// to the pages it links to, count it towards the next PageRank. Returns the URLs whose key
+    /// changed (id order), to push again.
+    pub fn page_done(&mut self, src: i64) -> Vec<Queued> {
+        if !self.needs_graph() {
+            return self.rekeys();
+        }
+        let s = self.node(src);
+        let targets = self.out[s].clone();
+        match self.settings.strategy {
+            Strategy::Opic if !targets.is_empty() => {
+                let share = self.cash[s] / targets.len() as f64;
+                self.history[s] += self.cash[s];
+                self.cash[s] = 0.0;
+                for &t in &targets {
+                    self.cash[t] += share;
+                    self.dirty.insert(self.ids[t]);
+                }
+            }
+            Strategy::ForwardLinkCount => {
+                let outdeg = u32::try_from(targets.len()).unwrap_or(u32::MAX);
+                for &t in &targets {
+                    if outdeg > self.best_parent_outdeg[t] {
+                        self.best_parent_outdeg[t] = outdeg;
+                        self.dirty.insert(self.ids[t]);
+                    }
+                }
+            }
+            Strategy::PageRank => {
+                self.pages_since_rank += 1;
+                if self.pages_since_rank >= self.settings.pagerank_every.max(1) {
+                    self.recompute_pagerank();
+                }
+            }
+            _ => {}
+        }
+        self.rekeys()
+    }
+
+    /// Recomputes PageRank over the known graph and marks every waiting URL for re-keying.
+    pub fn recompute_pagerank(&mut self) {
+        self.pages_since_rank = 0;
+        self.rank = crate::pagerank::pagerank(
+            self.ids.len(),
+            &self.edges,
+            crate::pagerank::DEFAULT_DAMPING,
+            PAGERANK_TOLERANCE,
+            PAGERANK_MAX_ITER,
+        );
+        self.dirty.extend(self.pending.keys().copied());
+    }
+
+    /// The waiting URLs whose key changed since they were pushed, with new stamps (id order).
+    pub fn rekeys(&mut self) -> Vec<Queued> {
+        let dirty = std::mem::take(&mut self.dirty);
+        let mut out = Vec::new();
+        for id in dirty {
+            let Some(q) = self.pending.get(&id).copied() else {
+                continue;
+            };
+            let key = self.key(id, u32::from(q.depth), f64::from(q.priority)) as f32;
+            if key.to_bits() == q.key.to_bits() {
+                continue;
+            }
+            self.next_stamp += 1;
+            let stamp = self.next_stamp as u32;
+            if let Some(slot) = self.pending.get_mut(&id) {
+                slot.key = key;
+                slot.stamp = stamp;
+                let slot = *slot;
+                out.push(self.queued(id, &slot));
+            }
+        }
+        out
+    }
+
+    /// How a host's best entry compares with other hosts': its key, except for
+    /// `larger-site-first`, where it is the number of URLs waiting on the host.
+    pub fn host_rank(&self, host: &str, top_key: f64) -> f64 {
+        match self.settings.strategy {
+            Strategy::LargerSiteFirst => self.host_pending(host) as f64,
+            _ => top_key,
+        }
+    }
+
+    /// The hold-back rule of a focused crawl (best-first only): when the pages left in the
+    /// budget cannot take every waiting URL, a server whose best URL is more than `margin`
+    /// below the best URL waiting anywhere is not given a request, even if it is free and the
+    /// better server is busy or waiting out its delay. Without it, one request per server
+    /// means the free request slots go to off-topic servers and part of the budget is spent
+    /// off topic.
+    pub fn hold_back(&self, top_key: f64, global_best: f64, budget_left: u64) -> bool {
+        self.settings.strategy == Strategy::BestFirst
+            && budget_left < self.pending.len() as u64
+            && top_key < global_best - self.settings.margin
+    }
+}
+
+/// Tunnelling (Bergmark et al. 2002): the off-topic pages in a row ending at a fetched page,
+/// given the count before it (`hops` of its URL) and whether it is on topic.
+pub fn hops_after(hops_before: u32, on_topic: bool) -> u32 {
+    if on_topic {
+        0
+    } else {
+        hops_before.saturating_add(1)
+    }
+}
+
+/// Whether the links of a page that ends `run` off-topic pages in a row are followed, with the
+/// topic's limit (`None`: no limit).
+pub fn may_expand(run: u32, limit: Option<u32>) -> bool {
+    limit.is_none_or(|n| run <= n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(strategy: Strategy) -> Prioritizer {
+        Prioritizer::new(Settings {
+            strategy,
+            pagerank_every: 2,
+            margin: 0.2,
+        })
+    }
+
+    fn push(pr: &mut Prioritizer, id: i64, host: &str, depth: u32, priority: f64) -> Queued {
+        pr.queue(id, host, depth, priority, 0)
+    }
+
+    #[test]
+    fn names_round_trip_through_the_topic_syntax() {
+        for s in Strategy::ALL {
+            #[derive(serde::Deserialize)]
+            struct T {
+                s: Strategy,
+            }
+            let json = format!("{{\"s\": \"{}\"}}", s.name());
+            let t: T = serde_json::from_str(&json).unwrap();
+            assert_eq!(t.s, s);
+        }
+    }
+
+    #[test]
+    fn best_first_key_is_the_link_priority_raised_by_better_parents() {
+        let mut pr = p(Strategy::BestFirst);
+        let q = push(&mut pr, 10, "a", 1, 0.3);
+        assert_eq!(
+            q.key,
+            f64::from(0.3f32),
+            "keys are kept in single precision"
+        );
+        pr.link(1, 10, 0.2);
+        assert!(pr.page_done(1).is_empty(), "a worse parent changes nothing");
+        pr.link(2, 10, 0.8);
+        let re = pr.page_done(2);
+        assert_eq!(re.len(), 1);
+        assert_eq!(re[0].key, f64::from(0.8f32));
+        assert!(!pr.is_live(10, q.stamp), "the old entry is stale");
+        assert!(pr.is_live(10, re[0].stamp));
+    }
+
+    #[test]
+    fn breadth_first_key_is_minus_the_depth() {
+        let mut pr = p(Strategy::BreadthFirst);
+        assert!(push(&mut pr, 1, "a", 1, 0.9).key > push(&mut pr, 2, "a", 2, 1.0).key);
+    }
+
+    #[test]
+    fn backlink_count_counts_distinct_parents() {
+        let mut pr = p(Strategy::BacklinkCount);
+        push(&mut pr, 10, "a", 1, 0.0);
+        pr.link(1, 10, 0.0);
+        pr.link(1, 10, 0.0);
+        pr.link(2, 10, 0.0);
+        let re = pr.page_done(2);
+        assert_eq!(re.len(), 1);
+        assert_eq!(re[0].key, 2.0);
+    }
+
+    #[test]
+    fn forward_link_count_prefers_links_from_hubs() {
+        let mut pr = p(Strategy::ForwardLinkCount);
+        push(&mut pr, 10, "a", 1, 0.0);
+        push(&mut pr, 11, "a", 1, 0.0);
+        push(&mut pr, 12, "a", 1, 0.0);
+        pr.link(1, 10, 0.0);
+        pr.page_done(1);
+        for t in [11, 12, 13] {
+            pr.link(2, t, 0.0);
+        }
+        let re = pr.page_done(2);
+        let keys: Vec<(i64, f64)> = re.iter().map(|q| (q.id, q.key)).collect();
+        assert_eq!(keys, [(11, 3.0), (12, 3.0)]);
+        assert_eq!(pr.key(10, 1, 0.0), 1.0);
+    }
+
+    #[test]
+    fn opic_distributes_cash_in_equal_shares() {
+        let mut pr = p(Strategy::Opic);
+        pr.seed(1);
+        push(&mut pr, 10, "a", 1, 0.0);
+        push(&mut pr, 11, "a", 1, 0.0);
+        pr.link(1, 10, 0.0);
+        pr.link(1, 11, 0.0);
+        let re = pr.page_done(1);
+        assert_eq!(re.len(), 2);
+        assert!(re.iter().all(|q| (q.key - 0.5).abs() < 1e-6));
+        // 10 is fetched and passes its cash on to 11, which now has the most.
+        pr.taken(10);
+        pr.link(10, 11, 0.0);
+        let re = pr.page_done(10);
+        assert_eq!(re.len(), 1);
+        assert!((re[0].key - 1.0).abs() < 1e-6);
+        // Page 1 has spent its cash.
+        assert_eq!(pr.key(1, 0, 0.0), 0.0);
+    }
+
+    #[test]
+    fn pagerank_is_recomputed_periodically_over_the_known_graph() {
+        let mut pr = p(Strategy::PageRank);
+        push(&mut pr, 10, "a", 1, 0.0);
+        push(&mut pr, 11, "a", 1, 0.0);
+        pr.link(1, 10, 0.0);
+        pr.link(1, 11, 0.0);
+        assert!(pr.page_done(1).is_empty(), "not yet: every 2 pages");
+        pr.link(2, 10, 0.0);
+        let re = pr.page_done(2);
+        assert_eq!(re.len(), 2);
+        let k10 = re.iter().find(|q| q.id == 10).unwrap().key;
+        let k11 = re.iter().find(|q| q.id == 11).unwrap().key;
+        assert!(k10 > k11, "{k10} > {k11}");
+    }
+
+    #[test]
+    fn larger_site_first_ranks_hosts_by_waiting_urls() {
+        let mut pr = p(Strategy::LargerSiteFirst);
+        push(&mut pr, 1, "small", 1, 0.0);
+        push(&mut pr, 2, "big", 3, 0.0);
+        push(&mut pr, 3, "big", 2, 0.0);
+        assert_eq!(pr.host_rank("big", -2.0), 2.0);
+        assert_eq!(pr.host_rank("small", -1.0), 1.0);
+        pr.taken(2);
+        pr.taken(3);
+        assert_eq!(pr.host_rank("big", 0.0), 0.0);
+        assert_eq!(pr.pending_len(), 1);
+    }
+
+    #[test]
+    fn hold_back_only_when_the_budget_cannot_take_the_frontier() {
+        let mut pr = p(Strategy::BestFirst);
+        for id in 0..10 {
+            push(&mut pr, id, "a", 1, 0.5);
+        }
+        assert!(pr.hold_back(0.3, 0.8, 5));
+        assert!(!pr.hold_back(0.7, 0.8, 5), "within the margin");
+        assert!(!pr.hold_back(0.3, 0.8, 50), "budget for everything");
+        let mut bfs = p(Strategy::BreadthFirst);
+        push(&mut bfs, 1, "a", 1, 0.0);
+        assert!(!bfs.hold_back(-5.0, 0.0, 0));
+    }
+
+    #[test]
+    fn tunnelling_counts_off_topic_pages_in_a_row() {
+        assert_eq!(hops_after(2, true), 0);
+        assert_eq!(hops_after(2, false), 3);
+        assert_eq!(hops_after(u32::MAX, false), u32::MAX);
+        assert!(may_expand(3, Some(3)));
+        assert!(!may_expand(4, Some(3)));
+        assert!(may_expand(1000, None));
+    }
+
+    #[test]
+    fn keys_are_deterministic_for_the_same_events() {
+        let run = || {
+            let mut pr = p(Strategy::Opic);
+            pr.seed(1);
+            let mut keys = Vec::new();
+            for id in 10..20 {
+                push(&mut pr, id, "a", 1, 0.0);
+                pr.link(1, id, 0.0);
+            }
+            keys.extend(pr.page_done(1).into_iter().map(|q| (q.id, q.key.to_bits())));
+            keys
+        };
+        assert_eq!(run(), run());
+    }
+
+    #[test]
+    fn a_waiting_url_costs_one_small_slot() {
+        assert_eq!(std::mem::size_of::<Slot>(), 20);
+        // Strategies that do not rank by links keep no graph.
+        let mut pr = p(Strategy::BestFirst);
+        pr.queue(1, "http://a.test:80", 1, 0.5, 0);
+        pr.link(1, 2, 0.9);
+        assert!(pr.ids.is_empty() && pr.edges.is_empty());
+        let mut pr = p(Strategy::BacklinkCount);
+        pr.queue(2, "http://a.test:80", 1, 0.5, 0);
+        pr.link(1, 2, 0.9);
+        assert_eq!(pr.edges.len(), 1);
+    }
+}

@@ -1,0 +1,264 @@
+//! The `hostile` scenario: servers that misbehave, each in its own way (an overloaded one
+//! that answers 429 + Retry-After, a dead one, one whose robots.txt fails once, one too slow
+//! for the timeout, an endless agenda, X-Robots-Tag headers). Checked from the server's log.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use crate::server::{Hit, TestWeb};
+use crate::support::*;
+
+fn by_host(log: &[Hit]) -> HashMap<String, Vec<Hit>> {
+    let mut hosts: HashMap<String, Vec<Hit>> = HashMap::new();
+    for hit in log {
+        hosts.entry(hit.host.clone()).or_default().push(hit.clone());
+    }
+    hosts
+}
+
+fn urls_with_reason(out: &std::path::Path, reason: &str) -> Vec<String> {
+    let conn = db(out);
+    let mut stmt = conn
+        .prepare("SELECT url FROM urls WHERE reason = ?1 ORDER BY url")
+        .unwrap();
+    stmt.query_map([reason], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+#[test]
+fn misbehaving_servers_are_handled_politely_and_do_not_stall_the_crawl() {
+    let web = TestWeb::start(&scenario("hostile"));
+    let out = tempfile::tempdir().unwrap();
+    let output = run_topic(
+        &scenario("hostile").join("topic.toml"),
+        out.path(),
+        &web.proxy(),
+        &[],
+    );
+    assert_exit(&output, 0);
+    // The slow server logs a request when its late answer is due (2.5 s after it came), even
+    // though the crawler stopped waiting after 1 s: let the last one land.
+    std::thread::sleep(Duration::from_secs(3));
+    let log = web.log();
+    let hosts = by_host(&log);
+
+    // The usual politeness holds on every server, misbehaving or not.
+    for (host, hits) in &hosts {
+        assert_eq!(hits[0].path, "/robots.txt", "{host}: {hits:?}");
+        for pair in hits.windows(2) {
+            assert!(pair[1].start >= pair[0].end, "{host}: overlap {pair:?}");
+            let gap = pair[1].start.duration_since(pair[0].end);
+            assert!(gap >= Duration::from_millis(100), "{host}: gap {gap:?}");
+        }
+    }
+
+    // 429 + Retry-After: 2 → nothing to that server for 2 s, then the same URL again.
+    let busy = &hosts["busy.test"];
+    let i = busy.iter().position(|h| h.status == 429).expect("the 429");
+    let refused = &busy[i];
+    assert!(busy.len() > i + 1, "{busy:?}");
+    let wait = busy[i + 1].start.duration_since(refused.end);
+    assert!(wait >= Duration::from_secs(2), "waited {wait:?} after 429");
+    assert_eq!(
+        busy.iter().filter(|h| h.path == "/p1.html").count(),
+        2,
+        "{busy:?}"
+    );
+    assert_eq!(
+        reason_of(out.path(), "http://busy.test/p1.html").unwrap().0,
+        "kept"
+    );
+
+    // A dead server: at most `give_up_after` (3) page requests, then every URL of it is
+    // settled with a reason instead of being asked again and again.
+    let dead = &hosts["dead.test"];
+    let dead_pages = dead.iter().filter(|h| h.path != "/robots.txt").count();
+    assert!(dead_pages <= 3, "{dead:?}");
+    let gave_up = urls_with_reason(out.path(), "server-gave-up");
+    assert!(
+        gave_up.iter().filter(|u| u.contains("dead.test")).count() >= 3,
+        "{gave_up:?}"
+    );
+    let why: Option<String> = db(out.path())
+        .query_row(
+            "SELECT gave_up FROM hosts WHERE host LIKE '%//dead.test%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(why.unwrap().contains("failures in a row"));
+
+    // robots.txt that fails once (503): nothing is fetched until it is read again, and then
+    // its rules apply (no URL settled as "robots" because of the outage).
+    let flaky = &hosts["flaky.test"];
+    assert_eq!(flaky[0].status, 503, "{flaky:?}");
+    assert_eq!(flaky[1].path, "/robots.txt", "{flaky:?}");
+    assert!(flaky.iter().any(|h| h.path == "/p1.html"), "{flaky:?}");
+    assert!(!flaky.iter().any(|h| h.path.starts_with("/prive/")));
+    assert_eq!(
+        reason_of(out.path(), "http://flaky.test/prive/s.html")
+            .unwrap()
+            .0,
+        "robots"
+    );
+
+    // A server too slow for the timeout: robots.txt tried 3 times, then given up; the other
+    // servers were served meanwhile.
+    let slow = &hosts["slow.test"];
+    assert!(slow.len() <= 3, "{slow:?}");
+    let (first, last) = (slow[0].start, slow[slow.len() - 1].start);
+    assert!(
+        log.iter()
+            .any(|h| h.host != "slow.test" && h.start > first && h.start < last),
+        "nothing else happened while slow.test was retried"
+    );
+    assert!(
+        urls_with_reason(out.path(), "robots-unavailable")
+            .iter()
+            .any(|u| u.contains("slow.test")),
+    );
+
+    // An endless agenda costs its budgets: 4 calendar pages, 4 list pages, a nesting path
+    // cut at its third repetition, plus robots.txt and the entry page.
+    let trap = &hosts["trap.test"];
+    assert!(
+        trap.len() <= 2 + 4 + 4 + 2,
+        "{} requests: {trap:?}",
+        trap.len()
+    );
+    for rule in [
+        "trap-calendar",
+        "trap-query-variants",
+        "trap-repeated-segments",
+    ] {
+        assert!(
+            urls_with_reason(out.path(), rule)
+                .iter()
+                .any(|u| u.contains("trap.test")),
+            "no URL refused by {rule}"
+        );
+    }
+
+    // gzip: the page is decompressed (and kept), the bomb is refused with its reason.
+    assert_eq!(
+        reason_of(out.path(), "http://gzip.test/").unwrap().0,
+        "kept"
+    );
+    assert_eq!(
+        reason_of(out.path(), "http://gzip.test/bombe.html")
+            .unwrap()
+            .0,
+        "decompression-bomb"
+    );
+
+    // Seed 004's script rule: one request for the two spellings of fiche 1, none for the URL
+    // without the required `id`.
+    let shop: Vec<&str> = hosts["shop.test"].iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(shop, ["/robots.txt", "/fiche.php?id=1&lang=fr"]);
+    assert_eq!(
+        reason_of(out.path(), "http://shop.test/fiche.php?lang=fr")
+            .unwrap()
+            .0,
+        "url-rule"
+    );
+
+    // X-Robots-Tag: nofollow keeps the links unfollowed, noindex keeps the page out of the
+    // corpus, and a directive addressed to another crawler is not for us.
+    let x = &hosts["xrobots.test"];
+    assert!(!x.iter().any(|h| h.path == "/cache.html"), "{x:?}");
+    assert!(x.iter().any(|h| h.path == "/suivi.html"), "{x:?}");
+    assert_eq!(
+        reason_of(out.path(), "http://xrobots.test/noindex.html")
+            .unwrap()
+            .0,
+        "noindex"
+    );
+}
+
+#[test]
+fn a_frontier_over_its_memory_budget_waits_on_disk_and_loses_nothing() {
+    // The same crawl twice: all queued URLs in memory, then at most one (the rest wait in
+    // crawl.sqlite and are read back). Every URL must end in the same state for the same reason.
+    let topic = std::fs::read_to_string(scenario("basic").join("topic.toml")).unwrap();
+    let settled = |extra: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("topic.toml");
+        std::fs::write(
+            &path,
+            topic.replace("[crawl]\n", &format!("[crawl]\n{extra}")),
+        )
+        .unwrap();
+        let web = TestWeb::start(&scenario("basic"));
+        let out = dir.path().join("run");
+        let output = run_topic(&path, &out, &web.proxy(), &[]);
+        assert_exit(&output, 0);
+        let conn = db(&out);
+        let mut stmt = conn
+            .prepare("SELECT url, state, reason FROM urls ORDER BY url")
+            .unwrap();
+        let rows: Vec<(String, String, Option<String>)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        rows
+    };
+    let in_memory = settled("");
+    let spilled = settled("frontier_in_memory = 1\n");
+    assert!(in_memory.len() > 10, "{in_memory:?}");
+    assert_eq!(in_memory, spilled);
+}
+
+#[test]
+fn revisit_asks_conditionally_and_keeps_unchanged_pages() {
+    let web = TestWeb::start(&scenario("basic"));
+    let out = tempfile::tempdir().unwrap();
+    let topic = scenario("basic").join("topic.toml");
+    assert_exit(&run_topic(&topic, out.path(), &web.proxy(), &[]), 0);
+    let before = web.log().len();
+    let docs_before: Vec<String> = docs(out.path())
+        .iter()
+        .map(|d| d["url"].as_str().unwrap().to_string())
+        .collect();
+
+    assert_exit(
+        &run_topic(&topic, out.path(), &web.proxy(), &["--revisit"]),
+        0,
+    );
+    let second: Vec<Hit> = web.log()[before..].to_vec();
+    let status_of = |path: &str| {
+        second
+            .iter()
+            .find(|h| h.host == "a.test" && h.path == path)
+            .map(|h| h.status)
+    };
+    // The pages with an ETag or a Last-Modified answered 304; the others were fetched again.
+    assert_eq!(status_of("/graphes.html"), Some(304), "{second:?}");
+    assert_eq!(status_of("/sommets.html"), Some(304), "{second:?}");
+    assert_eq!(status_of("/"), Some(200), "{second:?}");
+    // robots.txt is still fresh (read less than a day ago): not asked again.
+    assert!(
+        !second.iter().any(|h| h.path == "/robots.txt"),
+        "{second:?}"
+    );
+    // Nothing lost: the same documents, the unchanged ones from their stored copy.
+    let docs_after: Vec<String> = docs(out.path())
+        .iter()
+        .map(|d| d["url"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(docs_before, docs_after);
+    let revisit = |url: &str| -> Option<String> {
+        db(out.path())
+            .query_row("SELECT revisit FROM urls WHERE url = ?1", [url], |r| {
+                r.get(0)
+            })
+            .unwrap()
+    };
+    assert_eq!(
+        revisit("http://a.test/graphes.html").as_deref(),
+        Some("not-modified")
+    );
+    assert_eq!(revisit("http://a.test/").as_deref(), Some("refetched"));
+}
