@@ -127,6 +127,10 @@ pub struct RunArgs {
     /// Start at this stage and reuse what the earlier stages stored.
     #[arg(long, value_enum, value_name = "STAGE", default_value = "seeds")]
     pub from: Stage,
+    /// Stop after this stage (default: export, the last). `--to crawl` fetches only; a later
+    /// `--from extract` goes on from what it stored.
+    #[arg(long, value_enum, value_name = "STAGE")]
+    pub to: Option<Stage>,
     /// Send every request through this HTTP proxy (e.g. `http://127.0.0.1:3128`).
     #[arg(long, value_name = "URL")]
     pub proxy: Option<String>,

@@ -37,13 +37,14 @@ fn main() -> ExitCode {
             topic: args.topic,
             out: args.out,
             from: args.from,
+            to: args.to.unwrap_or(glaneur::run::Stage::Export),
             proxy: args.proxy,
             replay: args.replay,
             quiet: args.quiet,
             revisit: args.revisit,
         })
         .map(|ending| match ending {
-            Ending::Corpus => ExitCode::SUCCESS,
+            Ending::Corpus | Ending::Stopped => ExitCode::SUCCESS,
             Ending::Empty => ExitCode::from(1),
             Ending::Interrupted => ExitCode::from(130),
         }),

@@ -32,7 +32,7 @@ use crate::{export, extract, seeds};
 /// The recorded web of the embedded default topic.
 pub const DEMO_WEB: &[u8] = include_bytes!("../corpora/demo/web.warc.gz");
 
-/// A stage `--from` can start at.
+/// A stage `--from` can start at (and `--to` stop after).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
 pub enum Stage {
     /// Gather seeds, crawl (resuming), extract, export.
@@ -47,6 +47,16 @@ pub enum Stage {
 }
 
 impl Stage {
+    /// The stage after this one (None after the last).
+    fn next(self) -> Option<Stage> {
+        match self {
+            Stage::Seeds => Some(Stage::Crawl),
+            Stage::Crawl => Some(Stage::Extract),
+            Stage::Extract => Some(Stage::Export),
+            Stage::Export => None,
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             Stage::Seeds => "seeds",
@@ -66,6 +76,8 @@ pub struct RunOptions {
     pub out: Option<PathBuf>,
     /// First stage to run.
     pub from: Stage,
+    /// Last stage to run (`Export`: the whole pipeline).
+    pub to: Stage,
     /// HTTP proxy for every request.
     pub proxy: Option<String>,
     /// Replay this WARC file instead of fetching.
@@ -85,6 +97,8 @@ pub enum Ending {
     Empty,
     /// Stopped by a signal; the same command resumes.
     Interrupted,
+    /// Stopped after the stage `--to` named, as asked; `--from` the next stage goes on.
+    Stopped,
 }
 
 /// Runs the pipeline; prints the summary on stdout.
@@ -103,6 +117,13 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
     std::fs::write(run_dir.join("topic.toml"), topic.to_toml())
         .with_context(|| format!("cannot write in the run folder {}", run_dir.display()))?;
 
+    if options.to < options.from {
+        bail!(
+            "--to {} comes before --from {}: nothing to run",
+            options.to.name(),
+            options.from.name()
+        );
+    }
     let db_path = run_dir.join("crawl.sqlite");
     if options.from >= Stage::Extract && !db_path.exists() {
         bail!(
@@ -166,7 +187,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
             "revisiting {n} stored pages (conditional requests)"
         ));
     }
-    if options.from <= Stage::Crawl {
+    if options.from <= Stage::Crawl && options.to >= Stage::Crawl {
         let fetcher = match &replay {
             Some(source) => Fetcher::Replay(Arc::new(Replay::from_bytes(
                 &source.bytes()?,
@@ -216,16 +237,19 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
         report.crawl = Some(outcome);
     }
 
-    if !interrupted {
+    let stopped = !interrupted && options.to < Stage::Export;
+    if !interrupted && options.to >= Stage::Extract {
         if options.from <= Stage::Extract {
             let bar = progress.stage("extract", 0);
             report.extract = Some(extract::run(&topic, &mut store, &run_dir, &bar)?);
         }
         let docs = extract::read_documents(&run_dir.join("docs.jsonl"))?;
         report.harvest = Some(crate::report::harvest(&store, &docs)?);
-        let bar = progress.stage("export", docs.len() as u64);
-        report.export = Some(export::run(&topic, &mut store, &run_dir, &docs, &bar)?);
-        seeds::write_csv(&store, &run_dir)?;
+        if options.to >= Stage::Export {
+            let bar = progress.stage("export", docs.len() as u64);
+            report.export = Some(export::run(&topic, &mut store, &run_dir, &docs, &bar)?);
+            seeds::write_csv(&store, &run_dir)?;
+        }
     }
 
     report.urls = store
@@ -245,6 +269,8 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
     let n_docs = report.export.as_ref().map_or(0, |e| e.documents);
     let ending = if interrupted {
         Ending::Interrupted
+    } else if stopped {
+        Ending::Stopped
     } else if n_docs == 0 {
         report.empty_corpus = Some(report.explain_empty());
         Ending::Empty
@@ -259,6 +285,14 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
     print!("{}", report.summary());
     if interrupted {
         println!("\n  interrupted: run the same command again to resume the crawl");
+    }
+    if let Some(next) = stopped.then(|| options.to.next()).flatten() {
+        println!(
+            "\n  stopped after the {} stage (--to {}): add `--from {}` to go on",
+            options.to.name(),
+            options.to.name(),
+            next.name()
+        );
     }
     Ok(ending)
 }

@@ -104,3 +104,36 @@ fn demo_runs_offline_and_keeps_only_on_topic_french_documents() {
         String::from_utf8_lossy(&check.stderr)
     );
 }
+
+#[test]
+fn to_crawl_stops_before_extract_and_from_extract_goes_on() {
+    let cwd = tempfile::tempdir().unwrap();
+    let crawl_only = glaneur()
+        .current_dir(cwd.path())
+        .args(["run", "--quiet", "--to", "crawl"])
+        .output()
+        .unwrap();
+    assert_exit(&crawl_only, 0);
+    let out = cwd.path().join("corpora/demo/run");
+    assert!(out.join("crawl.sqlite").exists());
+    assert!(
+        !out.join("docs.jsonl").exists(),
+        "--to crawl ran the extract stage"
+    );
+    assert!(String::from_utf8_lossy(&crawl_only.stdout).contains("--from extract"));
+
+    let rest = glaneur()
+        .current_dir(cwd.path())
+        .args(["run", "--quiet", "--from", "extract"])
+        .output()
+        .unwrap();
+    assert_exit(&rest, 0);
+    assert!(docs(&out).len() >= 50);
+
+    let backwards = glaneur()
+        .current_dir(cwd.path())
+        .args(["run", "--quiet", "--from", "export", "--to", "crawl"])
+        .output()
+        .unwrap();
+    assert_exit(&backwards, 2);
+}
