@@ -83,7 +83,7 @@ pub struct CentroidTerm {
 }
 
 /// The TF-IDF centroid of the seed pages that satisfy the formula.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Centroid {
     /// Number of seed pages it was learned from.
     pub documents: usize,
@@ -91,6 +91,18 @@ pub struct Centroid {
     pub unseen_idf: f64,
     /// The terms, heaviest first (ties: by spelling).
     pub terms: Vec<CentroidTerm>,
+    /// Term → position in `terms`, built on first use: [`Centroid::similarity`] runs for every
+    /// page and every link of the crawl, and rebuilding it per call cost more than the rest.
+    #[serde(skip)]
+    index: std::sync::OnceLock<HashMap<String, usize>>,
+}
+
+impl PartialEq for Centroid {
+    fn eq(&self, other: &Self) -> bool {
+        self.documents == other.documents
+            && self.unseen_idf.to_bits() == other.unseen_idf.to_bits()
+            && self.terms == other.terms
+    }
 }
 
 impl Centroid {
@@ -150,17 +162,23 @@ impl Centroid {
             documents: n,
             unseen_idf: idf(0),
             terms,
+            index: std::sync::OnceLock::new(),
         })
     }
 
     /// Cosine similarity of a page's term counts to the centroid, in `[0, 1]`.
     pub fn similarity(&self, page: &TermCounts) -> f64 {
-        let known: HashMap<&str, &CentroidTerm> =
-            self.terms.iter().map(|t| (t.term.as_str(), t)).collect();
+        let index = self.index.get_or_init(|| {
+            self.terms
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.term.clone(), i))
+                .collect()
+        });
         let mut dot = 0.0;
         let mut norm2 = 0.0;
         for (term, &tf) in page {
-            match known.get(term.as_str()) {
+            match index.get(term.as_str()).and_then(|&i| self.terms.get(i)) {
                 Some(t) => {
                     let w = tf_weight(tf) * t.idf;
                     dot += w * t.weight;
