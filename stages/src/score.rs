@@ -297,8 +297,16 @@ impl Scope {
 }
 
 fn suffix_match(host: &str, pattern: &str) -> bool {
+    // An IP address has no parent domain: `0.2` must not allow 127.0.0.2 and 10.0.0.2.
+    let is_ip = host.parse::<std::net::IpAddr>().is_ok()
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::Ipv6Addr>()
+            .is_ok();
     host == pattern
-        || (host.len() > pattern.len()
+        || (!is_ip
+            && host.len() > pattern.len()
             && host.ends_with(pattern)
             && host.as_bytes()[host.len() - pattern.len() - 1] == b'.')
 }
@@ -530,5 +538,15 @@ mod tests {
         sorted.sort_unstable();
         sorted.dedup();
         assert_eq!(sorted.len(), FRANCOPHONE.len(), "duplicates in FRANCOPHONE");
+    }
+
+    #[test]
+    fn ip_hosts_match_exactly() {
+        let scope = Scope::new(&["127.0.0.2".to_string(), "0.3".to_string()], &[]);
+        assert_eq!(scope.check("127.0.0.2"), Ok(()));
+        assert_eq!(scope.check("10.0.0.2"), Err(OutOfScope::NotAllowed));
+        // A suffix of octets is not a domain suffix.
+        assert_eq!(scope.check("127.0.0.3"), Err(OutOfScope::NotAllowed));
+        assert_eq!(scope.check("a.test.0.3"), Ok(()));
     }
 }
