@@ -361,7 +361,7 @@ pub async fn crawl(
     // Pages waiting for a revisit are requests to make again, so they leave the count.
     let requests_total = store
         .requests_made()?
-        .saturating_sub(store.pending_revisits()?.len() as u64);
+        .saturating_sub(store.pending_revisit_count()?);
     let mut crawler = Crawler {
         ctx: ctx.clone(),
         store,

@@ -157,6 +157,19 @@ pub struct QueuedUrl {
     pub via: String,
 }
 
+impl QueuedUrl {
+    /// A row of `SELECT id, host, depth, priority, via FROM urls …`.
+    fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<QueuedUrl> {
+        Ok(QueuedUrl {
+            id: r.get(0)?,
+            host: r.get(1)?,
+            depth: r.get::<_, i64>(2)? as u32,
+            priority: r.get(3)?,
+            via: r.get(4)?,
+        })
+    }
+}
+
 /// What a fetch taught us about a URL.
 #[derive(Debug, Clone, Default)]
 pub struct FetchRow {
@@ -664,15 +677,7 @@ impl Store {
             "SELECT id, host, depth, priority, via FROM urls WHERE state = 'queued' ORDER BY id",
         )?;
         let rows = stmt
-            .query_map([], |r| {
-                Ok(QueuedUrl {
-                    id: r.get(0)?,
-                    host: r.get(1)?,
-                    depth: r.get::<_, i64>(2)? as u32,
-                    priority: r.get(3)?,
-                    via: r.get(4)?,
-                })
-            })?
+            .query_map([], QueuedUrl::from_row)?
             .collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
     }
@@ -689,15 +694,10 @@ impl Store {
              ORDER BY priority DESC, id LIMIT ?2",
         )?;
         let rows = stmt
-            .query_map(params![host, (limit + exclude.len()) as i64], |r| {
-                Ok(QueuedUrl {
-                    id: r.get(0)?,
-                    host: r.get(1)?,
-                    depth: r.get::<_, i64>(2)? as u32,
-                    priority: r.get(3)?,
-                    via: r.get(4)?,
-                })
-            })?
+            .query_map(
+                params![host, (limit + exclude.len()) as i64],
+                QueuedUrl::from_row,
+            )?
             .filter(|row| row.as_ref().map_or(true, |q| !exclude.contains(&q.id)))
             .take(limit)
             .collect::<Result<Vec<_>, _>>()?;
@@ -723,17 +723,18 @@ impl Store {
              WHERE revisit = 'pending' AND state = 'fetched' ORDER BY id",
         )?;
         let rows = stmt
-            .query_map([], |r| {
-                Ok(QueuedUrl {
-                    id: r.get(0)?,
-                    host: r.get(1)?,
-                    depth: r.get::<_, i64>(2)? as u32,
-                    priority: r.get(3)?,
-                    via: r.get(4)?,
-                })
-            })?
+            .query_map([], QueuedUrl::from_row)?
             .collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
+    }
+
+    /// How many pages wait for their revisit.
+    pub fn pending_revisit_count(&self) -> anyhow::Result<u64> {
+        Ok(self.conn.query_row(
+            "SELECT COUNT(*) FROM urls WHERE revisit = 'pending' AND state = 'fetched'",
+            [],
+            |r| r.get::<_, i64>(0),
+        )? as u64)
     }
 
     /// `ETag` and `Last-Modified` of a stored page.
