@@ -1,19 +1,11 @@
 //! The `basic` scenario: a French web about graphs on five hosts (robots rules, a redirect, a
 //! 404, a PDF, an off-topic site, an English page, an off-domain link).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::time::Duration;
 
-use crate::server::{Hit, TestWeb};
+use crate::server::TestWeb;
 use crate::support::*;
-
-fn per_host(log: &[Hit]) -> HashMap<String, Vec<Hit>> {
-    let mut hosts: HashMap<String, Vec<Hit>> = HashMap::new();
-    for hit in log {
-        hosts.entry(hit.host.clone()).or_default().push(hit.clone());
-    }
-    hosts
-}
 
 #[test]
 fn basic_crawl_is_polite_and_produces_every_artefact() {

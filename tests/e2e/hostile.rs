@@ -2,19 +2,10 @@
 //! that answers 429 + Retry-After, a dead one, one whose robots.txt fails once, one too slow
 //! for the timeout, an endless agenda, X-Robots-Tag headers). Checked from the server's log.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::server::{Hit, TestWeb};
 use crate::support::*;
-
-fn by_host(log: &[Hit]) -> HashMap<String, Vec<Hit>> {
-    let mut hosts: HashMap<String, Vec<Hit>> = HashMap::new();
-    for hit in log {
-        hosts.entry(hit.host.clone()).or_default().push(hit.clone());
-    }
-    hosts
-}
 
 fn urls_with_reason(out: &std::path::Path, reason: &str) -> Vec<String> {
     let conn = db(out);
@@ -42,7 +33,7 @@ fn misbehaving_servers_are_handled_politely_and_do_not_stall_the_crawl() {
     // though the crawler stopped waiting after 1 s: let the last one land.
     std::thread::sleep(Duration::from_secs(3));
     let log = web.log();
-    let hosts = by_host(&log);
+    let hosts = per_host(&log);
 
     // The usual politeness holds on every server, misbehaving or not.
     for (host, hits) in &hosts {

@@ -1,7 +1,19 @@
 //! Helpers: run the binary, read the run folder.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use crate::server::Hit;
+
+/// The server's log split by host, each host's requests in arrival order.
+pub fn per_host(log: &[Hit]) -> HashMap<String, Vec<Hit>> {
+    let mut hosts: HashMap<String, Vec<Hit>> = HashMap::new();
+    for hit in log {
+        hosts.entry(hit.host.clone()).or_default().push(hit.clone());
+    }
+    hosts
+}
 
 /// The repository root.
 pub fn repo() -> PathBuf {
