@@ -205,8 +205,19 @@ impl Crawler<'_> {
     }
 
     /// The best key waiting on servers that may still be asked (per-host budget not spent),
-    /// busy or not: the level the hold-back rule compares with.
+    /// busy or not: the level the hold-back rule compares with (None when the rule cannot apply).
     pub(super) fn global_best(&self) -> Option<f64> {
+        let left = self
+            .ctx
+            .topic
+            .file
+            .crawl
+            .max_pages
+            .saturating_sub(self.requests_total);
+        // A scan of every server, on every scheduling step: only when it can matter.
+        if !self.prio.may_hold_back(left) {
+            return None;
+        }
         let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
         self.hosts
             .values()

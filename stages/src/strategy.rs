@@ -446,9 +446,13 @@ impl Prioritizer {
     /// means the free request slots go to off-topic servers and part of the budget is spent
     /// off topic.
     pub fn hold_back(&self, top_key: f64, global_best: f64, budget_left: u64) -> bool {
-        self.settings.strategy == Strategy::BestFirst
-            && budget_left < self.pending.len() as u64
-            && top_key < global_best - self.settings.margin
+        self.may_hold_back(budget_left) && top_key < global_best - self.settings.margin
+    }
+
+    /// Whether the hold-back rule can apply at all now (so the crawl need not look for the
+    /// best URL waiting anywhere when it cannot).
+    pub fn may_hold_back(&self, budget_left: u64) -> bool {
+        self.settings.strategy == Strategy::BestFirst && budget_left < self.pending.len() as u64
     }
 }
 
