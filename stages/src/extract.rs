@@ -1564,6 +1564,12 @@ fn region_mask_all(n: usize, ranges: &[(usize, usize)]) -> Vec<bool> {
             delta[end] -= 1;
         }
     }
+    covered(&delta, n)
+}
+
+/// Positions `0..n` covered by at least one range of a difference array (`+1` at each start,
+/// `-1` at each end).
+fn covered(delta: &[i64], n: usize) -> Vec<bool> {
     let mut depth = 0i64;
     delta
         .iter()
@@ -1598,15 +1604,7 @@ fn region_mask(blocks: &[RawBlock], regions: &[(usize, usize)]) -> Vec<bool> {
         delta[start] += 1;
         delta[end] -= 1;
     }
-    let mut depth = 0i64;
-    delta
-        .iter()
-        .take(n)
-        .map(|d| {
-            depth += d;
-            depth > 0
-        })
-        .collect()
+    covered(&delta, n)
 }
 
 /// The language whose stop words measure the blocks. In order: a reliable detection on the
