@@ -30,6 +30,7 @@
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -48,7 +49,7 @@ use crate::store::{FetchRow, PageFacts, Store};
 use crate::topic::Topic;
 
 mod focus;
-use crate::warcfile::{self, WarcFile};
+use crate::warcfile::{self, Packed, WarcFile};
 pub use focus::Shared as FocusShared;
 
 /// Longest redirect chain followed (RFC 9110 suggests clients detect loops; 5 is what
@@ -76,6 +77,53 @@ pub struct CrawlContext {
     pub extract_options: ExtractOptions,
     /// Term counter, score weights and the seed centroid, shared with the page analysis.
     pub focus: FocusShared,
+}
+
+impl CrawlContext {
+    /// The seen-set key of a link: canonical form, then its script's parameter rule (seed 004).
+    /// None for what is not an http(s) URL; with the rule's objection when it breaks the rule.
+    fn canonical(
+        &self,
+        raw: &str,
+        base: &url::Url,
+    ) -> Option<(url::Url, Option<urlnorm::RuleViolation>)> {
+        let target = self.canonicalizer.parse(raw, Some(base)).ok()?;
+        Some(match urlnorm::rule_for(&self.param_rules, &target) {
+            Some(rule) => match rule.apply(&target) {
+                Ok(mapped) => (mapped, None),
+                Err(violation) => (target, Some(violation)),
+            },
+            None => (target, None),
+        })
+    }
+
+    /// Works out the seen-set key of every link of a page (into `analysis.targets`). The
+    /// job does this next to the analysis, off the loop that owns the database, because a
+    /// page has a hundred links or more and the loop settles every page of the crawl.
+    pub fn resolve_links(&self, analysis: &mut Analysis, base: &url::Url) {
+        analysis.targets = analysis
+            .links
+            .iter()
+            .map(|(raw, ..)| {
+                self.canonical(raw, base).map(|(url, violation)| Target {
+                    host: urlnorm::host_key(&url),
+                    url,
+                    violation,
+                })
+            })
+            .collect();
+    }
+}
+
+/// A link's target as the crawl keys it.
+#[derive(Debug)]
+pub struct Target {
+    /// Canonical URL (after the script's parameter rule, when it keeps to it).
+    pub url: url::Url,
+    /// Politeness key of its server.
+    pub host: String,
+    /// The script's parameter rule this URL breaks, if any.
+    pub violation: Option<urlnorm::RuleViolation>,
 }
 
 /// What the crawl did in this run.
@@ -200,7 +248,25 @@ enum JobResult {
         url: url::Url,
         outcome: Result<Response, Failure>,
         analysis: Option<Analysis>,
+        /// The exchange's WARC records, compressed in the job.
+        packed: Option<Packed>,
+        /// The server was already freed by a [`JobResult::Released`] for this request.
+        released: bool,
     },
+    /// A page arrived whole and is being analysed: its server is free from now on. The
+    /// politeness delay runs from the end of the response, not from the end of our own work on
+    /// it, which on a busy machine can take longer than the delay itself.
+    Released { host: String, elapsed: Duration },
+}
+
+/// Where a page's exchange stands with the WARC file.
+enum Archive {
+    /// Not written yet: written when the page is settled.
+    Pending,
+    /// Compressed by the job, to be appended as it is.
+    Packed(Packed),
+    /// In the file, at (offset, length) of the response record.
+    Recovered((u64, u64)),
 }
 
 /// What the crawl learns from a page (computed on the blocking pool).
@@ -214,6 +280,9 @@ pub struct Analysis {
     pub terms: Option<stages::centroid::TermCounts>,
     /// `<meta name=robots>` nofollow.
     pub nofollow: bool,
+    /// The links' targets, in the order of `links` (None: not an http(s) URL); filled by
+    /// [`CrawlContext::resolve_links`].
+    pub targets: Vec<Option<Target>>,
 }
 
 /// Decodes, extracts and scores a page: the crawl's view of it.
@@ -292,6 +361,7 @@ pub fn analyze(
         links,
         nofollow: extracted.meta_robots.nofollow,
         terms: centroid.is_none().then_some(counts),
+        targets: Vec::new(),
     }
 }
 
@@ -415,7 +485,12 @@ pub async fn crawl(
         tokio::select! {
             // A finished job: record it and free its server.
             Some(result) = rx.recv() => {
-                in_flight -= 1;
+                // A freed server is not a finished job: the page's analysis still holds its
+                // place under the global limit, which keeps the pages waiting for the CPU (and
+                // their memory) bounded.
+                if !matches!(result, JobResult::Released { .. }) {
+                    in_flight -= 1;
+                }
                 crawler.handle(result)?;
             }
             // A server's delay expired: loop to start its next request.
@@ -614,7 +689,8 @@ impl Crawler<'_> {
                 &url,
                 Ok(response),
                 analysis,
-                Some((offset, length)),
+                Archive::Recovered((offset, length)),
+                false,
             )?;
             self.requests_total += 1;
             self.outcome.recovered += 1;
@@ -908,26 +984,59 @@ impl Crawler<'_> {
                 let url = url.clone();
                 guarded(async move { fetcher.fetch_if_changed(&url, &validators).await }).await
             };
-            let analysis = match &outcome {
+            let mut released = false;
+            let (outcome, analysis, packed) = match outcome {
                 Ok(response) if response.status == 200 && !response.body_skipped => {
-                    // Parsing is CPU work and scraper's DOM is !Send: do it on the blocking
-                    // pool, where it neither stalls other servers' timers nor crosses an await.
+                    released = tx
+                        .send(JobResult::Released {
+                            host: host_key.clone(),
+                            elapsed: response.elapsed,
+                        })
+                        .await
+                        .is_ok();
+                    // Parsing and compressing are CPU work and scraper's DOM is !Send: do them
+                    // on the blocking pool, where they neither stall other servers' timers nor
+                    // cross an await, nor hold up the loop that owns the database.
                     let ctx2 = ctx.clone();
                     let url2 = url.clone();
-                    let response2 = response.clone();
-                    tokio::task::spawn_blocking(move || {
-                        analyze(
-                            &ctx2.topic,
-                            &ctx2.extract_options,
-                            &ctx2.focus,
-                            &url2,
-                            &response2,
-                        )
+                    let work = tokio::task::spawn_blocking(move || {
+                        // A bug in the analysis must not lose the page: it is archived anyway.
+                        let analysis = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                            let mut analysis = analyze(
+                                &ctx2.topic,
+                                &ctx2.extract_options,
+                                &ctx2.focus,
+                                &url2,
+                                &response,
+                            );
+                            ctx2.resolve_links(&mut analysis, &url2);
+                            analysis
+                        }))
+                        .ok();
+                        let packed = Packed::exchange(url2.as_str(), &response);
+                        (response, analysis, packed)
                     })
-                    .await
-                    .ok()
+                    .await;
+                    match work {
+                        Ok((response, analysis, packed)) => (Ok(response), analysis, Some(packed)),
+                        Err(e) => (
+                            Err(Failure {
+                                reason: "internal-error",
+                                detail: format!(
+                                    "glaneur failed on this page ({e}); please report it"
+                                ),
+                                elapsed: Duration::ZERO,
+                            }),
+                            None,
+                            None,
+                        ),
+                    }
                 }
-                _ => None,
+                Ok(response) => {
+                    let packed = Packed::exchange(url.as_str(), &response);
+                    (Ok(response), None, Some(packed))
+                }
+                Err(failure) => (Err(failure), None, None),
             };
             let _ = tx
                 .send(JobResult::Page {
@@ -936,6 +1045,8 @@ impl Crawler<'_> {
                     url,
                     outcome,
                     analysis,
+                    packed,
+                    released,
                 })
                 .await;
         });
@@ -956,7 +1067,16 @@ impl Crawler<'_> {
                 url,
                 outcome,
                 analysis,
-            } => self.settle_page(entry, &host, &url, outcome, analysis, None),
+                packed,
+                released,
+            } => {
+                let archive = packed.map_or(Archive::Pending, Archive::Packed);
+                self.settle_page(entry, &host, &url, outcome, analysis, archive, released)
+            }
+            JobResult::Released { host, elapsed } => {
+                self.release_host(&host, elapsed);
+                Ok(())
+            }
         }
     }
 
@@ -1024,6 +1144,18 @@ impl Crawler<'_> {
     }
 
     #[allow(clippy::too_many_lines)]
+    /// A request to `host_key` ended well: the server may take the next one after its delay
+    /// (or k times this response's time, if longer: a slow answer is a busy server).
+    fn release_host(&mut self, host_key: &str, elapsed: Duration) {
+        let factor = self.ctx.topic.file.politeness.response_time_factor;
+        let host = self.host_mut(host_key);
+        host.in_flight = host.in_flight.saturating_sub(1);
+        host.failures = 0;
+        host.fetched += 1;
+        host.next_at = Instant::now() + host.delay.max(elapsed.mul_f64(factor));
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn settle_page(
         &mut self,
         entry: Job,
@@ -1031,7 +1163,8 @@ impl Crawler<'_> {
         url: &url::Url,
         outcome: Result<Response, Failure>,
         analysis: Option<Analysis>,
-        recovered_at: Option<(u64, u64)>,
+        mut archive: Archive,
+        released: bool,
     ) -> anyhow::Result<()> {
         let now = now_epoch();
         let replay = self.ctx.fetcher.is_replay();
@@ -1051,18 +1184,15 @@ impl Crawler<'_> {
             Ok(r) => r.elapsed,
             Err(f) => f.elapsed,
         };
+        if !released && !transient {
+            self.release_host(host_key, elapsed);
+        }
         let (failures, delay) = {
             let host = self.host_mut(host_key);
-            host.in_flight = host.in_flight.saturating_sub(1);
             host.flying.retain(|&id| id != entry.id);
             if transient {
+                host.in_flight = host.in_flight.saturating_sub(1);
                 host.failures += 1;
-            } else {
-                host.failures = 0;
-                host.fetched += 1;
-                // A slow answer is a busy server: wait k times as long as it took.
-                let slow = elapsed.mul_f64(politeness.response_time_factor);
-                host.next_at = Instant::now() + host.delay.max(slow);
             }
             (host.failures, host.delay)
         };
@@ -1083,10 +1213,8 @@ impl Crawler<'_> {
             let retry = !give_up && (throttled || entry.attempts < politeness.retries);
             if retry {
                 let pause = self.pause_after_failure(failures, delay, asked_to_wait, elapsed);
-                if let Ok(response) = &outcome
-                    && recovered_at.is_none()
-                {
-                    self.warc.exchange(url.as_str(), response)?;
+                if let Ok(response) = &outcome {
+                    self.archive(url, response, &mut archive)?;
                 }
                 self.store.waiting(
                     entry.id,
@@ -1113,7 +1241,7 @@ impl Crawler<'_> {
                     // The stored copy stays; only the revisit failed.
                     self.store.revisited(entry.id, "failed", now)?;
                 } else {
-                    self.settle_response(&entry, host_key, url, outcome, recovered_at, now)?;
+                    self.settle_response(&entry, host_key, url, outcome, archive, now)?;
                 }
                 return self.give_up(host_key, "server-gave-up", &detail);
             }
@@ -1125,9 +1253,7 @@ impl Crawler<'_> {
             match &outcome {
                 // Unchanged: the stored copy stays the page's text; the answer is archived.
                 Ok(r) if r.status == 304 => {
-                    if recovered_at.is_none() {
-                        self.warc.exchange(url.as_str(), r)?;
-                    }
+                    self.archive(url, r, &mut archive)?;
                     self.store.host_fetched(host_key, false)?;
                     self.store.revisited(entry.id, "not-modified", now)?;
                     self.progress.fetched(false);
@@ -1142,7 +1268,7 @@ impl Crawler<'_> {
             }
         }
         let Some(response) =
-            self.settle_response(&entry, host_key, url, outcome, recovered_at, now)?
+            self.settle_response(&entry, host_key, url, outcome, archive, now)?
         else {
             self.seed_settled(entry.id, None)?;
             return Ok(());
@@ -1154,7 +1280,7 @@ impl Crawler<'_> {
             self.seed_settled(entry.id, None)?;
             return Ok(());
         }
-        let Some(analysis) = analysis else {
+        let Some(mut analysis) = analysis else {
             self.progress.fetched(false);
             self.seed_settled(entry.id, None)?;
             return Ok(());
@@ -1192,8 +1318,18 @@ impl Crawler<'_> {
         let expand = strategy::may_expand(run, Some(tunnel));
         let child_depth = entry.depth + 1;
         let too_deep = child_depth > self.ctx.topic.file.crawl.max_depth;
-        for (raw, kind, anchor, anchor_score, url_score) in &analysis.links {
-            let Some((target, violation)) = self.canonical(raw, url) else {
+        if analysis.targets.len() != analysis.links.len() {
+            self.ctx.resolve_links(&mut analysis, url);
+        }
+        for ((_, kind, anchor, anchor_score, url_score), target) in
+            analysis.links.iter().zip(&analysis.targets)
+        {
+            let Some(Target {
+                url: target,
+                host: target_host,
+                violation,
+            }) = target
+            else {
                 continue;
             };
             let priority = score::link_priority_weighted(
@@ -1205,10 +1341,9 @@ impl Crawler<'_> {
                 },
                 &self.ctx.focus.weights,
             );
-            let target_host = urlnorm::host_key(&target);
             let (dst, new) = self.store.insert_url(
                 target.as_str(),
-                &target_host,
+                target_host,
                 child_depth,
                 Some(entry.id),
                 "link",
@@ -1249,13 +1384,13 @@ impl Crawler<'_> {
                 )?;
                 continue;
             }
-            if !self.admit(dst, &target_host, &target)? {
+            if !self.admit(dst, target_host, target)? {
                 continue;
             }
             if run > 0 {
                 self.store.set_hops(dst, run)?;
             }
-            self.queue_url(&target_host, dst, child_depth, priority, run);
+            self.queue_url(target_host, dst, child_depth, priority, run);
         }
         let rekeyed = self.prio.page_done(entry.id);
         self.push_rekeyed(rekeyed);
@@ -1270,7 +1405,7 @@ impl Crawler<'_> {
         host_key: &str,
         url: &url::Url,
         outcome: Result<Response, Failure>,
-        recovered_at: Option<(u64, u64)>,
+        mut archive: Archive,
         now: f64,
     ) -> anyhow::Result<Option<Response>> {
         let response = match outcome {
@@ -1284,10 +1419,7 @@ impl Crawler<'_> {
             }
         };
         self.store.host_fetched(host_key, false)?;
-        let location = match recovered_at {
-            Some(at) => at,
-            None => self.warc.exchange(url.as_str(), &response)?,
-        };
+        let location = self.archive(url, &response, &mut archive)?;
         let status = response.status;
         let row = FetchRow {
             status,
@@ -1327,21 +1459,21 @@ impl Crawler<'_> {
         Ok(Some(response))
     }
 
-    /// The seen-set key of a link: canonical form, then its script's parameter rule (seed 004).
-    /// None for what is not an http(s) URL; with the rule's objection when it breaks the rule.
-    fn canonical(
-        &self,
-        raw: &str,
-        base: &url::Url,
-    ) -> Option<(url::Url, Option<urlnorm::RuleViolation>)> {
-        let target = self.ctx.canonicalizer.parse(raw, Some(base)).ok()?;
-        Some(match urlnorm::rule_for(&self.ctx.param_rules, &target) {
-            Some(rule) => match rule.apply(&target) {
-                Ok(mapped) => (mapped, None),
-                Err(violation) => (target, Some(violation)),
-            },
-            None => (target, None),
-        })
+    /// Writes an exchange to the WARC file unless it is there already; returns where the
+    /// response record is.
+    fn archive(
+        &mut self,
+        url: &url::Url,
+        response: &Response,
+        archive: &mut Archive,
+    ) -> anyhow::Result<(u64, u64)> {
+        let at = match std::mem::replace(archive, Archive::Pending) {
+            Archive::Recovered(at) => at,
+            Archive::Packed(packed) => self.warc.write_packed(&packed)?,
+            Archive::Pending => self.warc.exchange(url.as_str(), response)?,
+        };
+        *archive = Archive::Recovered(at);
+        Ok(at)
     }
 
     /// The last checks on a newly found in-scope URL before it joins the queue: a server the
@@ -1391,7 +1523,7 @@ impl Crawler<'_> {
         let Some(location) = location else {
             return Ok(());
         };
-        let Some((target, violation)) = self.canonical(location, url) else {
+        let Some((target, violation)) = self.ctx.canonical(location, url) else {
             return Ok(());
         };
         let now = now_epoch();

@@ -88,50 +88,29 @@ impl WarcFile {
 
     /// Appends one record (compressed as its own gzip member); returns (offset, length).
     pub fn append(&mut self, record: &[u8]) -> anyhow::Result<(u64, u64)> {
-        let member = warc::gzip_member(record);
-        let offset = self.len;
-        self.file
-            .write_all(&member)
-            .with_context(|| format!("cannot write to {}", self.path.display()))?;
-        self.len += member.len() as u64;
-        Ok((offset, member.len() as u64))
+        self.write_member(&warc::gzip_member(record))
     }
 
     /// Appends the request and response records of one exchange; returns the response
     /// record's (offset, length).
     pub fn exchange(&mut self, url: &str, response: &Response) -> anyhow::Result<(u64, u64)> {
-        let date = now_iso();
-        let request_id = record_id();
-        let response_id = record_id();
-        let request = warc::request_record(
-            url,
-            &response.request_block,
-            &date,
-            &request_id,
-            Some(&response_id),
-        );
-        self.append(&request)?;
-        let truncated = response.truncated.then_some("length");
-        let block = if response.body_skipped {
-            // Not harvested: keep the status line and headers only, and say so.
-            head_only(&response.response_block)
-        } else {
-            response.response_block.clone()
-        };
-        let truncated = if response.body_skipped {
-            Some("unspecified")
-        } else {
-            truncated
-        };
-        let record = warc::response_record(
-            url,
-            &block,
-            &date,
-            &response_id,
-            response.ip.as_deref(),
-            truncated,
-        );
-        self.append(&record)
+        self.write_packed(&Packed::exchange(url, response))
+    }
+
+    /// Appends an exchange packed beforehand (see [`Packed`]); returns the response record's
+    /// (offset, length).
+    pub fn write_packed(&mut self, packed: &Packed) -> anyhow::Result<(u64, u64)> {
+        self.write_member(&packed.request)?;
+        self.write_member(&packed.response)
+    }
+
+    fn write_member(&mut self, member: &[u8]) -> anyhow::Result<(u64, u64)> {
+        let offset = self.len;
+        self.file
+            .write_all(member)
+            .with_context(|| format!("cannot write to {}", self.path.display()))?;
+        self.len += member.len() as u64;
+        Ok((offset, member.len() as u64))
     }
 
     /// Current length: everything before it is complete records.
@@ -154,6 +133,56 @@ impl WarcFile {
     pub fn flush(&mut self) -> anyhow::Result<()> {
         self.file.flush()?;
         Ok(())
+    }
+}
+
+/// The request and response records of one exchange, each compressed as its own gzip member,
+/// ready to be appended. Compressing is most of the cost of archiving a page, and it needs
+/// nothing from the file: the crawl packs a page where it analyses it, off the task that owns
+/// the file and the database, which only appends the bytes.
+pub struct Packed {
+    request: Vec<u8>,
+    response: Vec<u8>,
+}
+
+impl Packed {
+    /// Builds and compresses both records (dated now).
+    pub fn exchange(url: &str, response: &Response) -> Packed {
+        let date = now_iso();
+        let request_id = record_id();
+        let response_id = record_id();
+        let request = warc::request_record(
+            url,
+            &response.request_block,
+            &date,
+            &request_id,
+            Some(&response_id),
+        );
+        let truncated = if response.body_skipped {
+            Some("unspecified")
+        } else {
+            response.truncated.then_some("length")
+        };
+        // Not harvested: keep the status line and headers only, and say so.
+        let head;
+        let block = if response.body_skipped {
+            head = head_only(&response.response_block);
+            &head
+        } else {
+            &response.response_block
+        };
+        let record = warc::response_record(
+            url,
+            block,
+            &date,
+            &response_id,
+            response.ip.as_deref(),
+            truncated,
+        );
+        Packed {
+            request: warc::gzip_member(&request),
+            response: warc::gzip_member(&record),
+        }
     }
 }
 
