@@ -40,7 +40,8 @@ pub struct TopicFile {
     /// Seeds from a search API, queried with the seed terms (BootCaT's method).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<SearchSection>,
-    /// The keyword formula `F`.
+    /// The keyword formula `F` (absent: every page is on topic).
+    #[serde(default)]
     pub formula: FormulaSection,
     /// The domain restriction `D`.
     #[serde(default)]
@@ -174,10 +175,12 @@ pub struct SearchPlan {
 }
 
 /// `[formula]`: the propositional formula over words.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FormulaSection {
-    /// The formula, e.g. `(NON "graffiti") ET ("graphe" OU "graphes")`.
+    /// The formula, e.g. `(NON "graffiti") ET ("graphe" OU "graphes")`; empty (or no
+    /// `[formula]` table): no filter, every page is on topic.
+    #[serde(default)]
     pub expression: String,
     /// Match case exactly (default: no).
     #[serde(default)]
@@ -619,19 +622,22 @@ impl Topic {
     pub fn from_str(text: &str, dir: PathBuf, origin: String) -> anyhow::Result<Topic> {
         let file: TopicFile =
             toml::from_str(text).with_context(|| format!("invalid topic file {origin}"))?;
-        let formula = Formula::parse_with(
-            &file.formula.expression,
-            FormulaOptions {
-                case_sensitive: file.formula.case_sensitive,
-                keep_diacritics: file.formula.keep_diacritics,
-            },
-        )
-        .with_context(|| {
-            format!(
-                "invalid [formula] expression in {origin}: `{}`",
-                file.formula.expression
-            )
-        })?;
+        let options = FormulaOptions {
+            case_sensitive: file.formula.case_sensitive,
+            keep_diacritics: file.formula.keep_diacritics,
+        };
+        // No formula is a choice (a crawl of whole sites, a general corpus), not a mistake to
+        // report: the page score then rests on the seed centroid and the language.
+        let formula = if file.formula.expression.trim().is_empty() {
+            Formula::everything(options)
+        } else {
+            Formula::parse_with(&file.formula.expression, options).with_context(|| {
+                format!(
+                    "invalid [formula] expression in {origin}: `{}`",
+                    file.formula.expression
+                )
+            })?
+        };
         validate(&file).with_context(|| format!("invalid topic file {origin}"))?;
         let mut seed_urls = Vec::new();
         for raw in &file.seeds.urls {
@@ -756,6 +762,13 @@ fn validate(file: &TopicFile) -> anyhow::Result<()> {
     for lang in &file.languages {
         if lang.len() != 2 || !lang.chars().all(|c| c.is_ascii_lowercase()) {
             bail!("`languages`: `{lang}` is not a two-letter ISO 639-1 code such as \"fr\"");
+        }
+    }
+    for (list, patterns) in [("allow", &file.domains.allow), ("deny", &file.domains.deny)] {
+        for pattern in patterns {
+            if let Some(Err(why)) = stages::score::Network::parse(pattern) {
+                bail!("[domains] {list}: {why}");
+            }
         }
     }
     let contact = file.politeness.contact.trim();
@@ -906,6 +919,37 @@ contact = "mailto:linguiste@example.org"
         );
         let err = format!("{:#}", parse(&text).unwrap_err());
         assert!(err.contains("column"), "{err}");
+    }
+
+    #[test]
+    fn no_formula_means_every_page_is_on_topic() {
+        let without = MINIMAL.replace(
+            "[formula]\nexpression = '(NON \"graffiti\") ET (\"graphe\" OU \"graphes\")'\n",
+            "",
+        );
+        assert!(!without.contains("[formula]"));
+        let empty = MINIMAL.replace(
+            r#"'(NON "graffiti") ET ("graphe" OU "graphes")'"#,
+            r#""  ""#,
+        );
+        for text in [without, empty] {
+            let topic = parse(&text).unwrap();
+            assert!(topic.formula.accepts_everything());
+            assert!(topic.formula.evaluate("graffiti").satisfied);
+        }
+    }
+
+    #[test]
+    fn a_malformed_network_is_named() {
+        let text = MINIMAL.replace(
+            "[politeness]",
+            "[domains]\nallow = [\"10.0.0.0/40\"]\n[politeness]",
+        );
+        let err = format!("{:#}", parse(&text).unwrap_err());
+        assert!(
+            err.contains("[domains] allow") && err.contains("10.0.0.0/40"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -269,6 +269,22 @@ impl Formula {
         })
     }
 
+    /// The formula every text satisfies (no terms, no hits): what a topic without a formula
+    /// uses, so that every page counts as on topic and is scored by its other evidence.
+    pub fn everything(options: FormulaOptions) -> Formula {
+        Formula {
+            root: Node::And(Vec::new()),
+            leaves: Vec::new(),
+            scored: Vec::new(),
+            options,
+        }
+    }
+
+    /// Whether this is [`Formula::everything`].
+    pub fn accepts_everything(&self) -> bool {
+        self.leaves.is_empty()
+    }
+
     /// Evaluates the formula on `text`, which is tokenised for this one call.
     pub fn evaluate(&self, text: &str) -> Verdict {
         self.evaluate_prepared(&PreparedText::new(text, self.options))
@@ -436,6 +452,9 @@ impl fmt::Display for Formula {
     /// The normalised form: English operators, every term quoted, every operand that is not a
     /// single term in parentheses, e.g. `(NOT "graffiti") AND ("graphe" OR "graphes")`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.accepts_everything() {
+            return f.write_str("(none: every text satisfies it)");
+        }
         self.write_node(&self.root, false, f)
     }
 }
@@ -1884,5 +1903,17 @@ mod tests {
             PreparedText::new("l'an 2000 n'a", FormulaOptions::default()).token_count(),
             5
         );
+    }
+
+    #[test]
+    fn everything_is_satisfied_by_any_text_with_no_hits() {
+        let f = Formula::everything(FormulaOptions::default());
+        for text in ["", "graphe", "n'importe quoi, vraiment"] {
+            let v = f.evaluate(text);
+            assert!(v.satisfied, "{text:?}");
+            assert_eq!((v.hits, v.matched.len()), (0, 0));
+        }
+        assert!(f.excluded_terms().is_empty());
+        assert!(!Formula::parse("graphe").unwrap().accepts_everything());
     }
 }

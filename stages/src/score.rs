@@ -244,11 +244,63 @@ pub const FRANCOPHONE: &[&str] = &[
 /// A pattern is a host suffix on label boundaries: `fr` or `.fr` matches every host under the
 /// `.fr` TLD, `inria.fr` matches `inria.fr` and `www.inria.fr` but not `notinria.fr`. An empty
 /// allow list allows every host; the deny list wins over the allow list. The pattern
-/// `francophone` stands for every TLD of [`FRANCOPHONE`].
+/// `francophone` stands for every TLD of [`FRANCOPHONE`]. An IP address matches only itself,
+/// or a network written `127.0.0.0/8` / `2001:db8::/32` (CIDR).
 #[derive(Debug, Clone, Default)]
 pub struct Scope {
     allow: Vec<String>,
     deny: Vec<String>,
+    allow_nets: Vec<Network>,
+    deny_nets: Vec<Network>,
+}
+
+/// An IP network: address and prefix length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Network {
+    addr: std::net::IpAddr,
+    prefix: u8,
+}
+
+impl Network {
+    /// Parses `addr/prefix`; None when `pattern` has no `/` (a host pattern), an error naming
+    /// the problem when it has one but is not a network.
+    pub fn parse(pattern: &str) -> Option<Result<Network, String>> {
+        let (addr, prefix) = pattern.trim().split_once('/')?;
+        let addr = addr.trim_start_matches('[').trim_end_matches(']');
+        Some(
+            match (addr.parse::<std::net::IpAddr>(), prefix.parse::<u8>()) {
+                (Ok(addr), Ok(prefix)) if prefix <= if addr.is_ipv4() { 32 } else { 128 } => {
+                    Ok(Network { addr, prefix })
+                }
+                (Ok(_), _) => Err(format!(
+                    "`{pattern}`: the prefix length must be 0-32 (IPv4) or 0-128 (IPv6)"
+                )),
+                (Err(_), _) => Err(format!(
+                    "`{pattern}`: not a network (write it as an address and a prefix length, e.g. 10.0.0.0/8)"
+                )),
+            },
+        )
+    }
+
+    /// Whether `ip` is inside the network.
+    pub fn contains(&self, ip: std::net::IpAddr) -> bool {
+        use std::net::IpAddr;
+        let (a, b, bits) = match (self.addr, ip) {
+            (IpAddr::V4(a), IpAddr::V4(b)) => (
+                u128::from(u32::from(a)) << 96,
+                u128::from(u32::from(b)) << 96,
+                self.prefix,
+            ),
+            (IpAddr::V6(a), IpAddr::V6(b)) => (u128::from(a), u128::from(b), self.prefix),
+            _ => return false,
+        };
+        let mask = if bits == 0 {
+            0
+        } else {
+            u128::MAX << (128 - u32::from(bits))
+        };
+        a & mask == b & mask
+    }
 }
 
 /// Why a host is out of scope.
@@ -268,7 +320,9 @@ impl Scope {
             let mut out = Vec::new();
             for p in patterns {
                 let p = p.trim().trim_start_matches('.').to_lowercase();
-                if p == "francophone" {
+                if p.contains('/') {
+                    // A network (or a malformed one, which the topic check reports).
+                } else if p == "francophone" {
                     out.extend(FRANCOPHONE.iter().map(|t| t.to_string()));
                 } else if !p.is_empty() {
                     out.push(p);
@@ -276,19 +330,34 @@ impl Scope {
             }
             out
         };
+        let nets = |patterns: &[String]| -> Vec<Network> {
+            patterns
+                .iter()
+                .filter_map(|p| Network::parse(p)?.ok())
+                .collect()
+        };
         Scope {
             allow: clean(allow),
             deny: clean(deny),
+            allow_nets: nets(allow),
+            deny_nets: nets(deny),
         }
     }
 
     /// Whether `host` (already lower-cased, as the URL parser gives it) may be crawled.
     pub fn check(&self, host: &str) -> Result<(), OutOfScope> {
         let host = host.trim_end_matches('.');
-        if self.deny.iter().any(|p| suffix_match(host, p)) {
+        let ip = host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .ok();
+        let in_nets = |nets: &[Network]| ip.is_some_and(|ip| nets.iter().any(|n| n.contains(ip)));
+        if self.deny.iter().any(|p| suffix_match(host, p)) || in_nets(&self.deny_nets) {
             return Err(OutOfScope::Denied);
         }
-        if self.allow.is_empty() || self.allow.iter().any(|p| suffix_match(host, p)) {
+        let open = self.allow.is_empty() && self.allow_nets.is_empty();
+        if open || self.allow.iter().any(|p| suffix_match(host, p)) || in_nets(&self.allow_nets) {
             Ok(())
         } else {
             Err(OutOfScope::NotAllowed)
@@ -548,5 +617,40 @@ mod tests {
         // A suffix of octets is not a domain suffix.
         assert_eq!(scope.check("127.0.0.3"), Err(OutOfScope::NotAllowed));
         assert_eq!(scope.check("a.test.0.3"), Ok(()));
+    }
+
+    #[test]
+    fn networks_match_addresses_inside_them_only() {
+        let scope = Scope::new(
+            &[
+                "127.0.0.0/8".into(),
+                "2001:db8::/32".into(),
+                "inria.fr".into(),
+            ],
+            &["127.0.1.0/24".into()],
+        );
+        assert_eq!(scope.check("127.0.0.2"), Ok(()));
+        assert_eq!(scope.check("127.255.0.9"), Ok(()));
+        assert_eq!(scope.check("127.0.1.1"), Err(OutOfScope::Denied));
+        assert_eq!(scope.check("128.0.0.1"), Err(OutOfScope::NotAllowed));
+        assert_eq!(scope.check("[2001:db8::1]"), Ok(()));
+        assert_eq!(scope.check("[2001:db9::1]"), Err(OutOfScope::NotAllowed));
+        assert_eq!(scope.check("www.inria.fr"), Ok(()));
+        // A name is not an address, whatever its digits.
+        assert_eq!(
+            scope.check("127.0.0.2.example"),
+            Err(OutOfScope::NotAllowed)
+        );
+        let all = Network::parse("0.0.0.0/0").unwrap().unwrap();
+        assert!(all.contains("8.8.8.8".parse().unwrap()));
+        assert!(!all.contains("::1".parse().unwrap()));
+    }
+
+    #[test]
+    fn malformed_networks_are_named() {
+        assert!(Network::parse("inria.fr").is_none());
+        assert!(Network::parse("10.0.0.0/33").unwrap().is_err());
+        assert!(Network::parse("10.0.0/8").unwrap().is_err());
+        assert!(Network::parse("::/129").unwrap().is_err());
     }
 }
