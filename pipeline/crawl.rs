@@ -1267,8 +1267,7 @@ impl Crawler<'_> {
                 Ok(_) => self.store.revisited(entry.id, "refetched", now)?,
             }
         }
-        let Some(response) =
-            self.settle_response(&entry, host_key, url, outcome, archive, now)?
+        let Some(response) = self.settle_response(&entry, host_key, url, outcome, archive, now)?
         else {
             self.seed_settled(entry.id, None)?;
             return Ok(());
