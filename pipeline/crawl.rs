@@ -340,6 +340,8 @@ struct Crawler<'a> {
     attempts: HashMap<i64, u32>,
     /// The strategy's keys and state (lazy re-keying).
     prio: Prioritizer,
+    /// Keys of the page requests in flight (the hold-back rule counts them as waiting).
+    flying_keys: HashMap<i64, f32>,
     /// Seeds the centroid waits for.
     seeds: focus::SeedWatch,
     /// Page requests started, all runs (the budget counts them).
@@ -372,6 +374,7 @@ pub async fn crawl(
         revisits: HashSet::new(),
         attempts: HashMap::new(),
         prio: Prioritizer::new(focus::settings(&ctx.topic)),
+        flying_keys: HashMap::new(),
         seeds: focus::SeedWatch::default(),
         requests_total,
         outcome: CrawlOutcome {
@@ -900,6 +903,7 @@ impl Crawler<'_> {
         let host = self.host_mut(host_key);
         host.in_flight += 1;
         host.flying.push(entry.id);
+        self.flying_keys.insert(entry.id, entry.priority as f32);
         let ctx = self.ctx.clone();
         let tx = tx.clone();
         let host_key = host_key.to_string();
@@ -1051,6 +1055,7 @@ impl Crawler<'_> {
             Ok(r) => r.elapsed,
             Err(f) => f.elapsed,
         };
+        self.flying_keys.remove(&entry.id);
         let (failures, delay) = {
             let host = self.host_mut(host_key);
             host.in_flight = host.in_flight.saturating_sub(1);
