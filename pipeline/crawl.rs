@@ -410,6 +410,8 @@ struct Crawler<'a> {
     attempts: HashMap<i64, u32>,
     /// The strategy's keys and state (lazy re-keying).
     prio: Prioritizer,
+    /// Keys of the page requests in flight (the hold-back rule counts them as waiting).
+    flying_keys: HashMap<i64, f32>,
     /// Seeds the centroid waits for.
     seeds: focus::SeedWatch,
     /// Page requests started, all runs (the budget counts them).
@@ -442,6 +444,7 @@ pub async fn crawl(
         revisits: HashSet::new(),
         attempts: HashMap::new(),
         prio: Prioritizer::new(focus::settings(&ctx.topic)),
+        flying_keys: HashMap::new(),
         seeds: focus::SeedWatch::default(),
         requests_total,
         outcome: CrawlOutcome {
@@ -976,6 +979,7 @@ impl Crawler<'_> {
         let host = self.host_mut(host_key);
         host.in_flight += 1;
         host.flying.push(entry.id);
+        self.flying_keys.insert(entry.id, entry.priority as f32);
         let ctx = self.ctx.clone();
         let tx = tx.clone();
         let host_key = host_key.to_string();
@@ -1184,6 +1188,7 @@ impl Crawler<'_> {
             Ok(r) => r.elapsed,
             Err(f) => f.elapsed,
         };
+        self.flying_keys.remove(&entry.id);
         if !released && !transient {
             self.release_host(host_key, elapsed);
         }

@@ -205,7 +205,10 @@ impl Crawler<'_> {
     }
 
     /// The best key waiting on servers that may still be asked (per-host budget not spent),
-    /// busy or not: the level the hold-back rule compares with (None when the rule cannot apply).
+    /// busy or not, or being fetched: the level the hold-back rule compares with (None when
+    /// the rule cannot apply). A page in flight counts because its links are about to join
+    /// the frontier: while the on-topic server's only URL is being fetched, its queue is empty,
+    /// and without it the free slots would go to the off-topic servers' worst URLs.
     pub(super) fn global_best(&self) -> Option<f64> {
         let left = self
             .ctx
@@ -223,6 +226,7 @@ impl Crawler<'_> {
             .values()
             .filter(|h| h.fetched < per_host)
             .filter_map(|h| h.queue.peek().map(|e| f64::from(e.key)))
+            .chain(self.flying_keys.values().map(|&k| f64::from(k)))
             .max_by(f64::total_cmp)
     }
 

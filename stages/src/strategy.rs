@@ -439,20 +439,22 @@ impl Prioritizer {
         }
     }
 
-    /// The hold-back rule of a focused crawl (best-first only): when the pages left in the
-    /// budget cannot take every waiting URL, a server whose best URL is more than `margin`
-    /// below the best URL waiting anywhere is not given a request, even if it is free and the
-    /// better server is busy or waiting out its delay. Without it, one request per server
-    /// means the free request slots go to off-topic servers and part of the budget is spent
-    /// off topic.
+    /// The hold-back rule of a focused crawl (best-first only): a server whose best URL is
+    /// more than `margin` below the best URL waiting anywhere (or being fetched: the crawl
+    /// passes the keys of the requests in flight) is not given a request, even if it is free
+    /// and the better server is busy or waiting out its delay. Without it, one request per
+    /// server means the free request slots go to off-topic servers and part of the budget is
+    /// spent off topic. It applies from the first request: early in a crawl the frontier is
+    /// smaller than the budget but grows with every page, so "the budget can take every
+    /// waiting URL" does not mean it will take every URL found.
     pub fn hold_back(&self, top_key: f64, global_best: f64, budget_left: u64) -> bool {
         self.may_hold_back(budget_left) && top_key < global_best - self.settings.margin
     }
 
     /// Whether the hold-back rule can apply at all now (so the crawl need not look for the
-    /// best URL waiting anywhere when it cannot).
+    /// best URL waiting anywhere when it cannot): best-first with some budget left.
     pub fn may_hold_back(&self, budget_left: u64) -> bool {
-        self.settings.strategy == Strategy::BestFirst && budget_left < self.pending.len() as u64
+        self.settings.strategy == Strategy::BestFirst && budget_left > 0
     }
 }
 
@@ -607,14 +609,18 @@ mod tests {
     }
 
     #[test]
-    fn hold_back_only_when_the_budget_cannot_take_the_frontier() {
+    fn hold_back_applies_from_the_first_request_of_a_best_first_crawl() {
         let mut pr = p(Strategy::BestFirst);
         for id in 0..10 {
             push(&mut pr, id, "a", 1, 0.5);
         }
         assert!(pr.hold_back(0.3, 0.8, 5));
         assert!(!pr.hold_back(0.7, 0.8, 5), "within the margin");
-        assert!(!pr.hold_back(0.3, 0.8, 50), "budget for everything");
+        assert!(
+            pr.hold_back(0.3, 0.8, 50),
+            "a budget larger than the frontier: the frontier grows"
+        );
+        assert!(!pr.may_hold_back(0), "no budget left, nothing to hold");
         let mut bfs = p(Strategy::BreadthFirst);
         push(&mut bfs, 1, "a", 1, 0.0);
         assert!(!bfs.hold_back(-5.0, 0.0, 0));
