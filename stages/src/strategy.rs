@@ -452,9 +452,12 @@ impl Prioritizer {
     }
 
     /// Whether the hold-back rule can apply at all now (so the crawl need not look for the
-    /// best URL waiting anywhere when it cannot): best-first with some budget left.
+    /// best URL waiting anywhere when it cannot): best-first with some budget left, and a
+    /// margin below 1 (keys are in `[0, 1]`, so a margin of 1 turns the rule off).
     pub fn may_hold_back(&self, budget_left: u64) -> bool {
-        self.settings.strategy == Strategy::BestFirst && budget_left > 0
+        self.settings.strategy == Strategy::BestFirst
+            && budget_left > 0
+            && self.settings.margin < 1.0
     }
 }
 
