@@ -1434,7 +1434,7 @@ fn has_rel(e: &scraper::node::Element, token: &str) -> bool {
 
 /// Absolute http(s) URL without fragment; `None` for same-document references (`#top`, ``)
 /// and other schemes (`mailto:`, `javascript:`, `data:`, `tel:`, `ftp:`…).
-fn resolve(base: &Url, href: &str) -> Option<String> {
+pub(crate) fn resolve(base: &Url, href: &str) -> Option<String> {
     let href = href.trim();
     if href.is_empty() || href.starts_with('#') {
         return None;
@@ -1449,7 +1449,7 @@ fn resolve(base: &Url, href: &str) -> Option<String> {
 
 /// The URL of a `<meta http-equiv=refresh>` content (`"5; url=page.html"`), following the
 /// HTML standard's parsing loosely; `None` when it only reloads the page.
-fn refresh_url(content: &str) -> Option<&str> {
+pub(crate) fn refresh_url(content: &str) -> Option<&str> {
     let rest = content
         .trim_start()
         .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
@@ -1477,7 +1477,7 @@ fn refresh_url(content: &str) -> Option<&str> {
 }
 
 /// About [`CONTEXT_CHARS`] characters of `text` around bytes `start..end`, cut at spaces.
-fn context_around(text: &str, start: usize, end: usize) -> String {
+pub(crate) fn context_around(text: &str, start: usize, end: usize) -> String {
     let start = floor_boundary(text, start.min(text.len()));
     let end = floor_boundary(text, end.clamp(start, text.len()));
     let total = text.chars().count();

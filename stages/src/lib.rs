@@ -33,6 +33,7 @@ pub mod score;
 pub mod serp;
 pub mod similarity;
 pub mod sitemap;
+pub mod skim;
 pub mod stopwords;
 pub mod strategy;
 pub mod tagged;
