@@ -183,6 +183,8 @@ struct State {
     anchor: Option<(usize, bool)>,
     /// Links whose text sits in the current block: (link, start, end) byte offsets.
     spans: Vec<(usize, usize, Option<usize>)>,
+    /// Where each block is in `text`: (start, length).
+    blocks: Vec<(usize, usize)>,
 }
 
 impl State {
@@ -224,6 +226,7 @@ impl State {
             if !self.text.is_empty() {
                 self.text.push_str("\n\n");
             }
+            self.blocks.push((self.text.len(), self.block.len()));
             self.text.push_str(&self.block);
             self.block.clear();
         }
@@ -448,7 +451,7 @@ impl State {
                 })
             })
             .collect();
-        let language = lang::detect(&self.text);
+        let language = lang::detect(&language_sample(&self.text, &self.blocks));
         Skim {
             title: self.title.filter(|t| !t.is_empty()),
             text: self.text,
@@ -457,6 +460,32 @@ impl State {
             language,
         }
     }
+}
+
+/// The longest blocks, in document order, up to the extractor's language sample size: running
+/// text rather than the menus that open most pages, and a bounded cost on long pages.
+fn language_sample(text: &str, blocks: &[(usize, usize)]) -> String {
+    let mut by_length: Vec<usize> = (0..blocks.len()).collect();
+    by_length.sort_by_key(|&i| std::cmp::Reverse(blocks[i].1));
+    let mut chosen = Vec::new();
+    let mut size = 0;
+    for i in by_length {
+        if size >= extract::LANG_SAMPLE_BYTES {
+            break;
+        }
+        size += blocks[i].1 + 1;
+        chosen.push(i);
+    }
+    chosen.sort_unstable();
+    let mut sample = String::with_capacity(size);
+    for i in chosen {
+        let (start, len) = blocks[i];
+        if let Some(block) = text.get(start..start + len) {
+            sample.push_str(block);
+            sample.push('\n');
+        }
+    }
+    sample
 }
 
 /// Append `text` to `dst`, collapsing whitespace runs to one space written only before the next

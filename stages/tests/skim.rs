@@ -98,9 +98,14 @@ fn the_crawl_sees_what_the_extractor_sees() {
     let (mut same_title, mut same_lang) = (0usize, 0usize);
     let (mut words_extract, mut words_covered) = (0usize, 0usize);
     let mut worst: Vec<(f64, String)> = Vec::new();
+    let (mut time_extract, mut time_skim) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
     for (name, html) in &pages {
+        let started = std::time::Instant::now();
         let full = extract_html(html, &url, &options);
+        let between = std::time::Instant::now();
         let skim = skim_html(html, &url);
+        time_extract += between - started;
+        time_skim += between.elapsed();
         let a: HashSet<(&str, u8)> = full
             .links
             .iter()
@@ -166,6 +171,12 @@ fn the_crawl_sees_what_the_extractor_sees() {
     );
     println!("same anchor {anchors:.3}, same title {titles:.3}, same language {langs:.3}");
     println!("extractor words found in the skim: {coverage:.3}");
+    // Printed, not asserted (a release build gives the real ratio).
+    println!(
+        "time: extractor {:.0} ms, skim {:.0} ms",
+        time_extract.as_secs_f64() * 1e3,
+        time_skim.as_secs_f64() * 1e3
+    );
     for (share, name) in worst.iter().take(5) {
         println!("  lowest link agreement {share:.3}  {name}");
     }
