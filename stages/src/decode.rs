@@ -186,14 +186,40 @@ fn choose(
 }
 
 fn to_nfc(text: Cow<'_, str>) -> String {
-    // Characters below U+0300 are all NFC-stable starters; in UTF-8 their bytes are all below
-    // 0xCC, a check that runs at memory speed where the full quick check does not.
-    let below_combining = !text.bytes().any(|b| b >= 0xCC);
-    if below_combining || is_nfc_quick(text.chars()) == IsNormalized::Yes {
+    if is_nfc_fast(&text) {
         text.into_owned()
     } else {
         text.nfc().collect()
     }
+}
+
+/// Whether the NFC quick check says `text` is normalized, reading only its characters from
+/// U+0300 up. Characters below U+0300 are all NFC-stable starters (canonical combining class
+/// 0): the quick check's state starts afresh after each of them, so each run of characters
+/// from U+0300 up can be checked alone, and the text is `Yes` when every run is. In UTF-8
+/// these runs start at the bytes from 0xCC up (never a continuation byte), found at memory
+/// speed; an English page with curly quotes checks a few one-character runs, not the page.
+fn is_nfc_fast(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(offset) = bytes
+        .get(i..)
+        .and_then(|rest| rest.iter().position(|&b| b >= 0xCC))
+    {
+        let start = i + offset;
+        let rest = text.get(start..).unwrap_or_default();
+        let len: usize = rest
+            .chars()
+            .take_while(|&c| u32::from(c) >= 0x300)
+            .map(char::len_utf8)
+            .sum();
+        let run = rest.get(..len).unwrap_or_default();
+        if is_nfc_quick(run.chars()) != IsNormalized::Yes {
+            return false;
+        }
+        i = start + len.max(1);
+    }
+    true
 }
 
 // ---------------------------------------------------------------------------------------------
