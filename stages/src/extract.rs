@@ -1062,6 +1062,44 @@ impl Walker {
     }
 
     fn text(&mut self, text: &str) {
+        if self.pre_depth == 0 {
+            self.flowing_text(text);
+        } else {
+            self.preformatted_text(text);
+        }
+        if let Some(i) = self.open_anchor
+            && let Some(link) = self.links.get_mut(i)
+        {
+            push_collapsed(&mut link.anchor, text, &mut self.anchor_pending_space);
+        }
+    }
+
+    /// Text outside `<pre>`: whitespace runs collapse to one space, words are copied whole.
+    fn flowing_text(&mut self, text: &str) {
+        let in_link = usize::from(self.open_anchor.is_some());
+        for (k, word) in text.split(char::is_whitespace).enumerate() {
+            // Every piece after the first follows a whitespace character.
+            if k > 0 {
+                self.pending_space = true;
+            }
+            if word.is_empty() {
+                continue;
+            }
+            if self.pending_space && !self.buf.is_empty() && !self.buf.ends_with('\n') {
+                self.buf.push(' ');
+                self.buf_link_chars += in_link;
+            }
+            self.pending_space = false;
+            self.after_br = false;
+            self.buf.push_str(word);
+            if in_link > 0 {
+                self.buf_link_chars += word.chars().count();
+            }
+        }
+    }
+
+    /// Text inside `<pre>`: line breaks are kept.
+    fn preformatted_text(&mut self, text: &str) {
         for ch in text.chars() {
             if ch == '\n' && self.pre_depth > 0 {
                 self.pending_space = false;
@@ -1081,11 +1119,6 @@ impl Walker {
                 self.buf.push(ch);
                 self.buf_link_chars += usize::from(in_link);
             }
-        }
-        if let Some(i) = self.open_anchor
-            && let Some(link) = self.links.get_mut(i)
-        {
-            push_collapsed(&mut link.anchor, text, &mut self.anchor_pending_space);
         }
     }
 
@@ -1534,6 +1567,35 @@ const MODIFIER_NAMES: &[&str] = &[
 /// [`ExtractOptions::drop_comments`]).
 const COMMENT_NAMES: &[&str] = &["comment", "commentlist", "comments", "disqus"];
 
+/// [`name_lists`] bit: the word is in [`CONTENT_NAMES`].
+const NAME_CONTENT: u8 = 1;
+/// [`name_lists`] bit: the word is in [`BOILERPLATE_NAMES`].
+const NAME_BOILERPLATE: u8 = 2;
+/// [`name_lists`] bit: the word is in [`COMMENT_NAMES`].
+const NAME_COMMENT: u8 = 4;
+/// [`name_lists`] bit: the word is in [`MODIFIER_NAMES`].
+const NAME_MODIFIER: u8 = 8;
+
+/// Which class-word lists `word` is on (a bit set), by one hash look-up.
+fn name_lists(word: &str) -> u8 {
+    static LISTS: std::sync::LazyLock<std::collections::HashMap<&'static str, u8>> =
+        std::sync::LazyLock::new(|| {
+            let mut map = std::collections::HashMap::new();
+            for (list, bit) in [
+                (CONTENT_NAMES, NAME_CONTENT),
+                (BOILERPLATE_NAMES, NAME_BOILERPLATE),
+                (COMMENT_NAMES, NAME_COMMENT),
+                (MODIFIER_NAMES, NAME_MODIFIER),
+            ] {
+                for word in list {
+                    *map.entry(*word).or_insert(0) |= bit;
+                }
+            }
+            map
+        });
+    LISTS.get(word).copied().unwrap_or(0)
+}
+
 /// What the class and id words of a block element say, read in one pass.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 struct ClassNames {
@@ -1556,10 +1618,11 @@ impl ClassNames {
                 let mut after_modifier = false;
                 let (mut token_content, mut token_other) = (false, false);
                 for_each_name_word(token, |word| {
-                    let is_content = CONTENT_NAMES.binary_search(&word).is_ok();
-                    let is_boiler = BOILERPLATE_NAMES.binary_search(&word).is_ok();
-                    let is_comment = COMMENT_NAMES.binary_search(&word).is_ok();
-                    let is_modifier = MODIFIER_NAMES.binary_search(&word).is_ok();
+                    let lists = name_lists(word);
+                    let is_content = lists & NAME_CONTENT != 0;
+                    let is_boiler = lists & NAME_BOILERPLATE != 0;
+                    let is_comment = lists & NAME_COMMENT != 0;
+                    let is_modifier = lists & NAME_MODIFIER != 0;
                     if is_content {
                         content_word = true;
                         token_content = true;
@@ -1756,30 +1819,32 @@ struct Attrs<'a> {
 impl<'a> Attrs<'a> {
     fn of(e: &'a scraper::node::Element) -> Attrs<'a> {
         let mut a = Attrs::default();
-        for (key, value) in e.attrs() {
-            let slot = match key {
-                "class" => &mut a.class,
-                "id" => &mut a.id,
-                "href" => &mut a.href,
-                "src" => &mut a.src,
-                "title" => &mut a.title,
-                "alt" => &mut a.alt,
-                "rel" => &mut a.rel,
-                "style" => &mut a.style,
-                "role" => &mut a.role,
-                "aria-hidden" => &mut a.aria_hidden,
-                "aria-label" => &mut a.aria_label,
-                "itemprop" => &mut a.itemprop,
-                "datetime" => &mut a.datetime,
-                "content" => &mut a.content,
-                "name" => &mut a.name,
-                "property" => &mut a.property,
-                "http-equiv" => &mut a.http_equiv,
-                "hidden" => {
+        // By interned name (an integer comparison), in the element's attribute order.
+        for (key, value) in e.attrs.iter() {
+            let value: &str = value;
+            let slot = match key.local {
+                local_name!("class") => &mut a.class,
+                local_name!("id") => &mut a.id,
+                local_name!("href") => &mut a.href,
+                local_name!("src") => &mut a.src,
+                local_name!("title") => &mut a.title,
+                local_name!("alt") => &mut a.alt,
+                local_name!("rel") => &mut a.rel,
+                local_name!("style") => &mut a.style,
+                local_name!("role") => &mut a.role,
+                local_name!("aria-hidden") => &mut a.aria_hidden,
+                local_name!("aria-label") => &mut a.aria_label,
+                local_name!("itemprop") => &mut a.itemprop,
+                local_name!("datetime") => &mut a.datetime,
+                local_name!("content") => &mut a.content,
+                local_name!("name") => &mut a.name,
+                local_name!("property") => &mut a.property,
+                local_name!("http-equiv") => &mut a.http_equiv,
+                local_name!("hidden") => {
                     a.hidden = true;
                     continue;
                 }
-                "lang" | "xml:lang" => {
+                local_name!("lang") | local_name!("xml:lang") => {
                     if a.lang.is_none() && !value.trim().is_empty() {
                         a.lang = Some(value.trim());
                     }
@@ -2051,6 +2116,47 @@ fn on_list(list: &[&str], word: &str, scratch: &mut String) -> bool {
     }
 }
 
+/// A word list as a hash set: one hash per word instead of a binary search of string
+/// comparisons (the stop-word test runs on every word of the page).
+type WordSet = std::collections::HashSet<&'static str>;
+
+/// The stop words of `lang` as a set, built once per language.
+fn stopword_set(lang: &str) -> Option<&'static WordSet> {
+    static SETS: std::sync::LazyLock<Vec<(&'static str, WordSet)>> =
+        std::sync::LazyLock::new(|| {
+            stopwords::LANGUAGES
+                .iter()
+                .map(|code| {
+                    let words = stopwords::stopwords(code).unwrap_or_default();
+                    (*code, words.iter().copied().collect())
+                })
+                .collect()
+        });
+    SETS.iter()
+        .find(|(code, _)| *code == lang)
+        .map(|(_, set)| set)
+}
+
+/// [`on_list`] for a [`WordSet`].
+fn in_set(set: &WordSet, word: &str, scratch: &mut String) -> bool {
+    if word.is_ascii() {
+        if !word.bytes().any(|b| b.is_ascii_uppercase()) {
+            return set.contains(word);
+        }
+        scratch.clear();
+        scratch.push_str(word);
+        scratch.make_ascii_lowercase();
+        return set.contains(scratch.as_str());
+    }
+    if word.chars().any(char::is_uppercase) {
+        scratch.clear();
+        scratch.extend(word.chars().flat_map(char::to_lowercase));
+        set.contains(scratch.as_str())
+    } else {
+        set.contains(word)
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Class {
     Good,
@@ -2074,7 +2180,7 @@ struct Stats {
 }
 
 impl Stats {
-    fn of(text: &str, link_chars: usize, boiler: bool, list: Option<&[&str]>) -> Stats {
+    fn of(text: &str, link_chars: usize, boiler: bool, list: Option<&WordSet>) -> Stats {
         let mut stats = Stats {
             chars: text.chars().count(),
             link_chars,
@@ -2086,7 +2192,7 @@ impl Stats {
         for word in words(text) {
             stats.words += 1;
             if let Some(list) = list {
-                stats.stopwords += usize::from(on_list(list, word, &mut lower));
+                stats.stopwords += usize::from(in_set(list, word, &mut lower));
             }
         }
         stats
@@ -2322,7 +2428,7 @@ fn classify(
     keep_everything: bool,
 ) -> Vec<Block> {
     let boiler = structure.boiler;
-    let list = stop_lang.and_then(stopwords::stopwords);
+    let list = stop_lang.and_then(stopword_set);
     let stats: Vec<Stats> = raw
         .iter()
         .enumerate()
