@@ -1522,8 +1522,8 @@ const BOILERPLATE_NAMES: &[&str] = &[
     "menus",
     "nav",
     "navbar",
-    "navigation",
     "navi",
+    "navigation",
     "newsletter",
     "outbrain",
     "pager",
@@ -1542,8 +1542,8 @@ const BOILERPLATE_NAMES: &[&str] = &[
     "social",
     "sponsor",
     "sponsored",
-    "subnav",
     "submenu",
+    "subnav",
     "subscribe",
     "taboola",
     "tagcloud",
@@ -1647,7 +1647,7 @@ fn names_boilerplate(class: Option<&str>, id: Option<&str>, comments: bool) -> b
     ClassNames::of(class, id, comments).boilerplate
 }
 
-/// Longest word of the name lists above: a longer class word matches none of them.
+/// At least the longest word of the name lists above: a longer class word matches none.
 const MAX_NAME_WORD: usize = 16;
 
 /// Calls `f` with each lower-cased word of a class name, split at non-alphanumerics,
@@ -3155,6 +3155,19 @@ mod tests {
         assert!(!names_boilerplate(Some("comments"), None, false));
         assert!(names_boilerplate(Some("comments"), None, true));
         assert!(!names_boilerplate(None, None, true));
+        // Every listed word is found (the lists were read by binary search once, which
+        // missed the two entries out of order).
+        assert!(names_boilerplate(Some("site-navigation"), None, false));
+        assert!(names_boilerplate(Some("subnav"), None, false));
+        for list in [
+            BOILERPLATE_NAMES,
+            CONTENT_NAMES,
+            COMMENT_NAMES,
+            MODIFIER_NAMES,
+        ] {
+            assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?} sorted");
+            assert!(list.iter().all(|w| w.len() <= MAX_NAME_WORD));
+        }
     }
 
     #[test]
