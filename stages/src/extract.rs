@@ -6,8 +6,8 @@
 //! out-links with anchor text and context, and the language of the kept text.
 //!
 //! **Method**: one html5ever parse (scraper) and one iterative pass over the tree (no recursion,
-//! so hostile nesting depth cannot overflow the stack; nesting bombs are flattened before
-//! parsing, see [`MAX_NESTING`]). Block-level elements and double `<br>` cut the text into
+//! so hostile nesting depth cannot overflow the stack; nesting bombs are flattened and the
+//! content of `<script>`/`<style>` is left out before parsing, see [`MAX_NESTING`]). Block-level elements and double `<br>` cut the text into
 //! blocks; `script`, `style`, `noscript`, `template`, `svg`, media and iframe content never
 //! become text. Blocks are then classified as in jusText (Pomikálek 2011): link density,
 //! length, stop-word density in the page language, then context smoothing, so a short block
