@@ -186,14 +186,52 @@ fn choose(
 }
 
 fn to_nfc(text: Cow<'_, str>) -> String {
-    // Characters below U+0300 are all NFC-stable starters; in UTF-8 their bytes are all below
-    // 0xCC, a check that runs at memory speed where the full quick check does not.
-    let below_combining = !text.bytes().any(|b| b >= 0xCC);
-    if below_combining || is_nfc_quick(text.chars()) == IsNormalized::Yes {
+    if is_nfc_fast(&text) {
         text.into_owned()
     } else {
         text.nfc().collect()
     }
+}
+
+/// Whether the NFC quick check says `text` is normalized, reading only its characters from
+/// U+0300 up. Characters below U+0300 are all NFC-stable starters (canonical combining class
+/// 0): the quick check's state starts afresh after each of them, so each run of characters
+/// from U+0300 up can be checked alone, and the text is `Yes` when every run is. In UTF-8
+/// these runs start at the bytes from 0xCC up (never a continuation byte), found at memory
+/// speed; an English page with curly quotes checks a few one-character runs, not the page.
+/// Offset of the first byte from 0xCC up at or after `from`: ASCII stretches are skipped a
+/// block at a time (`is_ascii` reads a word at a time), only mixed blocks byte by byte.
+fn next_lead_from_cc(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    while let Some(block) = bytes.get(i..).filter(|rest| !rest.is_empty()) {
+        let block = block.get(..64).unwrap_or(block);
+        if !block.is_ascii()
+            && let Some(p) = block.iter().position(|&b| b >= 0xCC)
+        {
+            return Some(i + p);
+        }
+        i += block.len();
+    }
+    None
+}
+
+fn is_nfc_fast(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(start) = next_lead_from_cc(bytes, i) {
+        let rest = text.get(start..).unwrap_or_default();
+        let len: usize = rest
+            .chars()
+            .take_while(|&c| u32::from(c) >= 0x300)
+            .map(char::len_utf8)
+            .sum();
+        let run = rest.get(..len).unwrap_or_default();
+        if is_nfc_quick(run.chars()) != IsNormalized::Yes {
+            return false;
+        }
+        i = start + len.max(1);
+    }
+    true
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -936,10 +974,7 @@ pub fn count_mojibake(text: &str) -> usize {
     let mut count = 0;
     let mut from = 0;
     // Every lead (U+00C2..U+00F4) is encoded as 0xC3 0x82..0xB4, so only those spots are read.
-    while let Some(offset) = bytes
-        .get(from..)
-        .and_then(|b| b.iter().position(|x| *x == 0xC3))
-    {
+    while let Some(offset) = bytes.get(from..).and_then(|b| memchr::memchr(0xC3, b)) {
         let start = from + offset;
         let mut chars = text.get(start..).unwrap_or("").chars();
         let lead = chars.next().and_then(cp1252_byte);

@@ -6,8 +6,8 @@
 //! out-links with anchor text and context, and the language of the kept text.
 //!
 //! **Method**: one html5ever parse (scraper) and one iterative pass over the tree (no recursion,
-//! so hostile nesting depth cannot overflow the stack; nesting bombs are flattened before
-//! parsing, see [`MAX_NESTING`]). Block-level elements and double `<br>` cut the text into
+//! so hostile nesting depth cannot overflow the stack; nesting bombs are flattened and the
+//! content of `<script>`/`<style>` is left out before parsing, see [`MAX_NESTING`]). Block-level elements and double `<br>` cut the text into
 //! blocks; `script`, `style`, `noscript`, `template`, `svg`, media and iframe content never
 //! become text. Blocks are then classified as in jusText (Pomikálek 2011): link density,
 //! length, stop-word density in the page language, then context smoothing, so a short block
@@ -43,6 +43,7 @@
 
 use std::borrow::Cow;
 
+use html5ever::{LocalName, local_name};
 use scraper::{ElementRef, Html, Node};
 use serde::{Deserialize, Serialize};
 use url::Url;
@@ -315,7 +316,7 @@ pub enum LinkKind {
 
 /// Extract blocks, links and metadata from an HTML page.
 pub fn extract_html(html: &str, page_url: &Url, options: &ExtractOptions) -> Extracted {
-    let document = Html::parse_document(&limit_nesting(html));
+    let document = Html::parse_document(&prepare(html));
     let mut walker = Walker {
         drop_comments: options.drop_comments,
         ..Walker::default()
@@ -329,44 +330,67 @@ pub fn extract_html(html: &str, page_url: &Url, options: &ExtractOptions) -> Ext
 /// removed from the input, keeping their text.
 pub const MAX_NESTING: usize = 1024;
 
-/// Guard against nesting bombs: html5ever checks element scopes by walking the stack of open
-/// elements, so n nested `<div>`s cost O(n²) (8,000 take seconds, 100,000 take minutes).
-/// A cheap tag scan estimates the depth (void elements, elements whose end tag is optional and
-/// `<a>`, which the parser closes itself, are not counted; raw-text elements are skipped) and,
-/// only when it exceeds [`MAX_NESTING`], a copy without the excess tags is made. Real pages
-/// stay far below the limit and are passed through untouched.
-fn limit_nesting(html: &str) -> Cow<'_, str> {
+/// What the parser is handed: the page, with two cuts made by one cheap tag scan.
+///
+/// Nesting bombs: html5ever checks element scopes by walking the stack of open elements, so n
+/// nested `<div>`s cost O(n²) (8,000 take seconds, 100,000 take minutes). The scan estimates
+/// the depth (void elements, elements whose end tag is optional and `<a>`, which the parser
+/// closes itself, are not counted; raw-text elements are skipped) and, past [`MAX_NESTING`],
+/// leaves the excess tags out. Real pages stay far below the limit.
+///
+/// Scripts and style sheets: their content is half the bytes of a news page and never text
+/// (the walk skips both elements), yet the tokenizer reads it character by character. The
+/// content between `<script …>` or `<style …>` and its end tag is left out, the tags kept, so
+/// the tree is the same. The scan follows the tokenizer where it matters: tag names and ends
+/// (quoted attribute values), comments (`-->`, `--!>`, `<!-->`), bogus comments, and the end
+/// of script text (whose `<!--`…`<script>` escapes can hide a `</script>`); it does not cut
+/// inside SVG/MathML (where `<script>` holds markup) or after `<frameset>` (which ignores a
+/// `<script>` tag).
+fn prepare(html: &str) -> Cow<'_, str> {
     let bytes = html.as_bytes();
     let mut depth = 0usize;
     let mut foreign = 0usize;
+    let mut frameset = false;
     let mut out: Option<String> = None;
     let mut copied = 0;
+    // Leaves `html[from..to]` out of the copy (cuts come in increasing order).
+    let cut = |out: &mut Option<String>, copied: &mut usize, from: usize, to: usize| {
+        let buffer = out.get_or_insert_with(|| String::with_capacity(html.len()));
+        buffer.push_str(html.get(*copied..from).unwrap_or_default());
+        *copied = to;
+    };
     let mut i = 0;
-    while let Some(offset) = bytes
-        .get(i..)
-        .and_then(|rest| rest.iter().position(|&b| b == b'<'))
-    {
+    while let Some(offset) = bytes.get(i..).and_then(|rest| memchr::memchr(b'<', rest)) {
         let lt = i + offset;
         let after = bytes.get(lt + 1..).unwrap_or_default();
         if after.starts_with(b"!--") {
-            i = find(bytes, lt + 4, b"-->").map_or(bytes.len(), |end| end + 3);
+            i = comment_end(bytes, lt + 4);
             continue;
         }
-        if matches!(after.first(), Some(b'!' | b'?')) {
-            i = find(bytes, lt + 1, b">").map_or(bytes.len(), |end| end + 1);
+        if foreign > 0 && after.starts_with(b"![CDATA[") {
+            i = find(bytes, lt + 9, b"]]>").map_or(bytes.len(), |end| end + 3);
             continue;
         }
         let is_end = after.first() == Some(&b'/');
         let name_start = lt + 1 + usize::from(is_end);
+        if matches!(after.first(), Some(b'!' | b'?'))
+            || (is_end && !bytes.get(name_start).is_some_and(u8::is_ascii_alphabetic))
+        {
+            // Markup declarations, processing instructions and `</` without a name are bogus
+            // comments up to the next `>` (`</>` included).
+            i = find(bytes, lt + 1, b">").map_or(bytes.len(), |end| end + 1);
+            continue;
+        }
         if !bytes.get(name_start).is_some_and(u8::is_ascii_alphabetic) {
             i = lt + 1;
             continue;
         }
+        // The tokenizer's tag name runs up to whitespace, `/` or `>`.
         let name_len = bytes
             .get(name_start..)
             .unwrap_or_default()
             .iter()
-            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b':'))
+            .take_while(|b| !matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ' | b'/' | b'>'))
             .count();
         let name = bytes
             .get(name_start..name_start + name_len)
@@ -374,11 +398,28 @@ fn limit_nesting(html: &str) -> Cow<'_, str> {
         let tag_end = tag_end(bytes, name_start + name_len);
         i = tag_end;
         if !is_end && is_one_of(name, RAW_TEXT_ELEMENTS) {
-            i = find_end_tag(bytes, tag_end, name);
+            let is_script = name.eq_ignore_ascii_case(b"script");
+            let end = if is_script {
+                script_end(bytes, tag_end)
+            } else {
+                raw_text_end(bytes, tag_end, name)
+            };
+            let Some(end) = end else {
+                // No end tag: the element's text runs to the end of the page.
+                break;
+            };
+            let strippable = is_script || name.eq_ignore_ascii_case(b"style");
+            if end > tag_end && foreign == 0 && !frameset && strippable {
+                cut(&mut out, &mut copied, tag_end, end);
+            }
+            i = self::tag_end(bytes, end + 2 + name.len());
             continue;
         }
         if !is_end && name.eq_ignore_ascii_case(b"plaintext") {
             break;
+        }
+        if !is_end && name.eq_ignore_ascii_case(b"frameset") {
+            frameset = true;
         }
         if is_one_of(name, UNCOUNTED_ELEMENTS) {
             continue;
@@ -404,9 +445,7 @@ fn limit_nesting(html: &str) -> Cow<'_, str> {
             depth > MAX_NESTING
         };
         if excess {
-            let buffer = out.get_or_insert_with(|| String::with_capacity(html.len()));
-            buffer.push_str(html.get(copied..lt).unwrap_or_default());
-            copied = tag_end;
+            cut(&mut out, &mut copied, lt, tag_end);
         }
     }
     match out {
@@ -439,45 +478,172 @@ fn is_one_of(name: &[u8], list: &[&str]) -> bool {
 
 /// Byte offset of the first `needle` at or after `from`.
 fn find(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    bytes
-        .get(from..)?
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|p| from + p)
+    memchr::memmem::find(bytes.get(from..)?, needle).map(|p| from + p)
 }
 
-/// Offset just after the `>` closing a tag whose attributes start at `from`, skipping quoted
-/// attribute values.
+/// Offset just after the `>` that ends a tag whose attributes start at `from`, read as the
+/// HTML tokenizer reads attributes: a value is quoted only when a quote opens it after an
+/// attribute name's `=` (spaces allowed); a `>` anywhere else ends the tag. The end of the
+/// input if none does.
 fn tag_end(bytes: &[u8], from: usize) -> usize {
-    let mut quote: Option<u8> = None;
-    let mut prev = b' ';
+    /// The tokenizer's attribute states (after a quoted value and `/` act as `Before`).
+    #[derive(Clone, Copy)]
+    enum State {
+        Before,
+        Name,
+        AfterName,
+        BeforeValue,
+        Quoted(u8),
+        Unquoted,
+    }
+    let mut state = State::Before;
     for (k, &b) in bytes.get(from..).unwrap_or_default().iter().enumerate() {
-        match quote {
-            Some(q) if b == q => quote = None,
-            Some(_) => {}
-            None if b == b'>' => return from + k + 1,
-            None if matches!(b, b'"' | b'\'') && prev == b'=' => quote = Some(b),
-            None => {}
+        let space = matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ');
+        state = match state {
+            State::Quoted(q) if b == q => State::Before,
+            State::Quoted(q) => State::Quoted(q),
+            _ if b == b'>' => return from + k + 1,
+            State::BeforeValue if space => State::BeforeValue,
+            State::BeforeValue if matches!(b, b'"' | b'\'') => State::Quoted(b),
+            State::BeforeValue => State::Unquoted,
+            State::Unquoted if space => State::Before,
+            State::Unquoted => State::Unquoted,
+            _ if b == b'/' => State::Before,
+            State::Name | State::AfterName if b == b'=' => State::BeforeValue,
+            State::Name | State::AfterName if space => State::AfterName,
+            State::Before if space => State::Before,
+            // Any other character starts or continues a name (an `=` starting one included).
+            _ => State::Name,
+        };
+    }
+    bytes.len()
+}
+
+/// Offset just after the comment whose text starts at `from` (after `<!--`): `<!-->` and
+/// `<!--->` end at once, otherwise the first `-->` or `--!>` ends it.
+fn comment_end(bytes: &[u8], from: usize) -> usize {
+    match bytes.get(from..) {
+        Some([b'>', ..]) => return from + 1,
+        Some([b'-', b'>', ..]) => return from + 2,
+        _ => {}
+    }
+    let mut k = from;
+    while let Some(p) = find(bytes, k, b"--") {
+        let mut q = p + 2;
+        while bytes.get(q) == Some(&b'-') {
+            q += 1;
         }
-        if !b.is_ascii_whitespace() {
-            prev = b;
+        match bytes.get(q..) {
+            Some([b'>', ..]) => return q + 1,
+            Some([b'!', b'>', ..]) => return q + 2,
+            _ => k = q,
         }
     }
     bytes.len()
 }
 
-/// Offset just after the end tag `</name…>` searched from `from` (case-insensitive), or the
-/// end of the input.
-fn find_end_tag(bytes: &[u8], from: usize, name: &[u8]) -> usize {
+/// Whether `bytes[at..]` is the end tag `</name` (any case) followed by whitespace, `/` or
+/// `>`: the only end tag that ends raw text for the tokenizer.
+fn is_end_tag_named(bytes: &[u8], at: usize, name: &[u8]) -> bool {
+    let after = at + 2 + name.len();
+    bytes.get(at..at + 2) == Some(b"</")
+        && bytes
+            .get(at + 2..after)
+            .is_some_and(|candidate| candidate.eq_ignore_ascii_case(name))
+        && matches!(
+            bytes.get(after),
+            Some(b'\t' | b'\n' | b'\x0C' | b'\r' | b' ' | b'/' | b'>')
+        )
+}
+
+/// Offset of the end tag that ends the raw text or RCDATA of element `name` (`style`,
+/// `title`…) whose text starts at `from`.
+fn raw_text_end(bytes: &[u8], from: usize, name: &[u8]) -> Option<usize> {
     let mut k = from;
     while let Some(p) = find(bytes, k, b"</") {
-        let candidate = bytes.get(p + 2..p + 2 + name.len()).unwrap_or_default();
-        if candidate.eq_ignore_ascii_case(name) {
-            return tag_end(bytes, p + 2 + name.len());
+        if is_end_tag_named(bytes, p, name) {
+            return Some(p);
         }
         k = p + 2;
     }
-    bytes.len()
+    None
+}
+
+/// Offset of the `</script` that ends script text starting at `from`, as the tokenizer's
+/// script data states find it: `<!--` starts escaped text, in which `<script` (then a space,
+/// `/` or `>`) starts a double-escaped part where `</script` does not end the element but
+/// returns to escaped text; `-->` returns to plain script text from either.
+fn script_end(bytes: &[u8], from: usize) -> Option<usize> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum State {
+        Plain,
+        Escaped,
+        DoubleEscaped,
+    }
+    let named = |at: usize| {
+        bytes
+            .get(at..at + 6)
+            .is_some_and(|n| n.eq_ignore_ascii_case(b"script"))
+            && matches!(
+                bytes.get(at + 6),
+                Some(b'\t' | b'\n' | b'\x0C' | b'\r' | b' ' | b'/' | b'>')
+            )
+    };
+    let mut state = State::Plain;
+    // Dashes read in a row inside escaped text (`-->` needs two before the `>`).
+    let mut dashes = 0usize;
+    let mut i = from;
+    loop {
+        if state == State::Plain {
+            i += memchr::memchr(b'<', bytes.get(i..)?)?;
+            if is_end_tag_named(bytes, i, b"script") {
+                return Some(i);
+            }
+            if bytes.get(i + 1..i + 4) == Some(b"!--") {
+                state = State::Escaped;
+                dashes = 2;
+                i += 4;
+            } else {
+                i += 1;
+            }
+            continue;
+        }
+        match *bytes.get(i)? {
+            b'-' => {
+                dashes += 1;
+                i += 1;
+            }
+            b'>' => {
+                if dashes >= 2 {
+                    state = State::Plain;
+                }
+                dashes = 0;
+                i += 1;
+            }
+            b'<' => {
+                dashes = 0;
+                let slash = bytes.get(i + 1) == Some(&b'/');
+                match state {
+                    State::Escaped if slash && is_end_tag_named(bytes, i, b"script") => {
+                        return Some(i);
+                    }
+                    State::Escaped if named(i + 1) => {
+                        state = State::DoubleEscaped;
+                        i += 7;
+                    }
+                    State::DoubleEscaped if slash && named(i + 2) => {
+                        state = State::Escaped;
+                        i += 8;
+                    }
+                    _ => i += 1,
+                }
+            }
+            _ => {
+                dashes = 0;
+                i += 1;
+            }
+        }
+    }
 }
 
 /// Split a `text/plain` body into paragraphs at blank lines; every paragraph is kept (reason
@@ -700,25 +866,35 @@ impl Walker {
     /// Handle an opening tag; `None` means "skip the element and its content".
     fn open(&mut self, el: ElementRef<'_>) -> Option<Frame> {
         let e = el.value();
-        let name = e.name();
-        self.note_lang(name, e);
-        self.note_dates(name, e);
-        match name {
-            "script" | "style" | "noscript" | "template" | "svg" | "math" | "object" | "embed"
-            | "video" | "audio" | "canvas" => return None,
-            "iframe" | "frame" => {
-                if let Some(src) = e.attr("src") {
-                    let kind = if name == "iframe" {
+        // Tag names are interned atoms: comparing them is comparing integers.
+        let tag = &e.name.local;
+        let a = Attrs::of(e);
+        self.note_lang(tag, &a);
+        self.note_dates(tag, &a);
+        match *tag {
+            local_name!("script")
+            | local_name!("style")
+            | local_name!("noscript")
+            | local_name!("template")
+            | local_name!("svg")
+            | local_name!("math")
+            | local_name!("object")
+            | local_name!("embed")
+            | local_name!("video")
+            | local_name!("audio")
+            | local_name!("canvas") => return None,
+            local_name!("iframe") | local_name!("frame") => {
+                if let Some(src) = a.src {
+                    let kind = if *tag == local_name!("iframe") {
                         LinkKind::Iframe
                     } else {
                         LinkKind::Frame
                     };
-                    let anchor = e.attr("title").unwrap_or_default();
-                    self.push_link(src, anchor, kind, false);
+                    self.push_link(src, a.title.unwrap_or_default(), kind, false);
                 }
                 return None;
             }
-            "title" => {
+            local_name!("title") => {
                 if self.title.is_none() {
                     let mut title = String::new();
                     let mut pending = false;
@@ -731,36 +907,36 @@ impl Walker {
                 }
                 return None;
             }
-            "base" => {
+            local_name!("base") => {
                 if self.base_href.is_none()
-                    && let Some(href) = e.attr("href")
+                    && let Some(href) = a.href
                 {
                     self.base_href = Some(href.to_owned());
                 }
                 return None;
             }
-            "meta" => {
-                self.meta(e);
+            local_name!("meta") => {
+                self.meta(&a);
                 return None;
             }
-            "link" => {
-                self.link_element(e);
+            local_name!("link") => {
+                self.link_element(&a);
                 return None;
             }
-            "area" => {
-                if let Some(href) = e.attr("href") {
-                    let anchor = e.attr("alt").unwrap_or_default();
-                    self.push_link(href, anchor, LinkKind::Area, has_rel(e, "nofollow"));
+            local_name!("area") => {
+                if let Some(href) = a.href {
+                    let anchor = a.alt.unwrap_or_default();
+                    self.push_link(href, anchor, LinkKind::Area, has_rel(a.rel, "nofollow"));
                 }
                 return None;
             }
-            "br" => {
+            local_name!("br") => {
                 self.line_break();
                 return None;
             }
-            "img" => {
+            local_name!("img") => {
                 if let Some(i) = self.open_anchor
-                    && let Some(alt) = e.attr("alt")
+                    && let Some(alt) = a.alt
                     && let Some(link) = self.links.get_mut(i)
                     && link.alt.is_empty()
                 {
@@ -773,10 +949,18 @@ impl Walker {
         }
 
         let mut frame = Frame::default();
-        let kind = block_kind(name);
-        let region = self.is_region(el, name, kind.is_some());
-        let container = content_cue(e, name);
-        let comment = kind.is_some() && names_comments(e.attr("class"), e.attr("id"));
+        let kind = block_kind(tag);
+        // Class and id words are read on block elements only (inline `span class="share"`
+        // inside a paragraph is not a widget), in one pass for the three questions.
+        let names = match kind {
+            Some(_) if a.class.is_some() || a.id.is_some() => {
+                ClassNames::of(a.class, a.id, self.drop_comments)
+            }
+            _ => ClassNames::default(),
+        };
+        let region = self.is_region(tag, &a, kind.is_some(), names.boilerplate);
+        let container = content_cue(tag, &a, names.content);
+        let comment = names.comments;
         if kind.is_some() || region || container.is_some() || comment {
             self.flush();
         }
@@ -793,27 +977,40 @@ impl Walker {
         if region {
             frame.region_start = Some(self.blocks.len());
         }
-        if matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
-            frame.heading = true;
-            self.heading_depth += 1;
+        match *tag {
+            local_name!("h1")
+            | local_name!("h2")
+            | local_name!("h3")
+            | local_name!("h4")
+            | local_name!("h5")
+            | local_name!("h6") => {
+                frame.heading = true;
+                self.heading_depth += 1;
+            }
+            local_name!("pre")
+            | local_name!("listing")
+            | local_name!("xmp")
+            | local_name!("plaintext")
+            | local_name!("textarea") => {
+                frame.pre = true;
+                self.pre_depth += 1;
+            }
+            local_name!("article")
+            | local_name!("section")
+            | local_name!("main")
+            | local_name!("aside")
+            | local_name!("nav") => {
+                frame.sectioning = true;
+                self.sectioning_depth += 1;
+            }
+            _ => {}
         }
-        if matches!(name, "pre" | "listing" | "xmp" | "plaintext" | "textarea") {
-            frame.pre = true;
-            self.pre_depth += 1;
-        }
-        if matches!(name, "article" | "section" | "main" | "aside" | "nav") {
-            frame.sectioning = true;
-            self.sectioning_depth += 1;
-        }
-        if name == "a"
-            && let Some(href) = e.attr("href")
+        if *tag == local_name!("a")
+            && let Some(href) = a.href
         {
             self.finish_anchor();
-            let fallback = e
-                .attr("title")
-                .or_else(|| e.attr("aria-label"))
-                .unwrap_or_default();
-            let index = self.push_link(href, "", LinkKind::Anchor, has_rel(e, "nofollow"));
+            let fallback = a.title.or(a.aria_label).unwrap_or_default();
+            let index = self.push_link(href, "", LinkKind::Anchor, has_rel(a.rel, "nofollow"));
             if let Some(link) = self.links.get_mut(index) {
                 let mut pending = false;
                 push_collapsed(&mut link.fallback, fallback, &mut pending);
@@ -865,6 +1062,44 @@ impl Walker {
     }
 
     fn text(&mut self, text: &str) {
+        if self.pre_depth == 0 {
+            self.flowing_text(text);
+        } else {
+            self.preformatted_text(text);
+        }
+        if let Some(i) = self.open_anchor
+            && let Some(link) = self.links.get_mut(i)
+        {
+            push_collapsed(&mut link.anchor, text, &mut self.anchor_pending_space);
+        }
+    }
+
+    /// Text outside `<pre>`: whitespace runs collapse to one space, words are copied whole.
+    fn flowing_text(&mut self, text: &str) {
+        let in_link = usize::from(self.open_anchor.is_some());
+        for (k, word) in text.split(char::is_whitespace).enumerate() {
+            // Every piece after the first follows a whitespace character.
+            if k > 0 {
+                self.pending_space = true;
+            }
+            if word.is_empty() {
+                continue;
+            }
+            if self.pending_space && !self.buf.is_empty() && !self.buf.ends_with('\n') {
+                self.buf.push(' ');
+                self.buf_link_chars += in_link;
+            }
+            self.pending_space = false;
+            self.after_br = false;
+            self.buf.push_str(word);
+            if in_link > 0 {
+                self.buf_link_chars += word.chars().count();
+            }
+        }
+    }
+
+    /// Text inside `<pre>`: line breaks are kept.
+    fn preformatted_text(&mut self, text: &str) {
         for ch in text.chars() {
             if ch == '\n' && self.pre_depth > 0 {
                 self.pending_space = false;
@@ -884,11 +1119,6 @@ impl Walker {
                 self.buf.push(ch);
                 self.buf_link_chars += usize::from(in_link);
             }
-        }
-        if let Some(i) = self.open_anchor
-            && let Some(link) = self.links.get_mut(i)
-        {
-            push_collapsed(&mut link.anchor, text, &mut self.anchor_pending_space);
         }
     }
 
@@ -979,30 +1209,27 @@ impl Walker {
         self.links.len() - 1
     }
 
-    fn note_lang(&mut self, name: &str, e: &scraper::node::Element) {
-        if self.html_lang.is_some() || (self.first_lang.is_some() && name != "html") {
+    fn note_lang(&mut self, tag: &LocalName, a: &Attrs<'_>) {
+        let is_html = *tag == local_name!("html");
+        if self.html_lang.is_some() || (self.first_lang.is_some() && !is_html) {
             return;
         }
-        let value = e
-            .attrs()
-            .find(|(key, value)| (*key == "lang" || *key == "xml:lang") && !value.trim().is_empty())
-            .map(|(_, value)| value.trim().to_owned());
-        if let Some(value) = value {
-            if name == "html" {
-                self.html_lang = Some(value);
+        if let Some(value) = a.lang {
+            if is_html {
+                self.html_lang = Some(value.to_owned());
             } else {
-                self.first_lang = Some(value);
+                self.first_lang = Some(value.to_owned());
             }
         }
     }
 
     /// `itemprop=datePublished|dateModified` on any element, and `<time datetime>`.
-    fn note_dates(&mut self, name: &str, e: &scraper::node::Element) {
-        if name == "meta" {
+    fn note_dates(&mut self, tag: &LocalName, a: &Attrs<'_>) {
+        if *tag == local_name!("meta") {
             return;
         }
-        let value = || e.attr("datetime").or_else(|| e.attr("content"));
-        if let Some(prop) = e.attr("itemprop") {
+        let value = || a.datetime.or(a.content);
+        if let Some(prop) = a.itemprop {
             let prop = prop.trim();
             if prop.eq_ignore_ascii_case("datePublished") && self.dates.published.is_none() {
                 self.dates.published = value().and_then(date_value);
@@ -1010,17 +1237,14 @@ impl Walker {
                 self.dates.modified = value().and_then(date_value);
             }
         }
-        if name == "time" && self.first_time.is_none() {
-            self.first_time = e.attr("datetime").and_then(date_value);
+        if *tag == local_name!("time") && self.first_time.is_none() {
+            self.first_time = a.datetime.and_then(date_value);
         }
     }
 
-    fn meta(&mut self, e: &scraper::node::Element) {
-        let content = e.attr("content").unwrap_or_default();
-        for key in [e.attr("name"), e.attr("property"), e.attr("itemprop")]
-            .into_iter()
-            .flatten()
-        {
+    fn meta(&mut self, a: &Attrs<'_>) {
+        let content = a.content.unwrap_or_default();
+        for key in [a.name, a.property, a.itemprop].into_iter().flatten() {
             let key = key.trim().to_ascii_lowercase();
             if PUBLISHED_NAMES.contains(&key.as_str()) && self.dates.published.is_none() {
                 self.dates.published = date_value(content);
@@ -1028,7 +1252,7 @@ impl Walker {
                 self.dates.modified = date_value(content);
             }
         }
-        if let Some(name) = e.attr("name")
+        if let Some(name) = a.name
             && name.trim().eq_ignore_ascii_case("robots")
         {
             for token in content.split([',', ' ', '\t', '\n', '\r', ';']) {
@@ -1043,7 +1267,7 @@ impl Walker {
                 }
             }
         }
-        if let Some(equiv) = e.attr("http-equiv") {
+        if let Some(equiv) = a.http_equiv {
             let equiv = equiv.trim();
             if equiv.eq_ignore_ascii_case("refresh") {
                 if let Some(target) = refresh_url(content) {
@@ -1060,51 +1284,63 @@ impl Walker {
         }
     }
 
-    fn link_element(&mut self, e: &scraper::node::Element) {
-        let Some(href) = e.attr("href") else {
+    fn link_element(&mut self, a: &Attrs<'_>) {
+        let Some(href) = a.href else {
             return;
         };
-        if self.canonical.is_none() && has_rel(e, "canonical") {
+        if self.canonical.is_none() && has_rel(a.rel, "canonical") {
             self.canonical = Some(href.to_owned());
         }
-        if has_rel(e, "next") || has_rel(e, "prev") || has_rel(e, "previous") {
-            self.push_link(href, "", LinkKind::LinkRel, has_rel(e, "nofollow"));
+        if has_rel(a.rel, "next") || has_rel(a.rel, "prev") || has_rel(a.rel, "previous") {
+            self.push_link(href, "", LinkKind::LinkRel, has_rel(a.rel, "nofollow"));
         }
     }
 
-    /// Whether the element opens a structural boilerplate region.
-    fn is_region(&self, el: ElementRef<'_>, name: &str, is_block: bool) -> bool {
-        let e = el.value();
-        let by_element = match name {
-            "nav" | "aside" | "menu" | "select" | "button" | "textarea" | "datalist" | "dialog" => {
-                true
-            }
-            "header" | "footer" => self.sectioning_depth == 0,
+    /// Whether the element opens a structural boilerplate region; `names_boilerplate` is
+    /// [`ClassNames::boilerplate`] of its class and id.
+    fn is_region(
+        &self,
+        tag: &LocalName,
+        a: &Attrs<'_>,
+        is_block: bool,
+        names_boilerplate: bool,
+    ) -> bool {
+        let by_element = match *tag {
+            local_name!("nav")
+            | local_name!("aside")
+            | local_name!("menu")
+            | local_name!("select")
+            | local_name!("button")
+            | local_name!("textarea")
+            | local_name!("datalist")
+            | local_name!("dialog") => true,
+            local_name!("header") | local_name!("footer") => self.sectioning_depth == 0,
             _ => false,
         };
         if by_element
-            || e.attr("hidden").is_some()
-            || e.attr("style").is_some_and(hides)
-            || e.attr("aria-hidden")
+            || a.hidden
+            || a.style.is_some_and(hides)
+            || a.aria_hidden
                 .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
         {
             return true;
         }
-        if let Some(role) = e.attr("role")
+        if let Some(role) = a.role
             && role.split_ascii_whitespace().any(|r| {
-                matches!(
-                    r.to_ascii_lowercase().as_str(),
-                    "navigation"
-                        | "banner"
-                        | "contentinfo"
-                        | "complementary"
-                        | "menu"
-                        | "menubar"
-                        | "search"
-                        | "toolbar"
-                        | "dialog"
-                        | "alertdialog"
-                )
+                [
+                    "navigation",
+                    "banner",
+                    "contentinfo",
+                    "complementary",
+                    "menu",
+                    "menubar",
+                    "search",
+                    "toolbar",
+                    "dialog",
+                    "alertdialog",
+                ]
+                .iter()
+                .any(|landmark| r.eq_ignore_ascii_case(landmark))
             })
         {
             return true;
@@ -1112,8 +1348,14 @@ impl Walker {
         // Page wrappers often carry state classes ("has-sidebar", "comments-open"), so names
         // are only read on ordinary block containers.
         is_block
-            && !matches!(name, "html" | "body" | "main" | "article")
-            && names_boilerplate(e.attr("class"), e.attr("id"), self.drop_comments)
+            && !matches!(
+                *tag,
+                local_name!("html")
+                    | local_name!("body")
+                    | local_name!("main")
+                    | local_name!("article")
+            )
+            && names_boilerplate
     }
 
     /// Classify, resolve links and detect the language.
@@ -1148,7 +1390,7 @@ impl Walker {
         let lang_attr = self.html_lang.or(self.first_lang).or(self.meta_lang);
 
         let boiler = region_mask(&self.blocks, &self.regions);
-        let stop_lang = stopword_language(&self.blocks, &boiler, lang_attr.as_deref());
+        let (stop_lang, detected) = stopword_language(&self.blocks, &boiler, lang_attr.as_deref());
         let comments = region_mask_all(self.blocks.len(), &self.comments);
         let blocks = classify(
             self.blocks,
@@ -1164,9 +1406,13 @@ impl Walker {
             stop_lang,
             options.keep_everything,
         );
-        let language = lang::detect(&sample_text(
-            blocks.iter().filter(|b| b.keep).map(|b| b.text.as_str()),
-        ));
+        // The kept text often begins with the very sample the stop-word language was
+        // detected on: the same text gives the same guess, so it is not detected twice.
+        let kept_sample = sample_text(blocks.iter().filter(|b| b.keep).map(|b| b.text.as_str()));
+        let language = match detected {
+            (sample, guess) if sample == kept_sample => guess,
+            _ => lang::detect(&kept_sample),
+        };
         let mut dates = self.dates;
         if dates.published.is_none() {
             dates.published = self.first_time;
@@ -1186,22 +1432,66 @@ impl Walker {
 }
 
 /// Block kind of a block-level element, `None` for inline elements.
-fn block_kind(name: &str) -> Option<BlockKind> {
-    Some(match name {
-        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => BlockKind::Heading,
-        "p" | "div" | "blockquote" | "section" | "article" | "main" | "body" | "center"
-        | "address" | "header" | "footer" | "aside" | "nav" | "hgroup" | "html" => {
-            BlockKind::Paragraph
-        }
-        "li" | "dt" | "dd" => BlockKind::ListItem,
-        "pre" | "listing" | "xmp" | "plaintext" => BlockKind::Preformatted,
-        "td" | "th" => BlockKind::TableCell,
-        "ul" | "ol" | "dl" | "dir" | "menu" | "table" | "thead" | "tbody" | "tfoot" | "tr"
-        | "form" | "fieldset" | "legend" | "figure" | "details" | "summary" | "dialog" | "hr"
-        | "select" | "option" | "optgroup" | "datalist" | "button" | "textarea" | "label"
-        | "frameset" | "noframes" | "marquee" | "colgroup" | "figcaption" | "caption" => {
-            BlockKind::Other
-        }
+fn block_kind(tag: &LocalName) -> Option<BlockKind> {
+    Some(match *tag {
+        local_name!("h1")
+        | local_name!("h2")
+        | local_name!("h3")
+        | local_name!("h4")
+        | local_name!("h5")
+        | local_name!("h6") => BlockKind::Heading,
+        local_name!("p")
+        | local_name!("div")
+        | local_name!("blockquote")
+        | local_name!("section")
+        | local_name!("article")
+        | local_name!("main")
+        | local_name!("body")
+        | local_name!("center")
+        | local_name!("address")
+        | local_name!("header")
+        | local_name!("footer")
+        | local_name!("aside")
+        | local_name!("nav")
+        | local_name!("hgroup")
+        | local_name!("html") => BlockKind::Paragraph,
+        local_name!("li") | local_name!("dt") | local_name!("dd") => BlockKind::ListItem,
+        local_name!("pre")
+        | local_name!("listing")
+        | local_name!("xmp")
+        | local_name!("plaintext") => BlockKind::Preformatted,
+        local_name!("td") | local_name!("th") => BlockKind::TableCell,
+        local_name!("ul")
+        | local_name!("ol")
+        | local_name!("dl")
+        | local_name!("dir")
+        | local_name!("menu")
+        | local_name!("table")
+        | local_name!("thead")
+        | local_name!("tbody")
+        | local_name!("tfoot")
+        | local_name!("tr")
+        | local_name!("form")
+        | local_name!("fieldset")
+        | local_name!("legend")
+        | local_name!("figure")
+        | local_name!("details")
+        | local_name!("summary")
+        | local_name!("dialog")
+        | local_name!("hr")
+        | local_name!("select")
+        | local_name!("option")
+        | local_name!("optgroup")
+        | local_name!("datalist")
+        | local_name!("button")
+        | local_name!("textarea")
+        | local_name!("label")
+        | local_name!("frameset")
+        | local_name!("noframes")
+        | local_name!("marquee")
+        | local_name!("colgroup")
+        | local_name!("figcaption")
+        | local_name!("caption") => BlockKind::Other,
         _ => return None,
     })
 }
@@ -1232,8 +1522,8 @@ const BOILERPLATE_NAMES: &[&str] = &[
     "menus",
     "nav",
     "navbar",
-    "navigation",
     "navi",
+    "navigation",
     "newsletter",
     "outbrain",
     "pager",
@@ -1252,8 +1542,8 @@ const BOILERPLATE_NAMES: &[&str] = &[
     "social",
     "sponsor",
     "sponsored",
-    "subnav",
     "submenu",
+    "subnav",
     "subscribe",
     "taboola",
     "tagcloud",
@@ -1277,32 +1567,138 @@ const MODIFIER_NAMES: &[&str] = &[
 /// [`ExtractOptions::drop_comments`]).
 const COMMENT_NAMES: &[&str] = &["comment", "commentlist", "comments", "disqus"];
 
-/// Whether the class and id attributes name a boilerplate widget and no main content.
-fn names_boilerplate(class: Option<&str>, id: Option<&str>, comments: bool) -> bool {
-    let mut boiler = false;
-    let mut content = false;
-    for value in [class, id].into_iter().flatten() {
-        for name in value.split_ascii_whitespace() {
-            let mut after_modifier = false;
-            for_each_name_word(name, |word| {
-                if CONTENT_NAMES.binary_search(&word).is_ok() {
-                    content = true;
-                } else if !after_modifier
-                    && (BOILERPLATE_NAMES.binary_search(&word).is_ok()
-                        || (comments && COMMENT_NAMES.binary_search(&word).is_ok()))
-                {
-                    boiler = true;
+/// [`name_lists`] bit: the word is in [`CONTENT_NAMES`].
+const NAME_CONTENT: u8 = 1;
+/// [`name_lists`] bit: the word is in [`BOILERPLATE_NAMES`].
+const NAME_BOILERPLATE: u8 = 2;
+/// [`name_lists`] bit: the word is in [`COMMENT_NAMES`].
+const NAME_COMMENT: u8 = 4;
+/// [`name_lists`] bit: the word is in [`MODIFIER_NAMES`].
+const NAME_MODIFIER: u8 = 8;
+
+/// Which class-word lists `word` is on (a bit set), by one hash look-up.
+fn name_lists(word: &str) -> u8 {
+    static LISTS: std::sync::LazyLock<std::collections::HashMap<&'static str, u8>> =
+        std::sync::LazyLock::new(|| {
+            let mut map = std::collections::HashMap::new();
+            for (list, bit) in [
+                (CONTENT_NAMES, NAME_CONTENT),
+                (BOILERPLATE_NAMES, NAME_BOILERPLATE),
+                (COMMENT_NAMES, NAME_COMMENT),
+                (MODIFIER_NAMES, NAME_MODIFIER),
+            ] {
+                for word in list {
+                    *map.entry(*word).or_insert(0) |= bit;
                 }
-                after_modifier = MODIFIER_NAMES.binary_search(&word).is_ok();
-            });
-        }
-    }
-    boiler && !content
+            }
+            map
+        });
+    LISTS.get(word).copied().unwrap_or(0)
 }
 
+/// What the class and id words of a block element say, read in one pass.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct ClassNames {
+    /// A word names a boilerplate widget (or reader comments, when they are dropped), not
+    /// after a modifier, and no word names main content.
+    boilerplate: bool,
+    /// One token names content (`article-body`, `postContent`) and neither boilerplate,
+    /// comments nor a state (`related-content`, `comment-text`, `has-content`).
+    content: bool,
+    /// A word names reader comments, not after a modifier (`comment-list`, not `no-comments`).
+    comments: bool,
+}
+
+impl ClassNames {
+    fn of(class: Option<&str>, id: Option<&str>, drop_comments: bool) -> ClassNames {
+        let (mut boiler, mut content_word) = (false, false);
+        let mut names = ClassNames::default();
+        for value in [class, id].into_iter().flatten() {
+            for token in value.split_ascii_whitespace() {
+                let mut after_modifier = false;
+                let (mut token_content, mut token_other) = (false, false);
+                for_each_name_word(token, |word| {
+                    let lists = name_lists(word);
+                    let is_content = lists & NAME_CONTENT != 0;
+                    let is_boiler = lists & NAME_BOILERPLATE != 0;
+                    let is_comment = lists & NAME_COMMENT != 0;
+                    let is_modifier = lists & NAME_MODIFIER != 0;
+                    if is_content {
+                        content_word = true;
+                        token_content = true;
+                    } else if !after_modifier && (is_boiler || (drop_comments && is_comment)) {
+                        boiler = true;
+                    }
+                    token_other |= is_boiler || is_comment || is_modifier;
+                    names.comments |= !after_modifier && is_comment;
+                    after_modifier = is_modifier;
+                });
+                names.content |= token_content && !token_other;
+            }
+        }
+        names.boilerplate = boiler && !content_word;
+        names
+    }
+}
+
+/// Whether the class and id attributes name a boilerplate widget and no main content.
+#[cfg(test)]
+fn names_boilerplate(class: Option<&str>, id: Option<&str>, comments: bool) -> bool {
+    ClassNames::of(class, id, comments).boilerplate
+}
+
+/// At least the longest word of the name lists above: a longer class word matches none.
+const MAX_NAME_WORD: usize = 16;
+
 /// Calls `f` with each lower-cased word of a class name, split at non-alphanumerics,
-/// camelCase humps and letter/digit changes (`mainNav2` gives `main`, `nav`, `2`).
+/// camelCase humps and letter/digit changes (`mainNav2` gives `main`, `nav`, `2`). A word too
+/// long to be on any name list is passed as `""`, which is on none either.
 fn for_each_name_word(name: &str, mut f: impl FnMut(&str)) {
+    if !name.is_ascii() {
+        return for_each_name_word_unicode(name, f);
+    }
+    // ASCII names (nearly all) are split in a stack buffer: no allocation per element.
+    let mut word = [0u8; MAX_NAME_WORD];
+    let mut len = 0;
+    let mut long = false;
+    let mut prev: Option<u8> = None;
+    let mut emit = |word: &[u8], long: bool| {
+        f(if long {
+            ""
+        } else {
+            std::str::from_utf8(word).unwrap_or_default()
+        });
+    };
+    for &b in name.as_bytes() {
+        let alnum = b.is_ascii_alphanumeric();
+        let boundary = !alnum
+            || prev.is_some_and(|p| {
+                (p.is_ascii_lowercase() && b.is_ascii_uppercase())
+                    || (p.is_ascii_alphabetic() != b.is_ascii_alphabetic())
+            });
+        if boundary && (len > 0 || long) {
+            emit(&word[..len], long);
+            len = 0;
+            long = false;
+        }
+        if alnum {
+            match word.get_mut(len) {
+                Some(slot) if !long => {
+                    *slot = b.to_ascii_lowercase();
+                    len += 1;
+                }
+                _ => long = true,
+            }
+        }
+        prev = Some(b);
+    }
+    if len > 0 || long {
+        emit(&word[..len], long);
+    }
+}
+
+/// [`for_each_name_word`] for names with non-ASCII characters.
+fn for_each_name_word_unicode(name: &str, mut f: impl FnMut(&str)) {
     let mut word = String::new();
     let mut prev: Option<char> = None;
     for ch in name.chars() {
@@ -1346,69 +1742,30 @@ struct Container {
 /// Whether an element is a candidate for the page's main-content region, and how strongly:
 /// `itemprop=articleBody`; `article`, `role=article`; `main`, `role=main`, `itemprop=text`, or
 /// a block whose class or id names content (`article-body`, `entry-content`, `story`…) and no
-/// boilerplate.
-fn content_cue(e: &scraper::node::Element, name: &str) -> Option<Cue> {
+/// boilerplate (`names_content`, [`ClassNames::content`], is only set on blocks).
+fn content_cue(tag: &LocalName, a: &Attrs<'_>, names_content: bool) -> Option<Cue> {
     // The page itself is no region (`<body class="ArticlePage-body">` names a page type).
-    if matches!(name, "html" | "body") {
+    if matches!(*tag, local_name!("html") | local_name!("body")) {
         return None;
     }
-    let any_token = |attr: &str, wanted: &[&str]| {
-        e.attr(attr).is_some_and(|value| {
+    let any_token = |value: Option<&str>, wanted: &str| {
+        value.is_some_and(|value| {
             value
                 .split_ascii_whitespace()
-                .any(|t| wanted.iter().any(|w| t.eq_ignore_ascii_case(w)))
+                .any(|t| t.eq_ignore_ascii_case(wanted))
         })
     };
-    if any_token("itemprop", &["articleBody"]) {
+    if any_token(a.itemprop, "articleBody") {
         return Some(Cue::ArticleBody);
     }
-    if name == "article" || any_token("role", &["article"]) {
+    if *tag == local_name!("article") || any_token(a.role, "article") {
         return Some(Cue::Article);
     }
-    let other = name == "main"
-        || any_token("role", &["main"])
-        || any_token("itemprop", &["text"])
-        || (block_kind(name).is_some() && names_content(e.attr("class"), e.attr("id")));
+    let other = *tag == local_name!("main")
+        || any_token(a.role, "main")
+        || any_token(a.itemprop, "text")
+        || names_content;
     other.then_some(Cue::Other)
-}
-
-/// Whether one class or id token names content (`article-body`, `postContent`) and neither
-/// boilerplate nor comments (`related-content`, `comment-text`).
-fn names_content(class: Option<&str>, id: Option<&str>) -> bool {
-    [class, id].into_iter().flatten().any(|value| {
-        value.split_ascii_whitespace().any(|token| {
-            let (mut content, mut other) = (false, false);
-            for_each_name_word(token, |word| {
-                if CONTENT_NAMES.binary_search(&word).is_ok() {
-                    content = true;
-                } else if BOILERPLATE_NAMES.binary_search(&word).is_ok()
-                    || COMMENT_NAMES.binary_search(&word).is_ok()
-                    || MODIFIER_NAMES.binary_search(&word).is_ok()
-                {
-                    other = true;
-                }
-            });
-            content && !other
-        })
-    })
-}
-
-/// Whether the class or id names reader comments (`comments`, `comment-list`, not
-/// `no-comments`).
-fn names_comments(class: Option<&str>, id: Option<&str>) -> bool {
-    let mut found = false;
-    for value in [class, id].into_iter().flatten() {
-        for token in value.split_ascii_whitespace() {
-            let mut after_modifier = false;
-            for_each_name_word(token, |word| {
-                if !after_modifier && COMMENT_NAMES.binary_search(&word).is_ok() {
-                    found = true;
-                }
-                after_modifier = MODIFIER_NAMES.binary_search(&word).is_ok();
-            });
-        }
-    }
-    found
 }
 
 /// Whether an inline style hides the element (`display: none`, `visibility: hidden`): what a
@@ -1425,11 +1782,80 @@ fn hides(style: &str) -> bool {
     })
 }
 
-fn has_rel(e: &scraper::node::Element, token: &str) -> bool {
-    e.attr("rel").is_some_and(|rel| {
+/// Whether a `rel` attribute value contains `token`.
+fn has_rel(rel: Option<&str>, token: &str) -> bool {
+    rel.is_some_and(|rel| {
         rel.split_ascii_whitespace()
             .any(|t| t.eq_ignore_ascii_case(token))
     })
+}
+
+/// The attributes the walk reads, gathered in one pass over an element's attributes (looking
+/// each one up by name would intern the name and search the attribute list every time).
+#[derive(Default)]
+struct Attrs<'a> {
+    class: Option<&'a str>,
+    id: Option<&'a str>,
+    href: Option<&'a str>,
+    src: Option<&'a str>,
+    title: Option<&'a str>,
+    alt: Option<&'a str>,
+    rel: Option<&'a str>,
+    style: Option<&'a str>,
+    role: Option<&'a str>,
+    aria_hidden: Option<&'a str>,
+    aria_label: Option<&'a str>,
+    itemprop: Option<&'a str>,
+    datetime: Option<&'a str>,
+    content: Option<&'a str>,
+    name: Option<&'a str>,
+    property: Option<&'a str>,
+    http_equiv: Option<&'a str>,
+    /// The first non-blank `lang` or `xml:lang` value, trimmed.
+    lang: Option<&'a str>,
+    hidden: bool,
+}
+
+impl<'a> Attrs<'a> {
+    fn of(e: &'a scraper::node::Element) -> Attrs<'a> {
+        let mut a = Attrs::default();
+        // By interned name (an integer comparison), in the element's attribute order.
+        for (key, value) in e.attrs.iter() {
+            let value: &str = value;
+            let slot = match key.local {
+                local_name!("class") => &mut a.class,
+                local_name!("id") => &mut a.id,
+                local_name!("href") => &mut a.href,
+                local_name!("src") => &mut a.src,
+                local_name!("title") => &mut a.title,
+                local_name!("alt") => &mut a.alt,
+                local_name!("rel") => &mut a.rel,
+                local_name!("style") => &mut a.style,
+                local_name!("role") => &mut a.role,
+                local_name!("aria-hidden") => &mut a.aria_hidden,
+                local_name!("aria-label") => &mut a.aria_label,
+                local_name!("itemprop") => &mut a.itemprop,
+                local_name!("datetime") => &mut a.datetime,
+                local_name!("content") => &mut a.content,
+                local_name!("name") => &mut a.name,
+                local_name!("property") => &mut a.property,
+                local_name!("http-equiv") => &mut a.http_equiv,
+                local_name!("hidden") => {
+                    a.hidden = true;
+                    continue;
+                }
+                local_name!("lang") | local_name!("xml:lang") => {
+                    if a.lang.is_none() && !value.trim().is_empty() {
+                        a.lang = Some(value.trim());
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            slot.get_or_insert(value);
+        }
+        a
+    }
 }
 
 /// Absolute http(s) URL without fragment; `None` for same-document references (`#top`, ``)
@@ -1612,12 +2038,13 @@ fn region_mask(blocks: &[RawBlock], regions: &[(usize, usize)]) -> Vec<bool> {
 /// words, when it covers enough of them (whatlang's confidence is low on mixed or short pages
 /// that function words still identify well); else the declared language; else
 /// [`FALLBACK_LANGUAGE`]. `None` when the language is known but has no list: stop words are
-/// then not used, as in jusText's language-independent mode.
+/// then not used, as in jusText's language-independent mode. Also returns the sample and
+/// whatlang's guess on it.
 fn stopword_language(
     blocks: &[RawBlock],
     boiler: &[bool],
     lang_attr: Option<&str>,
-) -> Option<&'static str> {
+) -> (Option<&'static str>, (String, Option<LangGuess>)) {
     let mut sample = sample_text(
         blocks
             .iter()
@@ -1631,18 +2058,18 @@ fn stopword_language(
         sample = sample_text(blocks.iter().map(|b| b.text.as_str()));
     }
     let with_list = |code: &str| stopwords::LANGUAGES.iter().copied().find(|l| *l == code);
-    if let Some(guess) = lang::detect(&sample)
-        && guess.reliable
-    {
-        return with_list(&guess.code);
-    }
-    if let Some(code) = best_stopword_list(&sample) {
-        return Some(code);
-    }
-    match lang_attr.and_then(lang::primary_language) {
-        Some(code) => with_list(&code),
-        None => Some(FALLBACK_LANGUAGE),
-    }
+    let guess = lang::detect(&sample);
+    let code = match &guess {
+        Some(guess) if guess.reliable => with_list(&guess.code),
+        _ => match best_stopword_list(&sample) {
+            Some(code) => Some(code),
+            None => match lang_attr.and_then(lang::primary_language) {
+                Some(code) => with_list(&code),
+                None => Some(FALLBACK_LANGUAGE),
+            },
+        },
+    };
+    (code, (sample, guess))
 }
 
 /// The list covering the largest share of `sample`'s words, if that share reaches
@@ -1670,12 +2097,63 @@ fn best_stopword_list(sample: &str) -> Option<&'static str> {
 
 /// Whether `word`, lower-cased (in `scratch` when needed), is on the sorted `list`.
 fn on_list(list: &[&str], word: &str, scratch: &mut String) -> bool {
+    if word.is_ascii() {
+        // Most words: ASCII lower-casing, byte by byte.
+        if !word.bytes().any(|b| b.is_ascii_uppercase()) {
+            return list.binary_search(&word).is_ok();
+        }
+        scratch.clear();
+        scratch.push_str(word);
+        scratch.make_ascii_lowercase();
+        return list.binary_search(&scratch.as_str()).is_ok();
+    }
     if word.chars().any(char::is_uppercase) {
         scratch.clear();
         scratch.extend(word.chars().flat_map(char::to_lowercase));
         list.binary_search(&scratch.as_str()).is_ok()
     } else {
         list.binary_search(&word).is_ok()
+    }
+}
+
+/// A word list as a hash set: one hash per word instead of a binary search of string
+/// comparisons (the stop-word test runs on every word of the page).
+type WordSet = std::collections::HashSet<&'static str>;
+
+/// The stop words of `lang` as a set, built once per language.
+fn stopword_set(lang: &str) -> Option<&'static WordSet> {
+    static SETS: std::sync::LazyLock<Vec<(&'static str, WordSet)>> =
+        std::sync::LazyLock::new(|| {
+            stopwords::LANGUAGES
+                .iter()
+                .map(|code| {
+                    let words = stopwords::stopwords(code).unwrap_or_default();
+                    (*code, words.iter().copied().collect())
+                })
+                .collect()
+        });
+    SETS.iter()
+        .find(|(code, _)| *code == lang)
+        .map(|(_, set)| set)
+}
+
+/// [`on_list`] for a [`WordSet`].
+fn in_set(set: &WordSet, word: &str, scratch: &mut String) -> bool {
+    if word.is_ascii() {
+        if !word.bytes().any(|b| b.is_ascii_uppercase()) {
+            return set.contains(word);
+        }
+        scratch.clear();
+        scratch.push_str(word);
+        scratch.make_ascii_lowercase();
+        return set.contains(scratch.as_str());
+    }
+    if word.chars().any(char::is_uppercase) {
+        scratch.clear();
+        scratch.extend(word.chars().flat_map(char::to_lowercase));
+        set.contains(scratch.as_str())
+    } else {
+        set.contains(word)
     }
 }
 
@@ -1702,7 +2180,7 @@ struct Stats {
 }
 
 impl Stats {
-    fn of(text: &str, link_chars: usize, boiler: bool, list: Option<&[&str]>) -> Stats {
+    fn of(text: &str, link_chars: usize, boiler: bool, list: Option<&WordSet>) -> Stats {
         let mut stats = Stats {
             chars: text.chars().count(),
             link_chars,
@@ -1714,7 +2192,7 @@ impl Stats {
         for word in words(text) {
             stats.words += 1;
             if let Some(list) = list {
-                stats.stopwords += usize::from(on_list(list, word, &mut lower));
+                stats.stopwords += usize::from(in_set(list, word, &mut lower));
             }
         }
         stats
@@ -1950,7 +2428,7 @@ fn classify(
     keep_everything: bool,
 ) -> Vec<Block> {
     let boiler = structure.boiler;
-    let list = stop_lang.and_then(stopwords::stopwords);
+    let list = stop_lang.and_then(stopword_set);
     let stats: Vec<Stats> = raw
         .iter()
         .enumerate()
@@ -2677,6 +3155,19 @@ mod tests {
         assert!(!names_boilerplate(Some("comments"), None, false));
         assert!(names_boilerplate(Some("comments"), None, true));
         assert!(!names_boilerplate(None, None, true));
+        // Every listed word is found (the lists were read by binary search once, which
+        // missed the two entries out of order).
+        assert!(names_boilerplate(Some("site-navigation"), None, false));
+        assert!(names_boilerplate(Some("subnav"), None, false));
+        for list in [
+            BOILERPLATE_NAMES,
+            CONTENT_NAMES,
+            COMMENT_NAMES,
+            MODIFIER_NAMES,
+        ] {
+            assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?} sorted");
+            assert!(list.iter().all(|w| w.len() <= MAX_NAME_WORD));
+        }
     }
 
     #[test]
@@ -2771,21 +3262,23 @@ mod tests {
     }
 
     #[test]
-    fn nesting_limit_only_touches_nesting_bombs() {
+    fn input_preparation_only_touches_nesting_bombs_and_raw_text() {
         let page = format!(
             "<!DOCTYPE html><html><!-- <div><div> --><script>'<div>'.repeat(9)</script>\
              <div title='a>b'><p>{PARA_EN}<li><td><br></div></html>"
         );
-        assert!(matches!(limit_nesting(&page), Cow::Borrowed(_)));
+        assert_eq!(prepare(&page), page.replace("'<div>'.repeat(9)", ""));
+        let no_script = page.replace("'<div>'.repeat(9)", "");
+        assert!(matches!(prepare(&no_script), Cow::Borrowed(_)));
         let icons =
             "<svg viewBox='0 0 9 9'><path d='M0 0'/><circle r='1'/></svg><svg/>".repeat(3000);
-        assert!(matches!(limit_nesting(&icons), Cow::Borrowed(_)));
+        assert!(matches!(prepare(&icons), Cow::Borrowed(_)));
         let unclosed = "<li><p>item<option>x<td>y".repeat(3000);
-        assert!(matches!(limit_nesting(&unclosed), Cow::Borrowed(_)));
+        assert!(matches!(prepare(&unclosed), Cow::Borrowed(_)));
         let deep = "<div class=\"x\">".repeat(MAX_NESTING + 10)
             + "text"
             + &"</div>".repeat(MAX_NESTING + 10);
-        let limited = limit_nesting(&deep);
+        let limited = prepare(&deep);
         assert!(matches!(limited, Cow::Owned(_)));
         assert_eq!(limited.matches("<div").count(), MAX_NESTING);
         assert_eq!(limited.matches("</div>").count(), MAX_NESTING);
@@ -2800,8 +3293,70 @@ mod tests {
             "<a",
             "<plaintext><div>",
         ] {
-            let _ = limit_nesting(input);
+            let _ = prepare(input);
         }
+    }
+
+    #[test]
+    fn script_and_style_content_is_left_out_only_where_the_parser_agrees() {
+        let cut = |html: &str| prepare(html).into_owned();
+        assert_eq!(
+            cut("<SCRIPT type=x>if (a</b) {}</Script ><style>p{}</style/><p>t"),
+            "<SCRIPT type=x></Script ><style></style/><p>t"
+        );
+        // Not an end tag for the tokenizer: the content goes on to the real one.
+        assert_eq!(cut("<style>a</styles>b</style>"), "<style></style>");
+        // Escaped script text hides `</script>` after `<!--<script>` until `-->`.
+        assert_eq!(
+            cut("<script><!--<script></script>--></script><p>x"),
+            "<script></script><p>x"
+        );
+        assert_eq!(cut("<script><!-- a </script>b"), "<script></script>b");
+        // Quoted `>` in the start tag, and a quote that opens no value.
+        assert_eq!(
+            cut("<script data-x='a>b'>x</script><script a=b'>y</script>"),
+            "<script data-x='a>b'></script><script a=b'></script>"
+        );
+        // Comments end where the tokenizer ends them.
+        for (html, prepared) in [
+            ("<!-- --!><script>x</script>", "<!-- --!><script></script>"),
+            ("<!--><script>x</script>-->", "<!--><script></script>-->"),
+            ("<!---><script>x</script>-->", "<!---><script></script>-->"),
+            ("</ a><script>x</script>", "</ a><script></script>"),
+        ] {
+            assert_eq!(cut(html), prepared);
+        }
+        // Left alone: SVG scripts, after `<frameset>`, no end tag, and `<script>` inside a
+        // comment, a bogus comment or a `<title>`.
+        for kept in [
+            "<svg><script><p>x</p></script></svg>",
+            "<frameset><script><frame src=a></script>",
+            "<script>x",
+            "<!-- <script>x</script> -->",
+            "</ <script>x</script> >",
+            "<title><script>x</script></title>",
+        ] {
+            assert!(matches!(prepare(kept), Cow::Borrowed(_)), "{kept}");
+        }
+        // The tree, hence the extraction, is the same with and without the content.
+        let page = format!(
+            "<html><head><style>body{{}}</style><script>var s = '<p>no</p>';</script></head>\
+             <body><p>{PARA_EN}</p><script>document.write('<a href=/x>x</a>')</script>\
+             <p>{PARA_EN}</p></body></html>"
+        );
+        let url = Url::parse("http://example.com/").expect("valid");
+        let whole = Html::parse_document(&page).root_element().html();
+        let prepared = Html::parse_document(&prepare(&page)).root_element().html();
+        assert_eq!(
+            whole
+                .replace("var s = '<p>no</p>';", "")
+                .replace("document.write('<a href=/x>x</a>')", "")
+                .replace("body{}", ""),
+            prepared
+        );
+        let ex = extract_html(&page, &url, &ExtractOptions::default());
+        assert_eq!(ex.kept().count(), 2);
+        assert!(ex.links.is_empty());
     }
 
     #[test]
