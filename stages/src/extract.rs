@@ -346,7 +346,7 @@ pub const MAX_NESTING: usize = 1024;
 /// of script text (whose `<!--`…`<script>` escapes can hide a `</script>`); it does not cut
 /// inside SVG/MathML (where `<script>` holds markup) or after `<frameset>` (which ignores a
 /// `<script>` tag).
-fn prepare(html: &str) -> Cow<'_, str> {
+pub(crate) fn prepare(html: &str) -> Cow<'_, str> {
     let bytes = html.as_bytes();
     let mut depth = 0usize;
     let mut foreign = 0usize;

@@ -54,7 +54,9 @@ pub fn skim_html(html: &str, page_url: &Url) -> Skim {
     let sink = Sink(RefCell::new(State::default()));
     let tokenizer = Tokenizer::new(sink, Default::default());
     let input = BufferQueue::default();
-    input.push_back(StrTendril::from_slice(html));
+    // The extractor's cheap pre-scan leaves out the content of scripts and style sheets (half
+    // the bytes of many pages), which the skim would read only to throw away.
+    input.push_back(StrTendril::from_slice(&extract::prepare(html)));
     // The sink never asks the tokenizer to stop for a script, so one feed reads everything.
     let _ = tokenizer.feed(&input);
     tokenizer.end();
