@@ -208,8 +208,9 @@ enum JobResult {
 pub struct Analysis {
     /// Topic facts.
     pub facts: PageFacts,
-    /// Out-links: absolute URL, kind, anchor text, anchor score and URL score (`[0, 1]`).
-    pub links: Vec<(String, LinkKind, String, f64, f64)>,
+    /// Out-links, one per distinct URL (first occurrence's kind and anchor text, best anchor
+    /// score, URL score, occurrences): see [`focus::ScoredLink`].
+    pub links: Vec<focus::ScoredLink>,
     /// The page's term counts, while the seed centroid is not learned yet (seeds teach it).
     pub terms: Option<stages::centroid::TermCounts>,
     /// `<meta name=robots>` nofollow.
@@ -252,9 +253,9 @@ pub fn analyze(
         || language
             .as_ref()
             .is_some_and(|l| languages.contains(&l.code));
-    let counts = focus.counter.count(&text);
+    // The formula's tokens serve the centroid too (one tokenisation of the page).
     let centroid = focus.centroid.get();
-    let similarity = centroid.map(|c| c.similarity(&counts));
+    let similarity = centroid.map(|c| focus.similarity(c, &prepared, &text));
     let score = score::topic_score(
         &PageEvidence {
             verdict: &verdict,
@@ -265,22 +266,15 @@ pub fn analyze(
         similarity,
         &focus.weights,
     );
-    let links = extracted
-        .links
-        .iter()
-        .map(|link| {
-            let around = format!("{} {}", link.anchor, link.context);
-            let anchor = focus.pointer_score(&topic.formula, &around);
-            let url_score = focus.pointer_score(&topic.formula, &focus::url_words(&link.url));
-            (
-                link.url.clone(),
-                link.kind,
-                link.anchor.clone(),
-                anchor,
-                url_score,
-            )
-        })
-        .collect();
+    let links = focus.score_links(&topic.formula, &extracted.links);
+    // Seed pages teach the centroid their term counts (it is not learned yet).
+    let terms = centroid.is_none().then(|| {
+        if prepared.options() == focus.counter.options() {
+            focus.counter.count_prepared(&prepared)
+        } else {
+            focus.counter.count(&text)
+        }
+    });
     Analysis {
         facts: PageFacts {
             score,
@@ -291,7 +285,7 @@ pub fn analyze(
         },
         links,
         nofollow: extracted.meta_robots.nofollow,
-        terms: centroid.is_none().then_some(counts),
+        terms,
     }
 }
 
@@ -450,6 +444,15 @@ async fn sleep_until(deadline: Option<Instant>) {
 
 impl Crawler<'_> {
     fn host_mut(&mut self, key: &str) -> &mut Host {
+        if !self.hosts.contains_key(key) {
+            self.add_host(key);
+        }
+        // A borrowed lookup: the entry API would allocate the key on every call.
+        #[allow(clippy::expect_used)]
+        self.hosts.get_mut(key).expect("the host was just added")
+    }
+
+    fn add_host(&mut self, key: &str) {
         let delay = self.base_delay();
         self.hosts.entry(key.to_string()).or_insert_with(|| Host {
             queue: BinaryHeap::new(),
@@ -464,7 +467,7 @@ impl Crawler<'_> {
             gave_up: false,
             query_variants: HashMap::new(),
             calendar_pages: 0,
-        })
+        });
     }
 
     fn base_delay(&self) -> Duration {
@@ -1192,7 +1195,7 @@ impl Crawler<'_> {
         let expand = strategy::may_expand(run, Some(tunnel));
         let child_depth = entry.depth + 1;
         let too_deep = child_depth > self.ctx.topic.file.crawl.max_depth;
-        for (raw, kind, anchor, anchor_score, url_score) in &analysis.links {
+        for (raw, kind, anchor, anchor_score, url_score, count) in &analysis.links {
             let Some((target, violation)) = self.canonical(raw, url) else {
                 continue;
             };
@@ -1215,8 +1218,11 @@ impl Crawler<'_> {
                 priority,
                 now,
             )?;
-            self.store
-                .link(entry.id, dst, link_kind_name(*kind), anchor)?;
+            // The page's links to one URL arrive as one, with their number.
+            for _ in 0..*count {
+                self.store
+                    .link(entry.id, dst, link_kind_name(*kind), anchor)?;
+            }
             self.prio.link(entry.id, dst, priority);
             if !new {
                 continue;
