@@ -448,7 +448,6 @@ impl Crawler<'_> {
             self.add_host(key);
         }
         // A borrowed lookup: the entry API would allocate the key on every call.
-        #[allow(clippy::expect_used)]
         self.hosts.get_mut(key).expect("the host was just added")
     }
 
