@@ -917,6 +917,9 @@ impl Crawler<'_> {
                     let ctx2 = ctx.clone();
                     let url2 = url.clone();
                     let response2 = response.clone();
+                    // No more analyses at once than cores: more only adds blocking-pool
+                    // threads, each with its own malloc arena (half the crawl's memory).
+                    let _slot = analysis_slots().acquire().await.ok();
                     tokio::task::spawn_blocking(move || {
                         analyze(
                             &ctx2.topic,
@@ -1517,6 +1520,16 @@ fn fingerprint(text: &str) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     text.hash(&mut hasher);
     hasher.finish()
+}
+
+/// The page analyses that may run at once: one per core (they are CPU work; the blocking
+/// pool stays free for what else uses it, such as DNS lookups).
+fn analysis_slots() -> &'static tokio::sync::Semaphore {
+    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    SLOTS.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+        tokio::sync::Semaphore::new(cores.max(2))
+    })
 }
 
 /// Runs a request in its own task, so that a bug (a panic) in it becomes a recorded failure of
