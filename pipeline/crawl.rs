@@ -274,8 +274,9 @@ enum Archive {
 pub struct Analysis {
     /// Topic facts.
     pub facts: PageFacts,
-    /// Out-links: absolute URL, kind, anchor text, anchor score and URL score (`[0, 1]`).
-    pub links: Vec<(String, LinkKind, String, f64, f64)>,
+    /// Out-links, one per distinct URL (first occurrence's kind and anchor text, best anchor
+    /// score, URL score, occurrences): see [`focus::ScoredLink`].
+    pub links: Vec<focus::ScoredLink>,
     /// The page's term counts, while the seed centroid is not learned yet (seeds teach it).
     pub terms: Option<stages::centroid::TermCounts>,
     /// `<meta name=robots>` nofollow.
@@ -321,9 +322,9 @@ pub fn analyze(
         || language
             .as_ref()
             .is_some_and(|l| languages.contains(&l.code));
-    let counts = focus.counter.count(&text);
+    // The formula's tokens serve the centroid too (one tokenisation of the page).
     let centroid = focus.centroid.get();
-    let similarity = centroid.map(|c| c.similarity(&counts));
+    let similarity = centroid.map(|c| focus.similarity(c, &prepared, &text));
     let score = score::topic_score(
         &PageEvidence {
             verdict: &verdict,
@@ -334,22 +335,15 @@ pub fn analyze(
         similarity,
         &focus.weights,
     );
-    let links = extracted
-        .links
-        .iter()
-        .map(|link| {
-            let around = format!("{} {}", link.anchor, link.context);
-            let anchor = focus.pointer_score(&topic.formula, &around);
-            let url_score = focus.pointer_score(&topic.formula, &focus::url_words(&link.url));
-            (
-                link.url.clone(),
-                link.kind,
-                link.anchor.clone(),
-                anchor,
-                url_score,
-            )
-        })
-        .collect();
+    let links = focus.score_links(&topic.formula, &extracted.links);
+    // Seed pages teach the centroid their term counts (it is not learned yet).
+    let terms = centroid.is_none().then(|| {
+        if prepared.options() == focus.counter.options() {
+            focus.counter.count_prepared(&prepared)
+        } else {
+            focus.counter.count(&text)
+        }
+    });
     Analysis {
         facts: PageFacts {
             score,
@@ -360,7 +354,7 @@ pub fn analyze(
         },
         links,
         nofollow: extracted.meta_robots.nofollow,
-        terms: centroid.is_none().then_some(counts),
+        terms,
         targets: Vec::new(),
     }
 }
@@ -528,6 +522,14 @@ async fn sleep_until(deadline: Option<Instant>) {
 
 impl Crawler<'_> {
     fn host_mut(&mut self, key: &str) -> &mut Host {
+        if !self.hosts.contains_key(key) {
+            self.add_host(key);
+        }
+        // A borrowed lookup: the entry API would allocate the key on every call.
+        self.hosts.get_mut(key).expect("the host was just added")
+    }
+
+    fn add_host(&mut self, key: &str) {
         let delay = self.base_delay();
         self.hosts.entry(key.to_string()).or_insert_with(|| Host {
             queue: BinaryHeap::new(),
@@ -542,7 +544,7 @@ impl Crawler<'_> {
             gave_up: false,
             query_variants: HashMap::new(),
             calendar_pages: 0,
-        })
+        });
     }
 
     fn base_delay(&self) -> Duration {
@@ -1003,6 +1005,9 @@ impl Crawler<'_> {
                     // cross an await, nor hold up the loop that owns the database.
                     let ctx2 = ctx.clone();
                     let url2 = url.clone();
+                    // No more analyses at once than cores: more only adds blocking-pool
+                    // threads, each with its own malloc arena (half the crawl's memory).
+                    let _slot = analysis_slots().acquire().await.ok();
                     let work = tokio::task::spawn_blocking(move || {
                         // A bug in the analysis must not lose the page: it is archived anyway.
                         let analysis = std::panic::catch_unwind(AssertUnwindSafe(|| {
@@ -1325,7 +1330,7 @@ impl Crawler<'_> {
         if analysis.targets.len() != analysis.links.len() {
             self.ctx.resolve_links(&mut analysis, url);
         }
-        for ((_, kind, anchor, anchor_score, url_score), target) in
+        for ((_, kind, anchor, anchor_score, url_score, count), target) in
             analysis.links.iter().zip(&analysis.targets)
         {
             let Some(Target {
@@ -1354,8 +1359,9 @@ impl Crawler<'_> {
                 priority,
                 now,
             )?;
+            // The page's links to one URL arrive as one, with their number.
             self.store
-                .link(entry.id, dst, link_kind_name(*kind), anchor)?;
+                .link(entry.id, dst, link_kind_name(*kind), anchor, *count)?;
             self.prio.link(entry.id, dst, priority);
             if !new {
                 continue;
@@ -1542,7 +1548,7 @@ impl Crawler<'_> {
             entry.priority,
             now,
         )?;
-        self.store.link(entry.id, dst, "redirect", "")?;
+        self.store.link(entry.id, dst, "redirect", "", 1)?;
         // The target is the same page: it takes the source's links' share (OPIC cash, in-links).
         self.prio.link(entry.id, dst, entry.priority);
         let rekeyed = self.prio.page_done(entry.id);
@@ -1648,6 +1654,16 @@ fn fingerprint(text: &str) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     text.hash(&mut hasher);
     hasher.finish()
+}
+
+/// The page analyses that may run at once: one per core (they are CPU work; the blocking
+/// pool stays free for what else uses it, such as DNS lookups).
+fn analysis_slots() -> &'static tokio::sync::Semaphore {
+    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    SLOTS.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+        tokio::sync::Semaphore::new(cores.max(2))
+    })
 }
 
 /// Runs a request in its own task, so that a bug (a panic) in it becomes a recorded failure of

@@ -462,14 +462,21 @@ impl Store {
         Ok(())
     }
 
-    /// Records a link (counted when seen again on the same page).
-    pub fn link(&mut self, src: i64, dst: i64, kind: &str, anchor: &str) -> anyhow::Result<()> {
+    /// Records `count` links from `src` to `dst` (added to those already recorded).
+    pub fn link(
+        &mut self,
+        src: i64,
+        dst: i64,
+        kind: &str,
+        anchor: &str,
+        count: u32,
+    ) -> anyhow::Result<()> {
         self.conn
             .prepare_cached(
-                "INSERT INTO links(src, dst, kind, anchor) VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT(src, dst) DO UPDATE SET count = count + 1",
+                "INSERT INTO links(src, dst, kind, anchor, count) VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT(src, dst) DO UPDATE SET count = count + excluded.count",
             )?
-            .execute(params![src, dst, kind, anchor])?;
+            .execute(params![src, dst, kind, anchor, count])?;
         self.uncommitted += 1;
         Ok(())
     }

@@ -221,7 +221,7 @@ pub struct Crawl {
     pub max_body_bytes: u64,
     /// Give up on a request after this many seconds.
     pub timeout_seconds: f64,
-    /// Queued URLs kept in memory (32 bytes each); beyond, new URLs wait in `crawl.sqlite`
+    /// Queued URLs kept in memory (about 44 bytes each); beyond, new URLs wait in `crawl.sqlite`
     /// only and are read back, best first, when their server's in-memory queue runs dry.
     pub frontier_in_memory: usize,
 }

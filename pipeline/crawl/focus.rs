@@ -12,11 +12,12 @@
 //! entries are fetched, counted or explained. Everything a resumed crawl needs to give the same
 //! keys is in `crawl.sqlite` (links, fetch order, tunnel hops, centroid, seed term counts).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use stages::centroid::{Centroid, TermCounter, TermCounts};
-use stages::formula::Formula;
+use stages::extract::{Link, LinkKind};
+use stages::formula::{Formula, PreparedText};
 use stages::score::Weights;
 use stages::strategy::{Queued, Settings, Strategy};
 
@@ -52,31 +53,138 @@ impl Shared {
     /// URL's words): 1 when it contains a positive formula term, else its similarity to the
     /// seed centroid (0 before it is learned).
     pub fn pointer_score(&self, formula: &Formula, text: &str) -> f64 {
-        if formula.evaluate(text).hits > 0 {
+        self.pointer_score_with(formula, self.centroid.get(), text)
+    }
+
+    /// [`Shared::pointer_score`] with the centroid read once by the caller. The text is
+    /// tokenised once: the formula and the centroid read the same prepared text.
+    fn pointer_score_with(
+        &self,
+        formula: &Formula,
+        centroid: Option<&Centroid>,
+        text: &str,
+    ) -> f64 {
+        let prepared = PreparedText::new(text, formula.options());
+        if formula.evaluate_prepared(&prepared).hits > 0 {
             return 1.0;
         }
-        self.centroid
-            .get()
-            .map_or(0.0, |c| c.similarity(&self.counter.count(text)))
+        centroid.map_or(0.0, |c| self.similarity(c, &prepared, text))
     }
-}
 
-/// The words of a URL: host labels are left out (they name the site, not the page), the path
-/// and query are split on punctuation by the formula's tokeniser.
-pub fn url_words(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(u) => {
-            let path = percent_decode(u.path());
-            let query = u.query().map(percent_decode).unwrap_or_default();
-            format!("{path} {query}")
+    /// Similarity of a prepared text to the centroid, from the prepared tokens when the
+    /// formula and the term counter fold alike (always, for the topic's own formula).
+    pub fn similarity(&self, centroid: &Centroid, prepared: &PreparedText, text: &str) -> f64 {
+        if prepared.options() == self.counter.options() {
+            centroid.similarity_of(self.counter.terms(prepared))
+        } else {
+            centroid.similarity(&self.counter.count(text))
         }
-        Err(_) => String::new(),
+    }
+
+    /// The out-links of a page, one per distinct URL in order of first appearance, scored:
+    /// the URL's words once, and the best anchor score over its occurrences (the priority a
+    /// page gives a URL is the best its links give it, as the crawl's re-keying of a second
+    /// link to a waiting URL would make it), with the first occurrence's kind and anchor text
+    /// and the number of occurrences (the link table counts them).
+    pub fn score_links(&self, formula: &Formula, links: &[Link]) -> Vec<ScoredLink> {
+        let centroid = self.centroid.get();
+        let mut out: Vec<ScoredLink> = Vec::with_capacity(links.len());
+        let mut seen: HashMap<&str, usize> = HashMap::with_capacity(links.len());
+        let mut around = String::new();
+        let mut words = String::new();
+        for link in links {
+            let i = match seen.get(link.url.as_str()) {
+                Some(&i) => i,
+                None => {
+                    url_words_into(&link.url, &mut words);
+                    let url_score = self.pointer_score_with(formula, centroid, &words);
+                    seen.insert(&link.url, out.len());
+                    out.push((
+                        link.url.clone(),
+                        link.kind,
+                        link.anchor.clone(),
+                        0.0,
+                        url_score,
+                        0,
+                    ));
+                    out.len() - 1
+                }
+            };
+            let Some(row) = out.get_mut(i) else {
+                continue;
+            };
+            row.5 = row.5.saturating_add(1);
+            // A URL whose anchor already names the topic cannot score higher.
+            if row.5 > 1 && row.3 >= 1.0 {
+                continue;
+            }
+            around.clear();
+            around.push_str(&link.anchor);
+            around.push(' ');
+            around.push_str(&link.context);
+            let anchor = self.pointer_score_with(formula, centroid, &around);
+            row.3 = row.3.max(anchor);
+        }
+        out
     }
 }
 
-fn percent_decode(s: &str) -> String {
+/// A distinct out-link of a page: absolute URL, kind and anchor text of its first occurrence,
+/// best anchor score, URL score (both in `[0, 1]`), number of occurrences on the page.
+pub type ScoredLink = (String, LinkKind, String, f64, f64, u32);
+
+/// The words of a URL, into a reused buffer: host labels are left out (they name the site,
+/// not the page), the path and query are decoded and left for the formula's tokeniser to split
+/// on punctuation. The links of a page are serialised `http(s)` URLs (the
+/// extract stage resolves them with the `url` crate), whose path starts at the first `/` after
+/// `://` and whose query at the first `?` after that: cut there rather than parse each URL
+/// again. Anything else is parsed.
+fn url_words_into(url: &str, out: &mut String) {
+    out.clear();
+    let (path, query) = match split_serialised(url) {
+        Some(parts) => parts,
+        None => match url::Url::parse(url) {
+            Ok(u) => {
+                let mut bytes = Vec::new();
+                percent_decode_into(u.path(), &mut bytes);
+                bytes.push(b' ');
+                percent_decode_into(u.query().unwrap_or_default(), &mut bytes);
+                out.push_str(&String::from_utf8_lossy(&bytes));
+                return;
+            }
+            Err(_) => return,
+        },
+    };
+    let mut bytes = Vec::with_capacity(path.len() + query.len() + 1);
+    percent_decode_into(path, &mut bytes);
+    bytes.push(b' ');
+    percent_decode_into(query, &mut bytes);
+    out.push_str(&String::from_utf8_lossy(&bytes));
+}
+
+/// Path and query of a serialised `http(s)` URL without fragment; None for anything the `url`
+/// crate would not have written that way.
+fn split_serialised(url: &str) -> Option<(&str, &str)> {
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))?;
+    if !url.is_ascii() || url.contains(['#', '\\', ' ']) {
+        return None;
+    }
+    let slash = rest.find('/')?;
+    if rest.get(..slash)?.contains('?') {
+        return None;
+    }
+    let path_and_query = rest.get(slash..)?;
+    Some(match path_and_query.split_once('?') {
+        Some((path, query)) => (path, query),
+        None => (path_and_query, ""),
+    })
+}
+
+/// Appends `s` percent-decoded to `out` (malformed escapes are kept as written).
+fn percent_decode_into(s: &str, out: &mut Vec<u8>) {
     let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%'
@@ -90,7 +198,6 @@ fn percent_decode(s: &str) -> String {
         out.push(bytes[i]);
         i += 1;
     }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The seeds the centroid waits for: seed URLs and their redirect targets not settled yet.
@@ -167,7 +274,15 @@ impl Crawler<'_> {
             key: q.key as f32,
             stamp: q.stamp as u32,
         };
-        self.enqueue(&q.host, entry);
+        // The host is named by the prioritizer's interned key, borrowed: no string per URL.
+        let host = self.prio.host_name(q.host);
+        if let Some(h) = self.hosts.get_mut(host) {
+            h.queue.push(entry);
+            self.in_memory += 1;
+        } else {
+            let host = host.to_string();
+            self.enqueue(&host, entry);
+        }
     }
 
     /// Pushes again the URLs whose key changed (their old entries become stale).
@@ -340,6 +455,12 @@ impl Crawler<'_> {
 mod tests {
     use super::*;
 
+    fn url_words(url: &str) -> String {
+        let mut words = String::new();
+        url_words_into(url, &mut words);
+        words
+    }
+
     #[test]
     fn url_words_are_the_decoded_path_and_query() {
         assert_eq!(
@@ -348,5 +469,123 @@ mod tests {
         );
         assert_eq!(url_words("not a url"), "");
         assert_eq!(url_words("http://a.test/%zz%4"), "/%zz%4 ");
+    }
+
+    #[test]
+    fn cutting_a_serialised_url_gives_what_parsing_it_gives() {
+        let parsed = |raw: &str| {
+            let u = url::Url::parse(raw).unwrap();
+            let mut bytes = Vec::new();
+            percent_decode_into(u.path(), &mut bytes);
+            bytes.push(b' ');
+            percent_decode_into(u.query().unwrap_or_default(), &mut bytes);
+            String::from_utf8_lossy(&bytes).into_owned()
+        };
+        for raw in [
+            "http://a.test/",
+            "https://user:p%2Fw@a.test:8080/x/y%20z.html?a=1&b=%C3%A9#frag",
+            "http://[::1]/calque?x=/y",
+            "http://a.test?x/y",
+            "http://A.test",
+            "http://a.test/é/calque",
+            "http://a.test/%FF%FE?%E9",
+            "http://a.test\\calques\\page",
+        ] {
+            let canonical = url::Url::parse(raw).unwrap().to_string();
+            assert_eq!(url_words(&canonical), parsed(raw), "{canonical}");
+            assert_eq!(url_words(raw), parsed(raw), "{raw}");
+        }
+    }
+
+    fn link(url: &str, kind: LinkKind, anchor: &str, context: &str) -> Link {
+        Link {
+            url: url.to_string(),
+            anchor: anchor.to_string(),
+            context: context.to_string(),
+            kind,
+            nofollow: false,
+        }
+    }
+
+    #[test]
+    fn links_to_one_url_are_scored_once_with_their_best_anchor() {
+        let formula = Formula::parse("calque").unwrap();
+        let shared = Shared {
+            counter: TermCounter::new(formula.options(), &[]),
+            weights: Weights::default(),
+            centroid: OnceLock::new(),
+        };
+        let links = [
+            link("http://a.test/x", LinkKind::LinkRel, "suivant", ""),
+            link("http://a.test/y", LinkKind::Anchor, "page", "rien"),
+            link("http://a.test/x", LinkKind::Anchor, "le calque", ""),
+            link("http://a.test/x", LinkKind::Anchor, "encore", ""),
+            link("http://a.test/calque.html", LinkKind::Anchor, "là", ""),
+        ];
+        let scored = shared.score_links(&formula, &links);
+        let got: Vec<(&str, LinkKind, &str, f64, f64, u32)> = scored
+            .iter()
+            .map(|(u, k, a, s, us, n)| (u.as_str(), *k, a.as_str(), *s, *us, *n))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("http://a.test/x", LinkKind::LinkRel, "suivant", 1.0, 0.0, 3),
+                ("http://a.test/y", LinkKind::Anchor, "page", 0.0, 0.0, 1),
+                (
+                    "http://a.test/calque.html",
+                    LinkKind::Anchor,
+                    "là",
+                    0.0,
+                    1.0,
+                    1
+                ),
+            ]
+        );
+        // The same scores as one text at a time.
+        assert_eq!(shared.pointer_score(&formula, "le calque "), 1.0);
+        assert_eq!(shared.pointer_score(&formula, "/calque.html "), 1.0);
+    }
+
+    #[test]
+    fn with_a_centroid_pointer_texts_score_by_similarity() {
+        let formula = Formula::parse("zzz").unwrap();
+        let counter = TermCounter::new(formula.options(), &[]);
+        let centroid = Centroid::learn(&[
+            counter.count("calques pixels calques"),
+            counter.count("pixels"),
+        ])
+        .unwrap();
+        let shared = Shared {
+            counter,
+            weights: Weights::default(),
+            centroid: OnceLock::from(centroid),
+        };
+        let links = [
+            link(
+                "http://a.test/pixels",
+                LinkKind::Anchor,
+                "serveur",
+                "apache",
+            ),
+            link(
+                "http://a.test/pixels",
+                LinkKind::Anchor,
+                "des calques",
+                "et pixels",
+            ),
+        ];
+        let scored = shared.score_links(&formula, &links);
+        assert_eq!(scored.len(), 1);
+        let (_, _, anchor, anchor_score, url_score, count) = &scored[0];
+        assert_eq!((anchor.as_str(), *count), ("serveur", 2));
+        let c = shared.centroid.get().unwrap();
+        let best = c.similarity(&shared.counter.count("des calques et pixels"));
+        assert!(best > 0.0);
+        assert_eq!(anchor_score.to_bits(), best.to_bits());
+        assert_eq!(
+            url_score.to_bits(),
+            c.similarity(&shared.counter.count("/pixels ")).to_bits()
+        );
     }
 }

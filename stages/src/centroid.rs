@@ -23,7 +23,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::formula::{FormulaOptions, folded_tokens};
+use crate::formula::{FormulaOptions, PreparedText, folded_tokens};
 
 /// Most terms a centroid keeps: enough to describe a topic, few enough to explain it.
 pub const MAX_TERMS: usize = 300;
@@ -59,15 +59,43 @@ impl TermCounter {
     pub fn count(&self, text: &str) -> TermCounts {
         let mut counts = TermCounts::new();
         for token in folded_tokens(text, self.options) {
-            if token.chars().count() < 2
-                || token.chars().all(|c| c.is_numeric())
-                || self.stop.contains(&token)
-            {
-                continue;
+            if self.keeps(&token) {
+                *counts.entry(token).or_insert(0) += 1;
             }
-            *counts.entry(token).or_insert(0) += 1;
         }
         counts
+    }
+
+    /// The terms of a text already tokenised for the formula, in term order: the same counts
+    /// as [`TermCounter::count`] when it was prepared with this counter's options, without a
+    /// second tokenisation (each anchor, URL and page is scored by both).
+    pub fn terms<'a>(
+        &'a self,
+        prepared: &'a PreparedText,
+    ) -> impl Iterator<Item = (&'a str, u32)> + 'a {
+        prepared
+            .token_counts()
+            .filter(move |(token, _)| self.keeps(token))
+    }
+
+    /// [`TermCounter::terms`] as owned counts (what a seed page's centroid is learned from).
+    pub fn count_prepared(&self, prepared: &PreparedText) -> TermCounts {
+        self.terms(prepared)
+            .map(|(token, n)| (token.to_string(), n))
+            .collect()
+    }
+
+    /// The options texts must be prepared with for [`TermCounter::terms`].
+    pub fn options(&self) -> FormulaOptions {
+        self.options
+    }
+
+    /// Whether a folded token is a term: two characters or more, not only digits, not a stop
+    /// word.
+    fn keeps(&self, token: &str) -> bool {
+        let mut chars = token.chars();
+        let two = chars.next().is_some() && chars.next().is_some();
+        two && !token.chars().all(char::is_numeric) && !self.stop.contains(token)
     }
 }
 
@@ -168,6 +196,12 @@ impl Centroid {
 
     /// Cosine similarity of a page's term counts to the centroid, in `[0, 1]`.
     pub fn similarity(&self, page: &TermCounts) -> f64 {
+        self.similarity_of(page.iter().map(|(term, &tf)| (term.as_str(), tf)))
+    }
+
+    /// [`Centroid::similarity`] of term counts given in term order (as
+    /// [`TermCounter::terms`] gives them; the order fixes the rounding of the sums).
+    pub fn similarity_of<'a>(&self, page: impl IntoIterator<Item = (&'a str, u32)>) -> f64 {
         let index = self.index.get_or_init(|| {
             self.terms
                 .iter()
@@ -177,8 +211,8 @@ impl Centroid {
         });
         let mut dot = 0.0;
         let mut norm2 = 0.0;
-        for (term, &tf) in page {
-            match index.get(term.as_str()).and_then(|&i| self.terms.get(i)) {
+        for (term, tf) in page {
+            match index.get(term).and_then(|&i| self.terms.get(i)) {
                 Some(t) => {
                     let w = tf_weight(tf) * t.idf;
                     dot += w * t.weight;
@@ -250,6 +284,28 @@ mod tests {
         assert_eq!(far, 0.0);
         assert!((0.0..=1.0).contains(&centroid.similarity(&seeds[0])));
         assert_eq!(centroid.similarity(&TermCounts::new()), 0.0);
+    }
+
+    #[test]
+    fn prepared_texts_give_the_same_counts_and_similarity_to_the_bit() {
+        let k = counter();
+        let centroid = Centroid::learn(&[
+            k.count("Les calques de GIMP : créer un calque, fusionner les calques."),
+            k.count("Retouche d'image avec GIMP : pixels, calques et sélection 2024."),
+        ])
+        .unwrap();
+        for text in [
+            "Dans GIMP, un calque contient des pixels ; les Calques s'empilent. 12 a b",
+            "Le serveur HTTP Apache",
+            "",
+        ] {
+            let prepared = PreparedText::new(text, k.options());
+            assert_eq!(k.count_prepared(&prepared), k.count(text));
+            assert_eq!(
+                centroid.similarity_of(k.terms(&prepared)).to_bits(),
+                centroid.similarity(&k.count(text)).to_bits()
+            );
+        }
     }
 
     #[test]

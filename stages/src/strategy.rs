@@ -85,12 +85,13 @@ pub struct Settings {
 }
 
 /// A URL to push (again) into its host's queue.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Queued {
     /// Row id of the URL.
     pub id: i64,
-    /// Politeness key of its server.
-    pub host: String,
+    /// Its server, as an interned politeness key ([`Prioritizer::host_name`] spells it): no
+    /// string is allocated per queued URL.
+    pub host: u32,
     /// Depth.
     pub depth: u32,
     /// Sort key: higher first.
@@ -103,9 +104,10 @@ pub struct Queued {
     pub hops: u32,
 }
 
-/// What the frontier keeps per waiting URL (the rest of a [`Queued`] is its id, the map key):
-/// 20 bytes, so that millions of waiting URLs fit in memory. Keys and priorities are kept in
-/// single precision: they only order URLs.
+/// What the frontier keeps per waiting URL (the rest of a [`Queued`] is its id, the slot's
+/// position in [`Slots`]): 20 bytes, so that millions of waiting URLs fit in memory. Keys and
+/// priorities are kept in single precision: they only order URLs. A stamp of 0 marks an empty
+/// slot (stamps handed out are never 0).
 #[derive(Debug, Clone, Copy)]
 struct Slot {
     key: f32,
@@ -114,6 +116,135 @@ struct Slot {
     host: u32,
     depth: u16,
     hops: u16,
+}
+
+impl Slot {
+    const EMPTY: Slot = Slot {
+        key: 0.0,
+        priority: 0.0,
+        stamp: 0,
+        host: 0,
+        depth: 0,
+        hops: 0,
+    };
+
+    fn is_empty(&self) -> bool {
+        self.stamp == 0
+    }
+}
+
+/// Slots per chunk of [`Slots`]: 1,024 × 20 bytes = 20 KiB.
+const CHUNK_BITS: u32 = 10;
+const CHUNK: usize = 1 << CHUNK_BITS;
+
+/// The waiting URLs' slots, indexed by URL id. Ids are SQLite row ids handed out in discovery
+/// order, so they are dense: a table cut in chunks of [`CHUNK`] ids costs 20 bytes per id of a
+/// live chunk (a hash map costs 32 bytes per entry plus its control bytes, and twice that just
+/// after it doubles, which is what the running crawl showed). A chunk is freed when its last
+/// URL leaves, so a long crawl does not keep the slots of URLs settled long ago. Ids outside
+/// `0..2^32` (never handed out by SQLite in practice) go to a map, so no id is refused.
+#[derive(Debug, Clone, Default)]
+struct Slots {
+    chunks: Vec<Option<Box<[Slot]>>>,
+    /// Occupied slots per chunk.
+    filled: Vec<u32>,
+    overflow: HashMap<i64, Slot>,
+    len: usize,
+}
+
+impl Slots {
+    /// Chunk and offset of a dense id.
+    fn locate(id: i64) -> Option<(usize, usize)> {
+        let id = u32::try_from(id).ok()?;
+        Some(((id >> CHUNK_BITS) as usize, (id as usize) & (CHUNK - 1)))
+    }
+
+    fn get(&self, id: i64) -> Option<&Slot> {
+        match Slots::locate(id) {
+            Some((c, o)) => self
+                .chunks
+                .get(c)?
+                .as_ref()?
+                .get(o)
+                .filter(|s| !s.is_empty()),
+            None => self.overflow.get(&id),
+        }
+    }
+
+    fn get_mut(&mut self, id: i64) -> Option<&mut Slot> {
+        match Slots::locate(id) {
+            Some((c, o)) => self
+                .chunks
+                .get_mut(c)?
+                .as_mut()?
+                .get_mut(o)
+                .filter(|s| !s.is_empty()),
+            None => self.overflow.get_mut(&id),
+        }
+    }
+
+    /// Stores a slot (its stamp is not 0); returns the one it replaces.
+    fn insert(&mut self, id: i64, slot: Slot) -> Option<Slot> {
+        let Some((c, o)) = Slots::locate(id) else {
+            let old = self.overflow.insert(id, slot);
+            if old.is_none() {
+                self.len += 1;
+            }
+            return old;
+        };
+        if self.chunks.len() <= c {
+            self.chunks.resize(c + 1, None);
+            self.filled.resize(c + 1, 0);
+        }
+        let chunk = self.chunks[c].get_or_insert_with(|| vec![Slot::EMPTY; CHUNK].into());
+        let old = std::mem::replace(&mut chunk[o], slot);
+        if old.is_empty() {
+            self.filled[c] += 1;
+            self.len += 1;
+            None
+        } else {
+            Some(old)
+        }
+    }
+
+    fn remove(&mut self, id: i64) -> Option<Slot> {
+        let Some((c, o)) = Slots::locate(id) else {
+            let old = self.overflow.remove(&id);
+            if old.is_some() {
+                self.len -= 1;
+            }
+            return old;
+        };
+        let chunk = self.chunks.get_mut(c)?.as_mut()?;
+        let old = std::mem::replace(chunk.get_mut(o)?, Slot::EMPTY);
+        if old.is_empty() {
+            return None;
+        }
+        self.len -= 1;
+        self.filled[c] -= 1;
+        if self.filled[c] == 0 {
+            self.chunks[c] = None;
+        }
+        Some(old)
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The ids of the waiting URLs.
+    fn ids(&self) -> impl Iterator<Item = i64> + '_ {
+        let dense = self.chunks.iter().enumerate().flat_map(|(c, chunk)| {
+            chunk.iter().flat_map(move |slots| {
+                slots
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| !s.is_empty())
+                    .map(move |(o, _)| ((c << CHUNK_BITS) + o) as i64)
+            })
+        });
+        dense.chain(self.overflow.keys().copied())
+    }
 }
 
 /// Partial PageRank: damping as in [`crate::pagerank::DEFAULT_DAMPING`], loose tolerance (the
@@ -126,7 +257,7 @@ const PAGERANK_MAX_ITER: usize = 50;
 pub struct Prioritizer {
     settings: Settings,
     next_stamp: u64,
-    pending: HashMap<i64, Slot>,
+    pending: Slots,
     /// Interned politeness keys (a slot names its host by index).
     host_names: Vec<String>,
     host_index: HashMap<String, u32>,
@@ -151,7 +282,7 @@ impl Prioritizer {
         Prioritizer {
             settings,
             next_stamp: 0,
-            pending: HashMap::new(),
+            pending: Slots::default(),
             host_names: Vec::new(),
             host_index: HashMap::new(),
             host_pending: Vec::new(),
@@ -199,21 +330,36 @@ impl Prioritizer {
     }
 
     fn unpend(&mut self, id: i64) -> Option<Slot> {
-        let slot = self.pending.remove(&id)?;
+        let slot = self.pending.remove(id)?;
         if let Some(n) = self.host_pending.get_mut(slot.host as usize) {
             *n = n.saturating_sub(1);
         }
         Some(slot)
     }
 
+    /// The next stamp: never 0 (the mark of an empty slot), and different from the previous
+    /// one of any URL (stamps wrap after 2^32 queue events, far apart for one URL).
+    fn stamp(&mut self) -> u32 {
+        loop {
+            self.next_stamp += 1;
+            let stamp = self.next_stamp as u32;
+            if stamp != 0 {
+                return stamp;
+            }
+        }
+    }
+
+    /// The politeness key of an interned host ("" for an id this prioritizer never gave).
+    pub fn host_name(&self, host: u32) -> &str {
+        self.host_names
+            .get(host as usize)
+            .map_or("", String::as_str)
+    }
+
     fn queued(&self, id: i64, slot: &Slot) -> Queued {
         Queued {
             id,
-            host: self
-                .host_names
-                .get(slot.host as usize)
-                .cloned()
-                .unwrap_or_default(),
+            host: slot.host,
             depth: u32::from(slot.depth),
             key: f64::from(slot.key),
             stamp: u64::from(slot.stamp),
@@ -278,14 +424,13 @@ impl Prioritizer {
         }
         self.unpend(id);
         let priority = if priority.is_finite() { priority } else { 0.0 };
-        self.next_stamp += 1;
         let host_id = self.host_id(host);
         let slot = Slot {
             key: self.key(id, depth, priority) as f32,
             priority: priority as f32,
             // Stamps only need to differ from the previous one of the same URL; depth and
             // tunnel hops are capped at 65,535.
-            stamp: self.next_stamp as u32,
+            stamp: self.stamp(),
             host: host_id,
             depth: u16::try_from(depth).unwrap_or(u16::MAX),
             hops: u16::try_from(hops).unwrap_or(u16::MAX),
@@ -300,7 +445,7 @@ impl Prioritizer {
     /// Whether a heap entry with this stamp is the URL's current one.
     pub fn is_live(&self, id: i64, stamp: u64) -> bool {
         self.pending
-            .get(&id)
+            .get(id)
             .is_some_and(|q| q.stamp == stamp as u32)
     }
 
@@ -333,7 +478,7 @@ impl Prioritizer {
         }
         if self.settings.strategy == Strategy::BestFirst
             && priority.is_finite()
-            && let Some(q) = self.pending.get_mut(&dst)
+            && let Some(q) = self.pending.get_mut(dst)
             && (priority as f32) > q.priority
         {
             q.priority = priority as f32;
@@ -403,7 +548,7 @@ impl Prioritizer {
             PAGERANK_TOLERANCE,
             PAGERANK_MAX_ITER,
         );
-        self.dirty.extend(self.pending.keys().copied());
+        self.dirty.extend(self.pending.ids());
     }
 
     /// The waiting URLs whose key changed since they were pushed, with new stamps (id order).
@@ -411,16 +556,15 @@ impl Prioritizer {
         let dirty = std::mem::take(&mut self.dirty);
         let mut out = Vec::new();
         for id in dirty {
-            let Some(q) = self.pending.get(&id).copied() else {
+            let Some(q) = self.pending.get(id).copied() else {
                 continue;
             };
             let key = self.key(id, u32::from(q.depth), f64::from(q.priority)) as f32;
             if key.to_bits() == q.key.to_bits() {
                 continue;
             }
-            self.next_stamp += 1;
-            let stamp = self.next_stamp as u32;
-            if let Some(slot) = self.pending.get_mut(&id) {
+            let stamp = self.stamp();
+            if let Some(slot) = self.pending.get_mut(id) {
                 slot.key = key;
                 slot.stamp = stamp;
                 let slot = *slot;
@@ -653,6 +797,56 @@ mod tests {
             keys
         };
         assert_eq!(run(), run());
+    }
+
+    #[test]
+    fn slots_are_kept_by_id_and_chunks_freed_when_empty() {
+        let mut slots = Slots::default();
+        let slot = |stamp| Slot {
+            stamp,
+            ..Slot::EMPTY
+        };
+        let far = (CHUNK as i64) * 3 + 5;
+        for id in [1, 2, far, -7, i64::MAX] {
+            assert!(slots.insert(id, slot(9)).is_none());
+        }
+        assert_eq!(slots.len(), 5);
+        assert_eq!(slots.insert(2, slot(10)).map(|s| s.stamp), Some(9));
+        assert_eq!(slots.len(), 5);
+        assert_eq!(slots.get(2).map(|s| s.stamp), Some(10));
+        assert!(slots.get(3).is_none() && slots.get(far + 1).is_none());
+        assert!(
+            slots.get(CHUNK as i64 * 100).is_none(),
+            "past the last chunk"
+        );
+        let mut ids: Vec<i64> = slots.ids().collect();
+        ids.sort_unstable();
+        assert_eq!(ids, [-7, 1, 2, far, i64::MAX]);
+        assert_eq!(slots.remove(far).map(|s| s.stamp), Some(9));
+        assert!(slots.remove(far).is_none());
+        assert!(
+            slots.chunks[3].is_none(),
+            "its last slot left: the chunk is freed"
+        );
+        assert!(slots.remove(-7).is_some() && slots.remove(i64::MAX).is_some());
+        slots.remove(1);
+        slots.remove(2);
+        assert_eq!(slots.len(), 0);
+        assert!(slots.chunks.iter().all(Option::is_none));
+    }
+
+    #[test]
+    fn stamps_are_never_zero_and_name_the_host() {
+        let mut pr = p(Strategy::BestFirst);
+        pr.next_stamp = u64::from(u32::MAX) - 1;
+        let a = pr.queue(1, "http://a.test:80", 1, 0.5, 0);
+        let b = pr.queue(1, "http://b.test:80", 1, 0.5, 0);
+        assert_eq!((a.stamp, b.stamp), (u64::from(u32::MAX), 1), "0 is skipped");
+        assert!(pr.is_live(1, b.stamp) && !pr.is_live(1, a.stamp));
+        assert_eq!(pr.host_name(b.host), "http://b.test:80");
+        assert_eq!(pr.host_name(99), "");
+        assert_eq!(pr.host_pending("http://a.test:80"), 0);
+        assert_eq!(pr.host_pending("http://b.test:80"), 1);
     }
 
     #[test]
