@@ -35,7 +35,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use stages::extract::{ExtractOptions, LinkKind};
+use stages::extract::LinkKind;
 use stages::formula::PreparedText;
 use stages::robots::Robots;
 use stages::score::{self, LinkSignals, PageEvidence, Scope};
@@ -73,8 +73,6 @@ pub struct CrawlContext {
     pub product_token: String,
     /// Where responses come from.
     pub fetcher: Fetcher,
-    /// Text extraction settings.
-    pub extract_options: ExtractOptions,
     /// Term counter, score weights and the seed centroid, shared with the page analysis.
     pub focus: FocusShared,
 }
@@ -289,7 +287,6 @@ pub struct Analysis {
 /// Decodes, extracts and scores a page: the crawl's view of it.
 pub fn analyze(
     topic: &Topic,
-    options: &ExtractOptions,
     focus: &FocusShared,
     url: &url::Url,
     response: &Response,
@@ -300,23 +297,22 @@ pub fn analyze(
     let is_plain = content_type
         .map(|ct| ct.to_ascii_lowercase().starts_with("text/plain"))
         .unwrap_or(false);
-    let extracted = if is_plain {
-        stages::extract::extract_plain(&decoded.text)
-    } else {
-        stages::extract::extract_html(&decoded.text, url, options)
-    };
     // The crawl judges a page by *all* its visible text, boilerplate included: a table of
     // contents about the topic is exactly where a focused crawl should go on from, even though
-    // the extract stage will not keep it as a document (that decision uses the clean text).
-    let title = extracted.title.clone().unwrap_or_default();
-    let mut text = title;
-    for block in &extracted.blocks {
-        text.push_str("\n\n");
-        text.push_str(&block.text);
-    }
+    // the extract stage will not keep it as a document (that decision uses the clean text). So
+    // it skims the page (no tree, no block classification: see stages/src/skim.rs), and the
+    // extract stage reads the stored page again with the full extractor.
+    let skimmed = if is_plain {
+        stages::skim::skim_plain(&decoded.text)
+    } else {
+        stages::skim::skim_html(&decoded.text, url)
+    };
+    let mut text = skimmed.title.clone().unwrap_or_default();
+    text.push_str("\n\n");
+    text.push_str(&skimmed.text);
     let prepared = PreparedText::new(&text, topic.formula.options());
     let verdict = topic.formula.evaluate_prepared(&prepared);
-    let language = extracted.language.clone();
+    let language = skimmed.language.clone();
     let languages = &topic.file.languages;
     let language_ok = languages.is_empty()
         || language
@@ -335,7 +331,7 @@ pub fn analyze(
         similarity,
         &focus.weights,
     );
-    let links = focus.score_links(&topic.formula, &extracted.links);
+    let links = focus.score_links(&topic.formula, &skimmed.links);
     // Seed pages teach the centroid their term counts (it is not learned yet).
     let terms = centroid.is_none().then(|| {
         if prepared.options() == focus.counter.options() {
@@ -350,10 +346,10 @@ pub fn analyze(
             verdict: verdict.satisfied,
             matched: verdict.matched,
             language: language.map(|l| l.code),
-            title: extracted.title,
+            title: skimmed.title,
         },
         links,
-        nofollow: extracted.meta_robots.nofollow,
+        nofollow: skimmed.meta_robots.nofollow,
         terms,
         targets: Vec::new(),
     }
@@ -679,15 +675,8 @@ impl Crawler<'_> {
             let Some(entry) = self.take_queued(&host, id) else {
                 continue;
             };
-            let analysis = (response.status == 200 && !response.body_skipped).then(|| {
-                analyze(
-                    &self.ctx.topic,
-                    &self.ctx.extract_options,
-                    &self.ctx.focus,
-                    &url,
-                    &response,
-                )
-            });
+            let analysis = (response.status == 200 && !response.body_skipped)
+                .then(|| analyze(&self.ctx.topic, &self.ctx.focus, &url, &response));
             self.settle_page(
                 entry,
                 &host,
@@ -1011,13 +1000,7 @@ impl Crawler<'_> {
                     let work = tokio::task::spawn_blocking(move || {
                         // A bug in the analysis must not lose the page: it is archived anyway.
                         let analysis = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                            let mut analysis = analyze(
-                                &ctx2.topic,
-                                &ctx2.extract_options,
-                                &ctx2.focus,
-                                &url2,
-                                &response,
-                            );
+                            let mut analysis = analyze(&ctx2.topic, &ctx2.focus, &url2, &response);
                             ctx2.resolve_links(&mut analysis, &url2);
                             analysis
                         }))

@@ -16,7 +16,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use stages::extract::ExtractOptions;
 use stages::score::Scope;
 use tokio::sync::watch;
 
@@ -215,10 +214,6 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
             scope: scope.clone(),
             product_token: stages::robots::product_token(&topic.user_agent()),
             fetcher,
-            extract_options: ExtractOptions {
-                keep_everything: topic.file.output.keep_everything,
-                ..ExtractOptions::default()
-            },
             focus: crawl::FocusShared::new(&topic),
         });
         crawling.store(true, Ordering::SeqCst);

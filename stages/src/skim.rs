@@ -64,6 +64,23 @@ pub fn skim_html(html: &str, page_url: &Url) -> Skim {
     state.finish(page_url)
 }
 
+/// Skims a `text/plain` page: all of it is text, it has no links, no title and no directives.
+pub fn skim_plain(text: &str) -> Skim {
+    let extracted = extract::extract_plain(text);
+    let mut joined = String::new();
+    for block in &extracted.blocks {
+        if !joined.is_empty() {
+            joined.push_str("\n\n");
+        }
+        joined.push_str(&block.text);
+    }
+    Skim {
+        text: joined,
+        language: extracted.language,
+        ..Skim::default()
+    }
+}
+
 /// Elements whose content is not text a reader sees.
 fn skips_content(name: &str) -> bool {
     matches!(
