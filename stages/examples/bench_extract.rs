@@ -1,7 +1,7 @@
 //! Benchmark driver for `scripts/bench-extract` (not a user tool): main-text extraction speed
 //! on pages preloaded in memory, the basis on which the Python extractors are timed.
 //!
-//! **In:** `[--drop-comments] [--texts] [--repeat N] FILE…` (HTML files).
+//! **In:** `[--drop-comments] [--predecoded] [--texts] [--repeat N] FILE…` (HTML files).
 //! **Out:** one JSON object on stdout: `pages`, `cpu` (CPU seconds of the extraction loop,
 //! user + sys, `CLOCK_PROCESS_CPUTIME_ID` as Python's `time.process_time()`), `pages_per_cpu_s`
 //! and, with `--texts`, `texts`: each page's kept blocks joined by newlines (what the script
@@ -9,7 +9,9 @@
 //! **Invariants:** every file is read before the clock starts; the loop does per page exactly
 //! what `glaneur extract FILE` does minus I/O and JSON: [`stages::decode::decode`] of the
 //! bytes as `text/html` at `http://localhost/NAME`, then [`stages::extract::extract_html`];
-//! one thread.
+//! one thread. With `--predecoded` the pages are decoded (the same way) before the clock starts
+//! and only the extraction is timed: the Python extractors' basis, as the script hands them
+//! `str` it decoded itself.
 //!
 //! `cargo run --release -p stages --example bench_extract -- FILE…`
 
@@ -30,6 +32,7 @@ fn process_cpu() -> Duration {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut options = ExtractOptions::default();
     let mut texts = false;
+    let mut predecoded = false;
     let mut repeat = 1usize;
     let mut files = Vec::new();
     let mut args = std::env::args().skip(1);
@@ -37,6 +40,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         match arg.as_str() {
             "--drop-comments" => options.drop_comments = true,
             "--texts" => texts = true,
+            "--predecoded" => predecoded = true,
             "--repeat" => {
                 repeat = args
                     .next()
@@ -47,7 +51,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     if files.is_empty() {
-        return Err("usage: bench_extract [--drop-comments] [--texts] [--repeat N] FILE…".into());
+        return Err(
+            "usage: bench_extract [--drop-comments] [--predecoded] [--texts] [--repeat N] FILE…"
+                .into(),
+        );
     }
     // The page address `glaneur extract FILE` gives a local file, and its top-level domain
     // (charset detection uses it).
@@ -62,12 +69,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         pages.push((bytes, base.join(name)?));
     }
 
+    let decode =
+        |bytes: &[u8]| stages::decode::decode(bytes, Some("text/html"), Some("localhost")).text;
+    let decoded: Vec<String> = if predecoded {
+        pages.iter().map(|(bytes, _)| decode(bytes)).collect()
+    } else {
+        Vec::new()
+    };
     let mut results: Vec<Extracted> = Vec::with_capacity(pages.len());
     let start = process_cpu();
     for round in 0..repeat {
-        for (bytes, url) in &pages {
-            let decoded = stages::decode::decode(bytes, Some("text/html"), Some("localhost"));
-            let extracted = extract_html(&decoded.text, url, &options);
+        for (i, (bytes, url)) in pages.iter().enumerate() {
+            let extracted = match decoded.get(i) {
+                Some(text) => extract_html(text, url, &options),
+                None => extract_html(&decode(bytes), url, &options),
+            };
             if round == 0 {
                 results.push(extracted);
             }
