@@ -13,7 +13,8 @@
 //! keys is in `crawl.sqlite` (links, fetch order, tunnel hops, centroid, seed term counts).
 
 use std::collections::{HashMap, HashSet};
-use std::sync::OnceLock;
+use std::hash::{Hash, Hasher};
+use std::sync::{Mutex, OnceLock};
 
 use stages::centroid::{Centroid, TermCounter, TermCounts};
 use stages::extract::{Link, LinkKind};
@@ -37,7 +38,15 @@ pub struct Shared {
     pub weights: Weights,
     /// The seed centroid, once every seed is settled.
     pub centroid: OnceLock<Centroid>,
+    /// Pointer scores of the texts links were scored on lately, by a 64-bit fingerprint of the
+    /// formula and the text: a site repeats its navigation (same anchors, same surroundings,
+    /// same URLs) on every page, and with the centroid learned a text's score never changes.
+    /// Emptied when it reaches [`POINTER_CACHE_ENTRIES`], so its memory is bounded.
+    pointer_cache: Mutex<HashMap<u64, f64>>,
 }
+
+/// Entries of the pointer-score cache before it is emptied (about 2 MB at most).
+const POINTER_CACHE_ENTRIES: usize = 65_536;
 
 impl Shared {
     /// The shared state of a topic (no centroid yet).
@@ -46,7 +55,49 @@ impl Shared {
             counter: TermCounter::new(topic.formula.options(), &topic.file.languages),
             weights: topic.file.score,
             centroid: OnceLock::new(),
+            pointer_cache: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// [`Shared::pointer_score_with`] through the cache. Only with the centroid learned: before
+    /// that a text's score is provisional, and the seeds are few.
+    fn cached_pointer_score(
+        &self,
+        formula_key: u64,
+        formula: &Formula,
+        centroid: Option<&Centroid>,
+        text: &str,
+    ) -> f64 {
+        if centroid.is_none() {
+            return self.pointer_score_with(formula, centroid, text);
+        }
+        let key = {
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            formula_key.hash(&mut hasher);
+            text.hash(&mut hasher);
+            hasher.finish()
+        };
+        // A poisoned lock only means another analysis panicked mid-insert: the map is still a
+        // valid cache.
+        let cached = self
+            .pointer_cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&key)
+            .copied();
+        if let Some(score) = cached {
+            return score;
+        }
+        let score = self.pointer_score_with(formula, centroid, text);
+        let mut cache = self
+            .pointer_cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if cache.len() >= POINTER_CACHE_ENTRIES {
+            cache.clear();
+        }
+        cache.insert(key, score);
+        score
     }
 
     /// Score in `[0, 1]` of a short text that points somewhere (anchor and its context, or a
@@ -88,6 +139,14 @@ impl Shared {
     /// and the number of occurrences (the link table counts them).
     pub fn score_links(&self, formula: &Formula, links: &[Link]) -> Vec<ScoredLink> {
         let centroid = self.centroid.get();
+        // The formula's normalised form keys the cache, so a score is never reused for another
+        // formula.
+        let formula_key = {
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            formula.to_string().hash(&mut hasher);
+            formula.options().hash(&mut hasher);
+            hasher.finish()
+        };
         let mut out: Vec<ScoredLink> = Vec::with_capacity(links.len());
         let mut seen: HashMap<&str, usize> = HashMap::with_capacity(links.len());
         let mut around = String::new();
@@ -97,7 +156,8 @@ impl Shared {
                 Some(&i) => i,
                 None => {
                     url_words_into(&link.url, &mut words);
-                    let url_score = self.pointer_score_with(formula, centroid, &words);
+                    let url_score =
+                        self.cached_pointer_score(formula_key, formula, centroid, &words);
                     seen.insert(&link.url, out.len());
                     out.push((
                         link.url.clone(),
@@ -122,7 +182,7 @@ impl Shared {
             around.push_str(&link.anchor);
             around.push(' ');
             around.push_str(&link.context);
-            let anchor = self.pointer_score_with(formula, centroid, &around);
+            let anchor = self.cached_pointer_score(formula_key, formula, centroid, &around);
             row.3 = row.3.max(anchor);
         }
         out
@@ -514,6 +574,7 @@ mod tests {
             counter: TermCounter::new(formula.options(), &[]),
             weights: Weights::default(),
             centroid: OnceLock::new(),
+            pointer_cache: Mutex::new(HashMap::new()),
         };
         let links = [
             link("http://a.test/x", LinkKind::LinkRel, "suivant", ""),
@@ -560,6 +621,7 @@ mod tests {
             counter,
             weights: Weights::default(),
             centroid: OnceLock::from(centroid),
+            pointer_cache: Mutex::new(HashMap::new()),
         };
         let links = [
             link(
@@ -587,5 +649,11 @@ mod tests {
             url_score.to_bits(),
             c.similarity(&shared.counter.count("/pixels ")).to_bits()
         );
+        // Scored again, from the cache: the same figures; another formula is not served the
+        // first one's scores.
+        assert_eq!(shared.score_links(&formula, &links), scored);
+        let other = Formula::parse("pixels").unwrap();
+        let rescored = shared.score_links(&other, &links);
+        assert_eq!((rescored[0].3, rescored[0].4), (1.0, 1.0));
     }
 }
