@@ -690,7 +690,7 @@ fn push_plain_block(blocks: &mut Vec<Block>, para: &mut String) {
 
 /// Append `text` to `dst`, collapsing whitespace runs to one space; a space is only written
 /// before the next visible character, so `dst` never starts or ends with one.
-fn push_collapsed(dst: &mut String, text: &str, pending_space: &mut bool) {
+pub(crate) fn push_collapsed(dst: &mut String, text: &str, pending_space: &mut bool) {
     for ch in text.chars() {
         if ch.is_whitespace() {
             *pending_space = true;
@@ -741,16 +741,67 @@ struct RawBlock {
 }
 
 /// A link as found in the page, before URL resolution.
-struct RawLink {
-    href: String,
-    anchor: String,
+pub(crate) struct RawLink {
+    pub(crate) href: String,
+    pub(crate) anchor: String,
     /// Alt text of the first image inside the anchor: the anchor when it has no text.
-    alt: String,
+    pub(crate) alt: String,
     /// `title` or `aria-label`: the anchor when it has neither text nor image alt.
-    fallback: String,
-    context: String,
-    kind: LinkKind,
-    nofollow: bool,
+    pub(crate) fallback: String,
+    pub(crate) context: String,
+    pub(crate) kind: LinkKind,
+    pub(crate) nofollow: bool,
+}
+
+impl RawLink {
+    /// A link as read from an element, before its text is known.
+    pub(crate) fn new(href: &str, kind: LinkKind, nofollow: bool) -> RawLink {
+        RawLink {
+            href: href.to_owned(),
+            anchor: String::new(),
+            alt: String::new(),
+            fallback: String::new(),
+            context: String::new(),
+            kind,
+            nofollow,
+        }
+    }
+}
+
+/// The links as the page means them: resolved against `base` (non-http(s) and same-page links
+/// dropped), with the anchor text, else the image `alt`, else the fallback attribute.
+pub(crate) fn resolve_links(base: &Url, raw: Vec<RawLink>) -> Vec<Link> {
+    raw.into_iter()
+        .filter_map(|raw| {
+            let url = resolve(base, &raw.href)?;
+            let anchor = [raw.anchor, raw.alt, raw.fallback]
+                .into_iter()
+                .find(|a| !a.is_empty())
+                .unwrap_or_default();
+            Some(Link {
+                url,
+                anchor,
+                context: raw.context,
+                kind: raw.kind,
+                nofollow: raw.nofollow,
+            })
+        })
+        .collect()
+}
+
+/// Adds the directives of a `<meta name=robots>` content (`none` sets both).
+pub(crate) fn read_robots(robots: &mut MetaRobots, content: &str) {
+    for token in content.split([',', ' ', '\t', '\n', '\r', ';']) {
+        let token = token.trim();
+        if token.eq_ignore_ascii_case("noindex") {
+            robots.noindex = true;
+        } else if token.eq_ignore_ascii_case("nofollow") {
+            robots.nofollow = true;
+        } else if token.eq_ignore_ascii_case("none") {
+            robots.noindex = true;
+            robots.nofollow = true;
+        }
+    }
 }
 
 /// What opening an element changed, undone when it closes.
@@ -1198,13 +1249,8 @@ impl Walker {
         let mut pending = false;
         push_collapsed(&mut collapsed, anchor, &mut pending);
         self.links.push(RawLink {
-            href: href.to_owned(),
             anchor: collapsed,
-            alt: String::new(),
-            fallback: String::new(),
-            context: String::new(),
-            kind,
-            nofollow,
+            ..RawLink::new(href, kind, nofollow)
         });
         self.links.len() - 1
     }
@@ -1255,17 +1301,7 @@ impl Walker {
         if let Some(name) = a.name
             && name.trim().eq_ignore_ascii_case("robots")
         {
-            for token in content.split([',', ' ', '\t', '\n', '\r', ';']) {
-                let token = token.trim();
-                if token.eq_ignore_ascii_case("noindex") {
-                    self.robots.noindex = true;
-                } else if token.eq_ignore_ascii_case("nofollow") {
-                    self.robots.nofollow = true;
-                } else if token.eq_ignore_ascii_case("none") {
-                    self.robots.noindex = true;
-                    self.robots.nofollow = true;
-                }
-            }
+            read_robots(&mut self.robots, content);
         }
         if let Some(equiv) = a.http_equiv {
             let equiv = equiv.trim();
@@ -1365,24 +1401,7 @@ impl Walker {
             .as_deref()
             .and_then(|href| page_url.join(href.trim()).ok())
             .unwrap_or_else(|| page_url.clone());
-        let links = self
-            .links
-            .into_iter()
-            .filter_map(|raw| {
-                let url = resolve(&base, &raw.href)?;
-                let anchor = [raw.anchor, raw.alt, raw.fallback]
-                    .into_iter()
-                    .find(|a| !a.is_empty())
-                    .unwrap_or_default();
-                Some(Link {
-                    url,
-                    anchor,
-                    context: raw.context,
-                    kind: raw.kind,
-                    nofollow: raw.nofollow,
-                })
-            })
-            .collect();
+        let links = resolve_links(&base, self.links);
         let canonical = self
             .canonical
             .as_deref()

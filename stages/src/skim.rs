@@ -31,7 +31,7 @@ use html5ever::tokenizer::{
 };
 use url::Url;
 
-use crate::extract::{self, Link, LinkKind, MetaRobots};
+use crate::extract::{self, Link, LinkKind, MetaRobots, RawLink, push_collapsed};
 use crate::lang::{self, LangGuess};
 
 /// What the crawl learns from a page's HTML.
@@ -161,18 +161,6 @@ fn has_rel(tag: &Tag, token: &str) -> bool {
     })
 }
 
-/// A link as read, before resolution.
-struct RawLink {
-    href: String,
-    kind: LinkKind,
-    nofollow: bool,
-    /// Own text (anchors), else `alt` of an image inside, else the fallback attribute.
-    text: String,
-    alt: String,
-    fallback: String,
-    context: String,
-}
-
 /// Where the tokenizer is inside a raw-text element.
 #[derive(PartialEq)]
 enum Raw {
@@ -230,7 +218,7 @@ impl State {
         if let Some((index, pending)) = &mut self.anchor
             && let Some(link) = self.links.get_mut(*index)
         {
-            push_collapsed(&mut link.text, text, pending);
+            push_collapsed(&mut link.anchor, text, pending);
         }
     }
 
@@ -257,15 +245,7 @@ impl State {
     }
 
     fn push_link(&mut self, href: &str, kind: LinkKind, nofollow: bool) -> usize {
-        self.links.push(RawLink {
-            href: href.to_owned(),
-            kind,
-            nofollow,
-            text: String::new(),
-            alt: String::new(),
-            fallback: String::new(),
-            context: String::new(),
-        });
+        self.links.push(RawLink::new(href, kind, nofollow));
         self.links.len() - 1
     }
 
@@ -326,7 +306,7 @@ impl State {
                     let index = self.push_link(href, LinkKind::Area, has_rel(tag, "nofollow"));
                     if let Some(link) = self.links.get_mut(index) {
                         push_collapsed(
-                            &mut link.text,
+                            &mut link.anchor,
                             attr(tag, "alt").unwrap_or_default(),
                             &mut false,
                         );
@@ -343,7 +323,7 @@ impl State {
                     let index = self.push_link(src, kind, false);
                     if let Some(link) = self.links.get_mut(index) {
                         push_collapsed(
-                            &mut link.text,
+                            &mut link.anchor,
                             attr(tag, "title").unwrap_or_default(),
                             &mut false,
                         );
@@ -425,17 +405,7 @@ impl State {
     fn meta(&mut self, tag: &Tag) {
         let content = attr(tag, "content").unwrap_or_default();
         if attr(tag, "name").is_some_and(|n| n.trim().eq_ignore_ascii_case("robots")) {
-            for token in content.split([',', ' ', '\t', '\n', '\r', ';']) {
-                let token = token.trim();
-                if token.eq_ignore_ascii_case("noindex") {
-                    self.robots.noindex = true;
-                } else if token.eq_ignore_ascii_case("nofollow") {
-                    self.robots.nofollow = true;
-                } else if token.eq_ignore_ascii_case("none") {
-                    self.robots.noindex = true;
-                    self.robots.nofollow = true;
-                }
-            }
+            extract::read_robots(&mut self.robots, content);
         }
         if attr(tag, "http-equiv").is_some_and(|e| e.trim().eq_ignore_ascii_case("refresh"))
             && let Some(target) = extract::refresh_url(content)
@@ -452,24 +422,7 @@ impl State {
             .as_deref()
             .and_then(|href| page_url.join(href.trim()).ok())
             .unwrap_or_else(|| page_url.clone());
-        let links = self
-            .links
-            .into_iter()
-            .filter_map(|raw| {
-                let url = extract::resolve(&base, &raw.href)?;
-                let anchor = [raw.text, raw.alt, raw.fallback]
-                    .into_iter()
-                    .find(|a| !a.is_empty())
-                    .unwrap_or_default();
-                Some(Link {
-                    url,
-                    anchor,
-                    context: raw.context,
-                    kind: raw.kind,
-                    nofollow: raw.nofollow,
-                })
-            })
-            .collect();
+        let links = extract::resolve_links(&base, self.links);
         let language = lang::detect(&language_sample(&self.text, &self.blocks));
         Skim {
             title: self.title.filter(|t| !t.is_empty()),
@@ -505,22 +458,6 @@ fn language_sample(text: &str, blocks: &[(usize, usize)]) -> String {
         }
     }
     sample
-}
-
-/// Append `text` to `dst`, collapsing whitespace runs to one space written only before the next
-/// visible character.
-fn push_collapsed(dst: &mut String, text: &str, pending_space: &mut bool) {
-    for ch in text.chars() {
-        if ch.is_whitespace() {
-            *pending_space = true;
-        } else {
-            if *pending_space && !dst.is_empty() {
-                dst.push(' ');
-            }
-            *pending_space = false;
-            dst.push(ch);
-        }
-    }
 }
 
 struct Sink(RefCell<State>);

@@ -14,7 +14,6 @@
 mod common;
 
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -121,25 +120,10 @@ fn cleaneval_url(page: &str) -> Url {
         .unwrap_or_else(fallback)
 }
 
-fn sorted_files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with(suffix))
-        .collect();
-    files.sort_by_key(|p| {
-        let stem = p.file_name().map(|s| s.to_string_lossy().into_owned());
-        let stem = stem.unwrap_or_default();
-        let number: Option<u64> = stem.split('.').next().and_then(|n| n.parse().ok());
-        (number.unwrap_or(u64::MAX), stem)
-    });
-    files
-}
-
 #[test]
 fn cleaneval_word_f1() {
     let dir = common::shared_data().join("extraction/cleaneval-dev");
-    let inputs = sorted_files(&dir.join("input"), ".html");
+    let inputs = common::sorted_files(&dir.join("input"), ".html");
     assert!(inputs.len() >= 50, "CleanEval-dev has 58 pages");
     let clean = ExtractOptions::default();
     let everything = ExtractOptions {
@@ -195,22 +179,13 @@ fn cleaneval_word_f1() {
 }
 
 fn read_page(path: &Path) -> String {
-    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    if path.extension().is_some_and(|e| e == "gz") {
-        let mut out = Vec::new();
-        flate2::read::GzDecoder::new(bytes.as_slice())
-            .read_to_end(&mut out)
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        decode(&out)
-    } else {
-        decode(&bytes)
-    }
+    decode(&common::read_file(path))
 }
 
 /// The HTML responses of the archived result pages, decoded as the crawler decodes them.
 fn serp_pages(dir: &Path) -> Vec<(PathBuf, String)> {
     let mut pages = Vec::new();
-    for path in sorted_files(dir, ".warc.gz") {
+    for path in common::sorted_files(dir, ".warc.gz") {
         let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for record in stages::warc::Reader::new(std::io::BufReader::new(file)) {
             let Ok(record) = record else { break };
@@ -237,7 +212,7 @@ fn every_fixture_page_extracts_without_panic_or_blow_up() {
         ("readability/input", ".html"),
         ("article-extraction-benchmark/html", ".html.gz"),
     ] {
-        let found = sorted_files(&root.join(dir), suffix);
+        let found = common::sorted_files(&root.join(dir), suffix);
         assert!(!found.is_empty(), "no {suffix} pages in {dir}");
         files.extend(found);
     }

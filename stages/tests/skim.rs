@@ -8,8 +8,6 @@
 mod common;
 
 use std::collections::HashSet;
-use std::io::Read;
-use std::path::Path;
 
 use stages::extract::{ExtractOptions, extract_html};
 use stages::skim::skim_html;
@@ -37,48 +35,15 @@ fn pages() -> Vec<(String, String)> {
         ("article-extraction-benchmark/html", ".html.gz"),
     ] {
         let dir = root.join(dir);
-        let mut files: Vec<_> = walk(&dir)
-            .into_iter()
-            .filter(|p| p.to_string_lossy().ends_with(suffix))
-            .collect();
-        files.sort();
+        let files = common::sorted_files(&dir, suffix);
         assert!(!files.is_empty(), "no {suffix} pages in {}", dir.display());
         for path in files {
-            let bytes = read(&path);
+            let bytes = common::read_file(&path);
             let decoded = stages::decode::decode(&bytes, None, None);
             out.push((path.display().to_string(), decoded.text));
         }
     }
     out
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return out;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
-}
-
-fn read(path: &Path) -> Vec<u8> {
-    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    if path.extension().is_some_and(|e| e == "gz") {
-        let mut out = Vec::new();
-        flate2::read::GzDecoder::new(bytes.as_slice())
-            .read_to_end(&mut out)
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        out
-    } else {
-        bytes
-    }
 }
 
 fn words(text: &str) -> impl Iterator<Item = &str> {
