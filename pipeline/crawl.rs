@@ -374,6 +374,14 @@ fn now_epoch() -> f64 {
         .unwrap_or(0.0)
 }
 
+/// Whether a link's URL names a language the topic does not want (never when the topic names
+/// no language).
+fn other_language(target: &url::Url, languages: &[String]) -> bool {
+    !languages.is_empty()
+        && stages::lang::url_language(target)
+            .is_some_and(|code| !languages.iter().any(|l| l == code))
+}
+
 fn link_kind_name(kind: LinkKind) -> &'static str {
     match kind {
         LinkKind::Anchor => "anchor",
@@ -1330,6 +1338,7 @@ impl Crawler<'_> {
                     anchor: *anchor_score,
                     url: *url_score,
                     depth: child_depth,
+                    other_language: other_language(target, &self.ctx.topic.file.languages),
                 },
                 &self.ctx.focus.weights,
             );
@@ -1477,6 +1486,18 @@ impl Crawler<'_> {
                 id,
                 "server-gave-up",
                 "the crawl gave up on this server earlier in the run",
+            )?;
+            return Ok(false);
+        }
+        if self.ctx.topic.file.crawl.skip_file_extensions
+            && let Some(ext) = urlnorm::non_text_extension(url)
+        {
+            // Asking for a file only to record its content type would cost the server a
+            // request and the crawl a politeness delay.
+            self.store.skip(
+                id,
+                "file-type",
+                &format!(".{ext}: not HTML or plain text (by its extension)"),
             )?;
             return Ok(false);
         }

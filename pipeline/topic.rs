@@ -224,6 +224,9 @@ pub struct Crawl {
     /// Queued URLs kept in memory (about 44 bytes each); beyond, new URLs wait in `crawl.sqlite`
     /// only and are read back, best first, when their server's in-memory queue runs dry.
     pub frontier_in_memory: usize,
+    /// Links whose file name ends in an extension of a format glaneur does not keep (`.pdf`,
+    /// `.png`, `.zip`…) are recorded as `file-type` without being fetched.
+    pub skip_file_extensions: bool,
 }
 
 impl Default for Crawl {
@@ -237,6 +240,7 @@ impl Default for Crawl {
             max_body_bytes: 5 * 1024 * 1024,
             timeout_seconds: 30.0,
             frontier_in_memory: 1_000_000,
+            skip_file_extensions: true,
         }
     }
 }
@@ -845,6 +849,9 @@ fn validate(file: &TopicFile) -> anyhow::Result<()> {
         if !(value.is_finite() && value >= 0.0) {
             bail!("[score] `{name}` must be a weight ≥ 0");
         }
+    }
+    if !(0.0..=1.0).contains(&w.other_language) {
+        bail!("[score] `other_language` must be a factor between 0 and 1 (1 turns it off)");
     }
     if c.max_body_bytes < 1024 {
         bail!("[crawl] `max_body_bytes` must be at least 1024");

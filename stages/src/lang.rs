@@ -63,6 +63,85 @@ pub fn primary_language(tag: &str) -> Option<String> {
     Some(primary)
 }
 
+/// Languages a URL may name, by ISO 639-1 code: the common languages of the web. Codes that
+/// are also common path words or abbreviations (`id`, `my`, `or`, `am`, `be`, `eu`, `ms`…) are
+/// left out, because [`url_language`] reads bare path segments.
+const URL_LANGUAGES: &[&str] = &[
+    "ar", "bg", "bn", "ca", "cs", "da", "de", "el", "en", "eo", "es", "et", "fa", "fi", "fr", "he",
+    "hi", "hr", "hu", "hy", "it", "ja", "ka", "ko", "lt", "lv", "mk", "nb", "nl", "nn", "no", "pl",
+    "pt", "ro", "ru", "sk", "sl", "sr", "sv", "th", "tr", "uk", "vi", "zh",
+];
+
+/// Query parameters whose value is the language of the page.
+const LANGUAGE_PARAMETERS: &[&str] = &["lang", "language", "hl", "locale", "lng"];
+
+/// The language a URL names, if it names one in one of the usual ways: the first path segment
+/// (`/de/…`, `/pt-br/…`, `/zh_CN/…`), a language part in the file name next to the HTML
+/// extension (`index.de.html`, Apache's `index.html.de`), or a `lang`, `language`, `hl`,
+/// `locale` or `lng` query parameter. Region and script subtags are dropped (`pt-br` → `pt`).
+///
+/// Why: a multilingual site links every page to its versions in every other language, and
+/// those links read like the page's own (same anchors, same words around them); a crawl that
+/// wants one language can tell them apart only by the URL before fetching them.
+pub fn url_language(url: &url::Url) -> Option<&'static str> {
+    let known = |tag: &str| -> Option<&'static str> {
+        let mut parts = tag.split(['-', '_']);
+        let primary = parts.next()?;
+        // A region (`br`, `CN`) or script (`Hans`) subtag at most.
+        let rest: Vec<&str> = parts.collect();
+        if rest.len() > 1 || rest.iter().any(|r| !(2..=4).contains(&r.len())) {
+            return None;
+        }
+        if !rest
+            .iter()
+            .all(|r| r.bytes().all(|b| b.is_ascii_alphabetic()))
+        {
+            return None;
+        }
+        URL_LANGUAGES
+            .iter()
+            .find(|code| primary.eq_ignore_ascii_case(code))
+            .copied()
+    };
+    let mut segments = url.path_segments().into_iter().flatten();
+    let first = segments.next().unwrap_or_default();
+    let last = url.path_segments().and_then(|mut s| s.next_back());
+    // A bare first segment `/de/…` (never the file itself: `/de` alone may be anything).
+    if url.path().len() > first.len() + 1
+        && let Some(code) = known(first)
+    {
+        return Some(code);
+    }
+    if let Some(file) = last {
+        let parts: Vec<&str> = file.split('.').collect();
+        if parts.len() >= 3 {
+            let n = parts.len();
+            let html = |ext: &str| {
+                ["html", "htm", "shtml", "xhtml", "php"]
+                    .iter()
+                    .any(|e| ext.eq_ignore_ascii_case(e))
+            };
+            if html(parts[n - 1])
+                && let Some(code) = known(parts[n - 2])
+            {
+                return Some(code);
+            }
+            if html(parts[n - 2])
+                && let Some(code) = known(parts[n - 1])
+            {
+                return Some(code);
+            }
+        }
+    }
+    url.query_pairs()
+        .filter(|(k, _)| {
+            LANGUAGE_PARAMETERS
+                .iter()
+                .any(|p| k.eq_ignore_ascii_case(p))
+        })
+        .find_map(|(_, v)| known(&v))
+}
+
 /// ISO 639-1 code of an ISO 639-3 (or 639-2/B) code, for the languages whatlang knows and a
 /// few bibliographic variants met in `lang` attributes.
 fn to_iso639_1(code3: &str) -> Option<&'static str> {
@@ -155,6 +234,32 @@ fn truncate_at_char_boundary(text: &str, max: usize) -> &str {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn urls_name_their_language_in_the_usual_ways() {
+        let lang = |u: &str| url_language(&url::Url::parse(u).expect("test URL"));
+        assert_eq!(lang("http://a.test/de/handbuch/index.html"), Some("de"));
+        assert_eq!(lang("http://a.test/pt-BR/docs/"), Some("pt"));
+        assert_eq!(lang("http://a.test/zh_Hans/a"), Some("zh"));
+        assert_eq!(
+            lang("http://lilypond.test/Documentation/web/index.ca.html"),
+            Some("ca")
+        );
+        assert_eq!(lang("http://a.test/manual/index.html.ja"), Some("ja"));
+        assert_eq!(lang("http://a.test/page.php?id=3&lang=es"), Some("es"));
+        assert_eq!(lang("http://a.test/search?hl=fr-CA&q=x"), Some("fr"));
+        assert_eq!(lang("http://a.test/fr/index.html"), Some("fr"));
+        // Not languages: a bare file named like a code, words that are also codes left out,
+        // a file name with a code not next to the extension, an unknown code.
+        assert_eq!(lang("http://a.test/de"), None);
+        assert_eq!(lang("http://a.test/id/12345"), None);
+        assert_eq!(lang("http://a.test/my/account"), None);
+        assert_eq!(lang("http://a.test/v1.de.tar.gz"), None);
+        assert_eq!(lang("http://a.test/index.xx.html"), None);
+        assert_eq!(lang("http://a.test/de-berlin-mitte/x"), None);
+        assert_eq!(lang("http://a.test/docs/index.html"), None);
+        assert_eq!(lang("http://a.test/?lang=klingon"), None);
+    }
     use super::*;
 
     #[test]

@@ -91,6 +91,10 @@ pub struct Weights {
     pub url: f64,
     /// Link priority: shallowness, `1 / (1 + depth)`.
     pub depth: f64,
+    /// Link priority: the factor applied to a URL that names a language outside the topic's
+    /// `languages` (`/de/…`, `index.de.html`, `?lang=de`; see [`crate::lang::url_language`]),
+    /// in `[0, 1]`: such a URL is fetched once better ones are done; 1 turns this off.
+    pub other_language: f64,
 }
 
 impl Default for Weights {
@@ -103,6 +107,7 @@ impl Default for Weights {
             anchor: 0.2,
             url: 0.1,
             depth: 0.1,
+            other_language: 0.2,
         }
     }
 }
@@ -169,10 +174,13 @@ pub struct LinkSignals {
     pub url: f64,
     /// Depth the target would have (seeds are 0).
     pub depth: u32,
+    /// Whether the URL names a language outside the topic's languages.
+    pub other_language: bool,
 }
 
 /// Link priority for the best-first strategy, in `[0, 1]`:
-/// `(w_p·parent + w_a·anchor + w_u·url + w_d/(1 + depth)) / (w_p + w_a + w_u + w_d)`.
+/// `(w_p·parent + w_a·anchor + w_u·url + w_d/(1 + depth)) / (w_p + w_a + w_u + w_d)`, times
+/// `other_language` for a URL in another language.
 pub fn link_priority_weighted(s: &LinkSignals, w: &Weights) -> f64 {
     let (wp, wa, wu, wd) = (
         weight(w.parent),
@@ -185,7 +193,15 @@ pub fn link_priority_weighted(s: &LinkSignals, w: &Weights) -> f64 {
         return 0.0;
     }
     let depth = 1.0 / (1.0 + f64::from(s.depth));
-    unit((wp * unit(s.parent_score) + wa * unit(s.anchor) + wu * unit(s.url) + wd * depth) / total)
+    let priority = unit(
+        (wp * unit(s.parent_score) + wa * unit(s.anchor) + wu * unit(s.url) + wd * depth) / total,
+    );
+    if s.other_language {
+        // Not weight(): a hostile value must not lift a foreign URL above 1× either.
+        priority * unit(w.other_language)
+    } else {
+        priority
+    }
 }
 
 /// What a link's priority is computed from.
@@ -536,8 +552,24 @@ mod tests {
             anchor: 0.0,
             url: 0.0,
             depth: 3,
+            other_language: false,
         };
         let p = link_priority_weighted(&base, &w);
+        let foreign = LinkSignals {
+            other_language: true,
+            ..base
+        };
+        assert!((link_priority_weighted(&foreign, &w) - 0.2 * p).abs() < 1e-12);
+        let off = Weights {
+            other_language: 1.0,
+            ..w
+        };
+        assert_eq!(link_priority_weighted(&foreign, &off), p);
+        let hostile = Weights {
+            other_language: f64::INFINITY,
+            ..w
+        };
+        assert_eq!(link_priority_weighted(&foreign, &hostile), 0.0);
         assert!(
             link_priority_weighted(
                 &LinkSignals {

@@ -436,8 +436,49 @@ fn quote(url: &str) -> String {
     }
 }
 
+/// File extensions of formats glaneur does not harvest (it keeps HTML and plain text only):
+/// images, audio, video, office and PDF documents, archives and packages, fonts, style sheets
+/// and scripts. Scrapy's link extractor skips the same kinds by default.
+pub const NON_TEXT_EXTENSIONS: &[&str] = &[
+    "3gp", "7z", "aac", "ai", "apk", "avi", "bin", "bmp", "bz2", "css", "deb", "dmg", "doc",
+    "docx", "eot", "eps", "epub", "exe", "flac", "flv", "gif", "gz", "ico", "iso", "jar", "jpeg",
+    "jpg", "js", "m4a", "m4v", "mid", "midi", "mkv", "mov", "mp3", "mp4", "mpeg", "mpg", "msi",
+    "odg", "odp", "ods", "odt", "oga", "ogg", "ogv", "otf", "pdf", "png", "ppt", "pptx", "ps",
+    "psd", "rar", "rpm", "rtf", "svg", "tar", "tgz", "tif", "tiff", "ttf", "wav", "webm", "webp",
+    "wma", "wmv", "woff", "woff2", "xls", "xlsx", "xz", "zip",
+];
+
+/// The extension of the URL's file name (last path segment, query ignored) when it names a
+/// format of [`NON_TEXT_EXTENSIONS`], lower-cased: `/cours.PDF` gives `pdf`,
+/// `/get.php?file=a.pdf` gives nothing (the script decides what it sends).
+pub fn non_text_extension(url: &Url) -> Option<&'static str> {
+    let file = url.path_segments()?.next_back()?;
+    let (_, ext) = file.rsplit_once('.')?;
+    NON_TEXT_EXTENSIONS
+        .iter()
+        .find(|e| ext.eq_ignore_ascii_case(e))
+        .copied()
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn non_text_files_are_known_by_their_extension() {
+        let ext = |u: &str| non_text_extension(&Url::parse(u).expect("test URL"));
+        assert_eq!(ext("http://a.test/cours.pdf"), Some("pdf"));
+        assert_eq!(ext("http://a.test/img/Logo.PNG?v=2"), Some("png"));
+        assert_eq!(ext("http://a.test/a/archive.tar.gz"), Some("gz"));
+        assert_eq!(ext("http://a.test/get.php?file=a.pdf"), None);
+        assert_eq!(ext("http://a.test/page.html"), None);
+        assert_eq!(ext("http://a.test/notes.txt"), None);
+        assert_eq!(ext("http://a.test/pdf/"), None);
+        assert_eq!(ext("http://a.test/"), None);
+        assert_eq!(ext("http://a.test/v1.2"), None);
+        let mut sorted = NON_TEXT_EXTENSIONS.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, NON_TEXT_EXTENSIONS, "kept sorted for reading");
+    }
     use super::*;
 
     fn canon(input: &str) -> String {

@@ -1,5 +1,5 @@
 //! The `basic` scenario: a French web about graphs on five hosts (robots rules, a redirect, a
-//! 404, a PDF, an off-topic site, an English page, an off-domain link).
+//! 404, two PDFs (one known by its extension), an off-topic site, an English page, an off-domain link).
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -92,7 +92,9 @@ fn basic_crawl_is_polite_and_produces_every_artefact() {
         ("http://outside.example/graphes", "off-domain"),
         ("http://a.test/manquant.html", "http-404"),
         ("http://a.test/ancien.html", "redirect"),
-        ("http://a.test/fichier.pdf", "content-type"),
+        // Known by its extension: never fetched.
+        ("http://a.test/fichier.pdf", "file-type"),
+        ("http://a.test/cours-complet", "content-type"),
         ("http://b.test/", "off-topic"),
         ("http://english.test/", "language"),
         ("http://a.test/nouveau.html", "kept"),
