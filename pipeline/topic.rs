@@ -960,6 +960,22 @@ contact = "mailto:linguiste@example.org"
     }
 
     #[test]
+    fn the_other_language_factor_is_between_0_and_1() {
+        let with = |v: &str| {
+            MINIMAL.replace(
+                "[politeness]",
+                &format!("[score]\nother_language = {v}\n[politeness]"),
+            )
+        };
+        assert_eq!(parse(&with("1")).unwrap().file.score.other_language, 1.0);
+        assert_eq!(parse(&MINIMAL).unwrap().file.score.other_language, 0.2);
+        for bad in ["1.5", "-0.1", "nan"] {
+            let err = format!("{:#}", parse(&with(bad)).unwrap_err());
+            assert!(err.contains("other_language"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
     fn contact_is_required() {
         let text = MINIMAL.replace("mailto:linguiste@example.org", "me");
         let err = format!("{:#}", parse(&text).unwrap_err());
