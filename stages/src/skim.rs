@@ -14,21 +14,28 @@
 //! - the text leaves out `<script>`, `<style>`, `<noscript>`, `<template>`, SVG, MathML and
 //!   embedded media, as the extractor does; unlike it, the skim does not drop `hidden` elements
 //!   and keeps navigation and other boilerplate: the crawl judges a page by all its visible text;
+//!   it also leaves out the raw text of `<textarea>`, `<xmp>` and `<noembed>` (a form field's
+//!   content, obsolete or fallback markup), which the extractor keeps as text;
 //! - never panics, whatever the input.
 //!
 //! Why a second reader next to [`crate::extract::extract_html`]: the crawl reads every page it
 //! fetches, and the extractor builds a tree, walks it and classifies every block, which is most
-//! of the crawl's CPU time. The crawl only needs the text and the links, so it skims with the
-//! tokenizer, which is the HTML standard's own and treats malformed markup exactly as browsers
+//! of the crawl's CPU time. The crawl only needs the text and the links, so it skims with a
+//! tokenizer, which follows the HTML standard and treats malformed markup exactly as browsers
 //! do at that level; the extract stage reads the stored page again with the full extractor.
+//!
+//! The tokenizer is html5gum's rather than html5ever's (which the extractor uses): html5gum
+//! hands its [`Emitter`] byte slices of the page, so the skim copies only the text it keeps
+//! and the attributes of the few elements it reads, and runs of text (script content included)
+//! are found with a vectorised byte search: 5× html5ever's tokenizer on the fixture pages
+//! (`examples/bench_skim.rs`). Without a tree builder, the emitter itself switches the
+//! tokenizer to the raw-text states after `<script>`, `<style>`, `<title>`, `<textarea>`…, as
+//! the skim did with html5ever.
 
-use std::cell::RefCell;
+use std::borrow::Cow;
+use std::convert::Infallible;
 
-use html5ever::tendril::StrTendril;
-use html5ever::tokenizer::states::RawKind;
-use html5ever::tokenizer::{
-    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer,
-};
+use html5gum::{Emitter, Error, State as Mode, Tokenizer};
 use url::Url;
 
 use crate::extract::{self, Link, LinkKind, MetaRobots, RawLink, push_collapsed};
@@ -51,16 +58,13 @@ pub struct Skim {
 
 /// Skims `html` (already decoded) found at `page_url`.
 pub fn skim_html(html: &str, page_url: &Url) -> Skim {
-    let sink = Sink(RefCell::new(State::default()));
-    let tokenizer = Tokenizer::new(sink, Default::default());
-    let input = BufferQueue::default();
-    // The extractor's cheap pre-scan leaves out the content of scripts and style sheets (half
-    // the bytes of many pages), which the skim would read only to throw away.
-    input.push_back(StrTendril::from_slice(&extract::prepare(html)));
-    // The sink never asks the tokenizer to stop for a script, so one feed reads everything.
-    let _ = tokenizer.feed(&input);
-    tokenizer.end();
-    let state = tokenizer.sink.0.into_inner();
+    let mut state = State::default();
+    // The page is read as it is: the extractor's pre-scan (`extract::prepare`), which cuts the
+    // content of scripts and style sheets, made the skim slower with html5gum, which crosses
+    // that content by byte search and copies none of it (0.37 s against 0.50 s on the fixture
+    // pages). Reading a `&str` cannot fail, and the emitter yields no tokens: the tokenizer's
+    // work is all in the calls it makes to the emitter.
+    let Ok(()) = Tokenizer::new_with_emitter(html, Reader::new(&mut state)).finish();
     state.finish(page_url)
 }
 
@@ -81,84 +85,134 @@ pub fn skim_plain(text: &str) -> Skim {
     }
 }
 
-/// Elements whose content is not text a reader sees.
-fn skips_content(name: &str) -> bool {
+/// Elements whose content is not text a reader sees (the name, for the stack of skipped
+/// elements).
+fn skips_content(name: &[u8]) -> Option<&'static [u8]> {
+    Some(match name {
+        b"noscript" => b"noscript",
+        b"template" => b"template",
+        b"svg" => b"svg",
+        b"math" => b"math",
+        b"object" => b"object",
+        b"video" => b"video",
+        b"audio" => b"audio",
+        b"canvas" => b"canvas",
+        _ => return None,
+    })
+}
+
+/// Elements whose text the tokenizer reads as raw text up to their end tag: the state it
+/// switches to, and the name (to recognise the end tag).
+fn raw_text(name: &[u8]) -> Option<(Mode, &'static [u8])> {
+    Some(match name {
+        b"script" => (Mode::ScriptData, b"script"),
+        b"style" => (Mode::RawText, b"style"),
+        b"xmp" => (Mode::RawText, b"xmp"),
+        b"iframe" => (Mode::RawText, b"iframe"),
+        b"noembed" => (Mode::RawText, b"noembed"),
+        b"noframes" => (Mode::RawText, b"noframes"),
+        b"title" => (Mode::RcData, b"title"),
+        b"textarea" => (Mode::RcData, b"textarea"),
+        _ => return None,
+    })
+}
+
+/// Elements whose attributes the skim reads.
+fn reads_attributes(name: &[u8]) -> bool {
     matches!(
         name,
-        "noscript" | "template" | "svg" | "math" | "object" | "video" | "audio" | "canvas"
+        b"a" | b"area" | b"iframe" | b"frame" | b"base" | b"meta" | b"link" | b"img"
     )
 }
 
 /// Elements that end a block of text (so that words on both sides are not glued together and
 /// a link's surrounding text stays within its paragraph, list item or cell).
-fn breaks_block(name: &str) -> bool {
+fn breaks_block(name: &[u8]) -> bool {
     matches!(
         name,
-        "address"
-            | "article"
-            | "aside"
-            | "blockquote"
-            | "body"
-            | "caption"
-            | "center"
-            | "dd"
-            | "details"
-            | "dialog"
-            | "dir"
-            | "div"
-            | "dl"
-            | "dt"
-            | "fieldset"
-            | "figcaption"
-            | "figure"
-            | "footer"
-            | "form"
-            | "h1"
-            | "h2"
-            | "h3"
-            | "h4"
-            | "h5"
-            | "h6"
-            | "header"
-            | "hgroup"
-            | "hr"
-            | "html"
-            | "legend"
-            | "li"
-            | "listing"
-            | "main"
-            | "menu"
-            | "nav"
-            | "ol"
-            | "option"
-            | "p"
-            | "pre"
-            | "section"
-            | "summary"
-            | "table"
-            | "tbody"
-            | "td"
-            | "tfoot"
-            | "th"
-            | "thead"
-            | "tr"
-            | "ul"
-            | "xmp"
+        b"address"
+            | b"article"
+            | b"aside"
+            | b"blockquote"
+            | b"body"
+            | b"caption"
+            | b"center"
+            | b"dd"
+            | b"details"
+            | b"dialog"
+            | b"dir"
+            | b"div"
+            | b"dl"
+            | b"dt"
+            | b"fieldset"
+            | b"figcaption"
+            | b"figure"
+            | b"footer"
+            | b"form"
+            | b"h1"
+            | b"h2"
+            | b"h3"
+            | b"h4"
+            | b"h5"
+            | b"h6"
+            | b"header"
+            | b"hgroup"
+            | b"hr"
+            | b"html"
+            | b"legend"
+            | b"li"
+            | b"listing"
+            | b"main"
+            | b"menu"
+            | b"nav"
+            | b"ol"
+            | b"option"
+            | b"p"
+            | b"pre"
+            | b"section"
+            | b"summary"
+            | b"table"
+            | b"tbody"
+            | b"td"
+            | b"tfoot"
+            | b"th"
+            | b"thead"
+            | b"tr"
+            | b"ul"
+            | b"xmp"
     )
 }
 
-fn attr<'a>(tag: &'a Tag, name: &str) -> Option<&'a str> {
-    tag.attrs
-        .iter()
-        .find(|a| &*a.name.local == name)
-        .map(|a| &*a.value)
+/// A start tag as the emitter collected it.
+struct Tag<'a> {
+    /// Lower-cased name.
+    name: &'a [u8],
+    self_closing: bool,
+    /// Attribute names and values, one after the other.
+    bytes: &'a [u8],
+    /// Per attribute: where its name starts, where it ends (and the value starts), where the
+    /// value ends, in `bytes`.
+    attrs: &'a [(usize, usize, usize)],
 }
 
-fn has_rel(tag: &Tag, token: &str) -> bool {
-    attr(tag, "rel").is_some_and(|rel| {
-        rel.split_ascii_whitespace()
-            .any(|t| t.eq_ignore_ascii_case(token))
-    })
+impl<'a> Tag<'a> {
+    /// The value of the first attribute named `name` (the tokenizer drops later duplicates).
+    fn attr(&self, name: &str) -> Option<Cow<'a, str>> {
+        let (_, start, end) = self
+            .attrs
+            .iter()
+            .find(|(from, to, _)| self.bytes.get(*from..*to) == Some(name.as_bytes()))?;
+        // The pieces come from a `&str` cut at ASCII bytes or from decoded character
+        // references, so the value is UTF-8 and the lossy conversion borrows.
+        Some(String::from_utf8_lossy(self.bytes.get(*start..*end)?))
+    }
+
+    fn has_rel(&self, token: &str) -> bool {
+        self.attr("rel").is_some_and(|rel| {
+            rel.split_ascii_whitespace()
+                .any(|t| t.eq_ignore_ascii_case(token))
+        })
+    }
 }
 
 /// Where the tokenizer is inside a raw-text element.
@@ -178,8 +232,9 @@ struct State {
     block: String,
     pending_space: bool,
     /// Names of the open elements whose content is skipped (innermost last).
-    skipping: Vec<String>,
-    raw: Option<(String, bool)>,
+    skipping: Vec<&'static [u8]>,
+    /// The raw-text element the tokenizer is in, and whether its text is the title.
+    raw: Option<(&'static [u8], bool)>,
     title: Option<String>,
     /// Whitespace seen in the title and not written yet (the title comes in pieces).
     title_pending: bool,
@@ -261,38 +316,63 @@ impl State {
         }
     }
 
-    fn start_tag(&mut self, tag: &Tag) -> TokenSinkResult<()> {
-        let name = &*tag.name;
+    /// Whether the tokenizer's text is read (the title's, or visible text).
+    fn wants_text(&self) -> bool {
+        match self.raw {
+            Some((_, is_title)) => is_title,
+            None => self.skipping.is_empty(),
+        }
+    }
+
+    /// A run of text (never cut inside a character: the emitter hands it whole).
+    fn characters(&mut self, text: &str) {
+        match self.raw_kind() {
+            Raw::Title => {
+                if let Some(title) = &mut self.title {
+                    push_collapsed(title, text, &mut self.title_pending);
+                }
+            }
+            Raw::Hidden => {}
+            Raw::No => {
+                if self.skipping.is_empty() {
+                    self.push_text(text);
+                }
+            }
+        }
+    }
+
+    /// Whether the attributes of the start tag `name` matter.
+    fn reads_attributes_of(&self, name: &[u8]) -> bool {
+        self.skipping.is_empty() && reads_attributes(name)
+    }
+
+    /// Reads a start tag; returns the state the tokenizer switches to, if any.
+    fn start_tag(&mut self, tag: &Tag) -> Option<Mode> {
+        let name = tag.name;
         // Raw-text elements switch the tokenizer even inside skipped content, so that their
         // text is never read as markup (a `</div>` inside a script string must stay text).
-        let raw = match name {
-            "script" => Some(RawKind::ScriptData),
-            "style" | "xmp" | "iframe" | "noembed" | "noframes" => Some(RawKind::Rawtext),
-            "title" | "textarea" => Some(RawKind::Rcdata),
-            _ => None,
-        };
+        let raw = raw_text(name).filter(|_| !tag.self_closing);
         if !self.skipping.is_empty() {
-            if skips_content(name) && !tag.self_closing {
-                self.skipping.push(name.to_owned());
+            if let Some(skipped) = skips_content(name)
+                && !tag.self_closing
+            {
+                self.skipping.push(skipped);
             }
-            return match raw {
-                Some(kind) if !tag.self_closing => {
-                    self.raw = Some((name.to_owned(), false));
-                    TokenSinkResult::RawData(kind)
-                }
-                _ => TokenSinkResult::Continue,
-            };
+            let (mode, raw_name) = raw?;
+            self.raw = Some((raw_name, false));
+            return Some(mode);
         }
         match name {
-            "a" => {
+            b"a" => {
                 self.close_anchor();
-                if let Some(href) = attr(tag, "href") {
-                    let index = self.push_link(href, LinkKind::Anchor, has_rel(tag, "nofollow"));
-                    let fallback = attr(tag, "title")
-                        .or_else(|| attr(tag, "aria-label"))
+                if let Some(href) = tag.attr("href") {
+                    let index = self.push_link(&href, LinkKind::Anchor, tag.has_rel("nofollow"));
+                    let fallback = tag
+                        .attr("title")
+                        .or_else(|| tag.attr("aria-label"))
                         .unwrap_or_default();
                     if let Some(link) = self.links.get_mut(index) {
-                        push_collapsed(&mut link.fallback, fallback, &mut false);
+                        push_collapsed(&mut link.fallback, &fallback, &mut false);
                     }
                     // The anchor's text starts after the space that may separate it from what
                     // comes before.
@@ -301,101 +381,98 @@ impl State {
                     self.anchor = Some((index, false));
                 }
             }
-            "area" => {
-                if let Some(href) = attr(tag, "href") {
-                    let index = self.push_link(href, LinkKind::Area, has_rel(tag, "nofollow"));
+            b"area" => {
+                if let Some(href) = tag.attr("href") {
+                    let index = self.push_link(&href, LinkKind::Area, tag.has_rel("nofollow"));
                     if let Some(link) = self.links.get_mut(index) {
                         push_collapsed(
                             &mut link.anchor,
-                            attr(tag, "alt").unwrap_or_default(),
+                            &tag.attr("alt").unwrap_or_default(),
                             &mut false,
                         );
                     }
                 }
             }
-            "iframe" | "frame" => {
-                if let Some(src) = attr(tag, "src") {
-                    let kind = if name == "iframe" {
+            b"iframe" | b"frame" => {
+                if let Some(src) = tag.attr("src") {
+                    let kind = if name == b"iframe" {
                         LinkKind::Iframe
                     } else {
                         LinkKind::Frame
                     };
-                    let index = self.push_link(src, kind, false);
+                    let index = self.push_link(&src, kind, false);
                     if let Some(link) = self.links.get_mut(index) {
                         push_collapsed(
                             &mut link.anchor,
-                            attr(tag, "title").unwrap_or_default(),
+                            &tag.attr("title").unwrap_or_default(),
                             &mut false,
                         );
                     }
                 }
             }
-            "base" => {
+            b"base" => {
                 if self.base_href.is_none()
-                    && let Some(href) = attr(tag, "href")
+                    && let Some(href) = tag.attr("href")
                 {
-                    self.base_href = Some(href.to_owned());
+                    self.base_href = Some(href.into_owned());
                 }
             }
-            "meta" => self.meta(tag),
-            "link" => {
-                if let Some(href) = attr(tag, "href")
-                    && (has_rel(tag, "next") || has_rel(tag, "prev") || has_rel(tag, "previous"))
+            b"meta" => self.meta(tag),
+            b"link" => {
+                if let Some(href) = tag.attr("href")
+                    && (tag.has_rel("next") || tag.has_rel("prev") || tag.has_rel("previous"))
                 {
-                    self.push_link(href, LinkKind::LinkRel, has_rel(tag, "nofollow"));
+                    self.push_link(&href, LinkKind::LinkRel, tag.has_rel("nofollow"));
                 }
             }
-            "img" => {
+            b"img" => {
                 if let Some((index, _)) = self.anchor
-                    && let Some(alt) = attr(tag, "alt")
+                    && let Some(alt) = tag.attr("alt")
                     && let Some(link) = self.links.get_mut(index)
                     && link.alt.is_empty()
                 {
-                    push_collapsed(&mut link.alt, alt, &mut false);
+                    push_collapsed(&mut link.alt, &alt, &mut false);
                 }
             }
-            "br" => self.pending_space = true,
-            "plaintext" => {
+            b"br" => self.pending_space = true,
+            b"plaintext" => {
                 self.flush();
-                return TokenSinkResult::Plaintext;
+                return Some(Mode::PlainText);
             }
             _ => {
                 if breaks_block(name) {
                     self.flush();
                 }
-                if skips_content(name) && !tag.self_closing {
-                    self.skipping.push(name.to_owned());
+                if let Some(skipped) = skips_content(name)
+                    && !tag.self_closing
+                {
+                    self.skipping.push(skipped);
                 }
             }
         }
-        match raw {
-            Some(kind) if !tag.self_closing => {
-                let is_title = name == "title" && self.title.is_none();
-                if is_title {
-                    self.title = Some(String::new());
-                }
-                self.raw = Some((name.to_owned(), is_title));
-                TokenSinkResult::RawData(kind)
-            }
-            _ => TokenSinkResult::Continue,
+        let (mode, raw_name) = raw?;
+        let is_title = name == b"title" && self.title.is_none();
+        if is_title {
+            self.title = Some(String::new());
         }
+        self.raw = Some((raw_name, is_title));
+        Some(mode)
     }
 
-    fn end_tag(&mut self, tag: &Tag) {
-        let name = &*tag.name;
-        if let Some((open, _)) = &self.raw {
+    fn end_tag(&mut self, name: &[u8]) {
+        if let Some((open, _)) = self.raw {
             if open == name {
                 self.raw = None;
             }
             return;
         }
         if let Some(top) = self.skipping.last() {
-            if top == name {
+            if *top == name {
                 self.skipping.pop();
             }
             return;
         }
-        if name == "a" {
+        if name == b"a" {
             self.close_anchor();
         } else if breaks_block(name) {
             self.flush();
@@ -403,12 +480,17 @@ impl State {
     }
 
     fn meta(&mut self, tag: &Tag) {
-        let content = attr(tag, "content").unwrap_or_default();
-        if attr(tag, "name").is_some_and(|n| n.trim().eq_ignore_ascii_case("robots")) {
-            extract::read_robots(&mut self.robots, content);
+        let content = tag.attr("content").unwrap_or_default();
+        if tag
+            .attr("name")
+            .is_some_and(|n| n.trim().eq_ignore_ascii_case("robots"))
+        {
+            extract::read_robots(&mut self.robots, &content);
         }
-        if attr(tag, "http-equiv").is_some_and(|e| e.trim().eq_ignore_ascii_case("refresh"))
-            && let Some(target) = extract::refresh_url(content)
+        if tag
+            .attr("http-equiv")
+            .is_some_and(|e| e.trim().eq_ignore_ascii_case("refresh"))
+            && let Some(target) = extract::refresh_url(&content)
         {
             self.push_link(target, LinkKind::MetaRefresh, false);
         }
@@ -460,39 +542,183 @@ fn language_sample(text: &str, blocks: &[(usize, usize)]) -> String {
     sample
 }
 
-struct Sink(RefCell<State>);
+/// The html5gum emitter: collects what a tag or a run of text is made of, in buffers kept
+/// across tokens, and hands it whole to the [`State`].
+struct Reader<'s> {
+    state: &'s mut State,
+    /// Text since the last tag, when the state reads it.
+    chars: Vec<u8>,
+    /// The current tag's name.
+    name: Vec<u8>,
+    /// The last start tag's name: the tokenizer leaves a raw-text state at its end tag only.
+    last_start: Vec<u8>,
+    is_end_tag: bool,
+    self_closing: bool,
+    /// Whether the current tag's attributes are kept.
+    keep_attrs: bool,
+    /// The current tag's attribute names and values, and where each is (see [`Tag`]).
+    attr_bytes: Vec<u8>,
+    attrs: Vec<(usize, usize, usize)>,
+}
 
-impl TokenSink for Sink {
-    type Handle = ();
-
-    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
-        let mut state = self.0.borrow_mut();
-        match token {
-            Token::TagToken(tag) => match tag.kind {
-                TagKind::StartTag => return state.start_tag(&tag),
-                TagKind::EndTag => state.end_tag(&tag),
-            },
-            Token::CharacterTokens(text) => match state.raw_kind() {
-                Raw::Title => {
-                    let state = &mut *state;
-                    if let Some(title) = &mut state.title {
-                        push_collapsed(title, &text, &mut state.title_pending);
-                    }
-                }
-                Raw::Hidden => {}
-                Raw::No => {
-                    if state.skipping.is_empty() {
-                        state.push_text(&text);
-                    }
-                }
-            },
-            Token::EOFToken
-            | Token::NullCharacterToken
-            | Token::CommentToken(_)
-            | Token::DoctypeToken(_)
-            | Token::ParseError(_) => {}
+impl<'s> Reader<'s> {
+    fn new(state: &'s mut State) -> Self {
+        Reader {
+            state,
+            chars: Vec::new(),
+            name: Vec::new(),
+            last_start: Vec::new(),
+            is_end_tag: false,
+            self_closing: false,
+            keep_attrs: false,
+            attr_bytes: Vec::new(),
+            attrs: Vec::new(),
         }
-        TokenSinkResult::Continue
+    }
+
+    fn flush_chars(&mut self) {
+        if self.chars.is_empty() {
+            return;
+        }
+        // Text is cut at tags only, so the run is whole characters (UTF-8: the lossy
+        // conversion borrows). NUL in text is a parse error that browsers drop; html5ever's
+        // tokenizer sent it apart, as a token the skim ignored.
+        let text = String::from_utf8_lossy(&self.chars);
+        if memchr::memchr(0, text.as_bytes()).is_some() {
+            self.state.characters(&text.replace('\0', ""));
+        } else {
+            self.state.characters(&text);
+        }
+        self.chars.clear();
+    }
+
+    fn init_tag(&mut self, is_end_tag: bool) {
+        self.name.clear();
+        self.is_end_tag = is_end_tag;
+        self.self_closing = false;
+        self.keep_attrs = false;
+        self.attr_bytes.clear();
+        self.attrs.clear();
+    }
+}
+
+impl Emitter for Reader<'_> {
+    type Token = Infallible;
+
+    fn set_last_start_tag(&mut self, last_start_tag: Option<&[u8]>) {
+        self.last_start.clear();
+        self.last_start
+            .extend_from_slice(last_start_tag.unwrap_or_default());
+    }
+
+    fn emit_eof(&mut self) {
+        self.flush_chars();
+    }
+
+    fn emit_error(&mut self, _error: Error) {}
+
+    fn should_emit_errors(&mut self) -> bool {
+        false
+    }
+
+    fn pop_token(&mut self) -> Option<Infallible> {
+        None
+    }
+
+    fn emit_string(&mut self, c: &[u8]) {
+        // Text the state does not read (scripts, style sheets, skipped elements) is not
+        // copied: the state changes at tags only, and the buffer is flushed before each.
+        if self.state.wants_text() {
+            self.chars.extend_from_slice(c);
+        }
+    }
+
+    fn init_start_tag(&mut self) {
+        self.init_tag(false);
+    }
+
+    fn init_end_tag(&mut self) {
+        self.init_tag(true);
+    }
+
+    fn init_comment(&mut self) {}
+
+    fn emit_current_tag(&mut self) -> Option<Mode> {
+        self.flush_chars();
+        if self.is_end_tag {
+            self.state.end_tag(&self.name);
+            return None;
+        }
+        let mode = self.state.start_tag(&Tag {
+            name: &self.name,
+            self_closing: self.self_closing,
+            bytes: &self.attr_bytes,
+            attrs: &self.attrs,
+        });
+        std::mem::swap(&mut self.last_start, &mut self.name);
+        mode
+    }
+
+    fn emit_current_comment(&mut self) {}
+
+    fn emit_current_doctype(&mut self) {}
+
+    fn set_self_closing(&mut self) {
+        self.self_closing = true;
+    }
+
+    fn set_force_quirks(&mut self) {}
+
+    fn push_tag_name(&mut self, s: &[u8]) {
+        self.name.extend_from_slice(s);
+    }
+
+    fn push_comment(&mut self, _s: &[u8]) {}
+
+    fn push_doctype_name(&mut self, _s: &[u8]) {}
+
+    fn init_doctype(&mut self) {}
+
+    fn init_attribute(&mut self) {
+        // The name is complete when the first attribute starts.
+        self.keep_attrs = !self.is_end_tag && self.state.reads_attributes_of(&self.name);
+        if self.keep_attrs {
+            let at = self.attr_bytes.len();
+            self.attrs.push((at, at, at));
+        }
+    }
+
+    fn push_attribute_name(&mut self, s: &[u8]) {
+        if self.keep_attrs {
+            self.attr_bytes.extend_from_slice(s);
+            let at = self.attr_bytes.len();
+            if let Some(attr) = self.attrs.last_mut() {
+                attr.1 = at;
+                attr.2 = at;
+            }
+        }
+    }
+
+    fn push_attribute_value(&mut self, s: &[u8]) {
+        if self.keep_attrs {
+            self.attr_bytes.extend_from_slice(s);
+            let at = self.attr_bytes.len();
+            if let Some(attr) = self.attrs.last_mut() {
+                attr.2 = at;
+            }
+        }
+    }
+
+    fn set_doctype_public_identifier(&mut self, _value: &[u8]) {}
+
+    fn set_doctype_system_identifier(&mut self, _value: &[u8]) {}
+
+    fn push_doctype_public_identifier(&mut self, _s: &[u8]) {}
+
+    fn push_doctype_system_identifier(&mut self, _s: &[u8]) {}
+
+    fn current_is_appropriate_end_tag_token(&mut self) -> bool {
+        self.is_end_tag && !self.last_start.is_empty() && self.last_start == self.name
     }
 }
 
@@ -598,5 +824,161 @@ mod tests {
             skim("<p>texte <a href=z>lien</p><p>suite").text,
             "texte lien\n\nsuite"
         );
+    }
+
+    /// Title, links (URL, kind, anchor) and the words of the text, as the extractor reads them.
+    fn agrees_with_extractor(html: &str) {
+        use crate::extract::{ExtractOptions, extract_html};
+        let url = Url::parse("https://site.example/dir/page.html").unwrap();
+        let options = ExtractOptions {
+            keep_everything: true,
+            ..ExtractOptions::default()
+        };
+        let full = extract_html(html, &url, &options);
+        let s = skim_html(html, &url);
+        assert_eq!(s.title, full.title, "title of {html:?}");
+        let links = |links: &[Link]| -> Vec<(String, LinkKind, String)> {
+            links
+                .iter()
+                .map(|l| (l.url.clone(), l.kind, l.anchor.clone()))
+                .collect()
+        };
+        assert_eq!(links(&s.links), links(&full.links), "links of {html:?}");
+        let words =
+            |text: &str| -> Vec<String> { text.split_whitespace().map(str::to_owned).collect() };
+        let full_text: Vec<&str> = full.blocks.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(
+            words(&s.text),
+            words(&full_text.join(" ")),
+            "text of {html:?}"
+        );
+    }
+
+    #[test]
+    fn reads_raw_text_references_and_foreign_content_as_the_extractor_does() {
+        for html in [
+            // Markup inside the title is its text; references in it are decoded.
+            "<title>Le <b>titre</b> &amp; co</title><p>texte</p>",
+            "<title>Premier</title><title>Second</title>",
+            "<svg><title>pas un titre</title></svg><title>Le vrai</title><p>t",
+            // References in attribute values and text, legacy ones without `;` included,
+            // and the ones the standard replaces.
+            "<a href='a.html?x=1&amp;y=2&copy=3&notit;z'>entités &eacute;t&#233; &#x1F600;</a>",
+            "<p>&lt;a href=x&gt; &notanentity; &amp &AMP; &#0; &#xD800; &#x110000;",
+            // Everything after `<plaintext>` is text.
+            "<p>a</p><plaintext><a href=q>pas un lien</a> &amp; <b>",
+            // An unterminated comment runs to the end; `<!-->` and `<!--->` end at once.
+            "<p>un <!-- commentaire <a href=c.html>x</a> sans fin",
+            "<p>un <!-- commentaire --> deux <!--> trois <!---> quatre",
+            // Script text is never markup, even with `<!--` escapes.
+            "<p>x<script>document.write('<a href=s.html>s</a>')</script><a href=v.html>v</a>",
+            "<p>x<script><!--<script>'</script>'</script>--></script><a href=e.html>e</a>",
+            "<p>x<style>p{}</style>y",
+            "<iframe src=f.html title=F><a href=in.html>in</a></iframe><p>après",
+            // Foreign content and CDATA.
+            "<svg><![CDATA[ </svg><a href=cd.html>cd</a> ]]></svg><p>fin",
+            "<math><mi><a href=m.html>m</a></mi></math><p>fin",
+            // NUL in text is dropped, in attributes replaced.
+            "<p>a\u{0}b <a href=\"x\u{0}y.html\">c\u{0}d</a>",
+            // Upper case names, `<base>` after the links, anchors from `title` and `alt`.
+            "<A HREF=Up.html REL=NOFOLLOW>Up</A><BASE HREF=/b/>",
+            "<a href=a.html title=T></a><a href=b.html><img alt=' I  '></a>",
+            "<a href=x.html hréf=y.html>é<br>è</a><p\r\n>saut\r\nde ligne",
+            "<table><tr><td>a<td>b<a href=t.html>lien</a> c</table>",
+            "<noscript><p>ns <a href=ns.html>ns</a></p></noscript><p>vu",
+        ] {
+            agrees_with_extractor(html);
+        }
+    }
+
+    #[test]
+    fn form_fields_and_obsolete_raw_text_are_not_the_pages_text() {
+        // The extractor keeps the text of `<textarea>`, `<xmp>` and `<noembed>`; the skim, as
+        // before html5gum, reads them as raw text it leaves out (a form field's content or a
+        // fallback is not the page's). Neither finds links in them.
+        let s = skim(
+            "<p>avant<textarea>dans <a href=t.html>pas</a></textarea> après</p>\
+             <xmp><a href=x.html>x</a></xmp><noembed><a href=n.html>n</a></noembed>",
+        );
+        assert_eq!(s.text, "avant après");
+        assert!(s.links.is_empty());
+    }
+
+    #[test]
+    fn hostile_fragments_in_any_order_never_panic() {
+        const PIECES: &[&str] = &[
+            "<",
+            "</",
+            "<!",
+            "<?",
+            "<!--",
+            "-->",
+            "--!>",
+            ">",
+            "/>",
+            "<a href=",
+            "\"",
+            "'",
+            "=",
+            "&",
+            "&amp",
+            "&#",
+            "&#x",
+            "1F600",
+            ";",
+            "<script>",
+            "</script>",
+            "<!--<script>",
+            "<title>",
+            "</title>",
+            "<textarea>",
+            "<plaintext>",
+            "<svg>",
+            "</svg>",
+            "<![CDATA[",
+            "]]>",
+            "<math>",
+            "<noscript>",
+            "</noscript>",
+            "<base href=",
+            "<meta content=",
+            "é",
+            "😀",
+            "\u{0}",
+            "\r",
+            "\n",
+            " ",
+            "texte",
+            "<p>",
+            "</p>",
+            "<a>",
+            "</a>",
+            "<iframe src=",
+            "<img alt=",
+            "<br/>",
+            "<é",
+            "hréf",
+            "<style>",
+            "</style>",
+        ];
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..3000 {
+            let mut html = String::new();
+            for _ in 0..(seed % 40) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                html.push_str(PIECES[(seed % PIECES.len() as u64) as usize]);
+            }
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let s = skim(&html);
+            assert!(s.text.len() <= html.len() * 2, "{html:?}");
+            assert!(
+                s.links.iter().all(|l| l.url.starts_with("http")),
+                "{html:?}"
+            );
+        }
     }
 }

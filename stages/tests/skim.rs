@@ -134,8 +134,10 @@ fn the_crawl_sees_what_the_extractor_sees() {
         "{} pages; links both/either {both}/{either} = {links:.3}",
         pages.len()
     );
-    println!("same anchor {anchors:.3}, same title {titles:.3}, same language {langs:.3}");
-    println!("extractor words found in the skim: {coverage:.3}");
+    println!(
+        "same anchor {same_anchor} ({anchors:.4}), same title {same_title}, same language {same_lang}"
+    );
+    println!("extractor words found in the skim: {words_covered}/{words_extract} = {coverage:.4}");
     // Printed, not asserted (a release build gives the real ratio).
     println!(
         "time: extractor {:.0} ms, skim {:.0} ms",
