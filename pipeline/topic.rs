@@ -968,7 +968,7 @@ contact = "mailto:linguiste@example.org"
             )
         };
         assert_eq!(parse(&with("1")).unwrap().file.score.other_language, 1.0);
-        assert_eq!(parse(&MINIMAL).unwrap().file.score.other_language, 0.2);
+        assert_eq!(parse(MINIMAL).unwrap().file.score.other_language, 0.2);
         for bad in ["1.5", "-0.1", "nan"] {
             let err = format!("{:#}", parse(&with(bad)).unwrap_err());
             assert!(err.contains("other_language"), "{bad}: {err}");
