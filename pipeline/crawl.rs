@@ -7,6 +7,8 @@
 //! **Invariants:**
 //! - never more than `connections_per_host` (1 unless the topic says otherwise) requests in
 //!   flight to a server (scheme + host + port), and at most `crawl.concurrency` over all servers;
+//! - no request starts while the pages waiting for their analysis hold `crawl.backlog_bytes`
+//!   or more (memory stays bounded when the CPU falls behind the network);
 //! - robots.txt is fetched before anything else on a server (alone, nothing else in flight),
 //!   and no URL it disallows is fetched; while it cannot be read (5xx, 429, no answer) nothing
 //!   of that server is fetched, and it is asked again after a back-off;
@@ -239,6 +241,8 @@ enum JobResult {
         host: String,
         url: String,
         outcome: Result<Response, Failure>,
+        /// When the answer (or the failure) came: the server's clock runs from then.
+        ended: Instant,
     },
     Page {
         entry: Job,
@@ -250,11 +254,23 @@ enum JobResult {
         packed: Option<Packed>,
         /// The server was already freed by a [`JobResult::Released`] for this request.
         released: bool,
+        /// Bytes the page held while it waited for its analysis (0 when not released).
+        held: usize,
+        /// When the answer (or the failure) came.
+        ended: Instant,
     },
-    /// A page arrived whole and is being analysed: its server is free from now on. The
-    /// politeness delay runs from the end of the response, not from the end of our own work on
-    /// it, which on a busy machine can take longer than the delay itself.
-    Released { host: String, elapsed: Duration },
+    /// A page arrived whole and is being analysed: its server is free from now on, and so is
+    /// its place under `concurrency`. The politeness delay runs from the end of the response,
+    /// not from the end of our own work on it, which on a busy machine can take longer than
+    /// the delay itself; what the page holds meanwhile counts against `backlog_bytes`.
+    Released {
+        host: String,
+        elapsed: Duration,
+        held: usize,
+        /// When the response ended: the delay runs from then, not from when this message is
+        /// read (on a busy machine the loop may read it some milliseconds later).
+        ended: Instant,
+    },
 }
 
 /// Where a page's exchange stands with the WARC file.
@@ -293,7 +309,7 @@ pub fn analyze(
 ) -> Analysis {
     let content_type = response.header("content-type");
     let tld = tld_of(url);
-    let decoded = stages::decode::decode(&response.body, content_type, tld.as_deref());
+    let decoded = stages::decode::decode(response.body(), content_type, tld.as_deref());
     let is_plain = content_type
         .map(|ct| ct.to_ascii_lowercase().starts_with("text/plain"))
         .unwrap_or(false);
@@ -456,15 +472,23 @@ pub async fn crawl(
 
     let concurrency = ctx.topic.file.crawl.concurrency;
     let max_pages = ctx.topic.file.crawl.max_pages;
+    let backlog_limit = usize::try_from(ctx.topic.file.crawl.backlog_bytes).unwrap_or(usize::MAX);
     let (tx, mut rx) = mpsc::channel::<JobResult>(concurrency * 2);
+    // Requests on the wire (robots.txt included), bounded by `concurrency`.
     let mut in_flight = 0usize;
+    // Pages arrived and not settled yet (waiting for the CPU or being analysed), and the bytes
+    // they hold, bounded by `backlog_bytes`. The two limits are apart: the network and the CPU
+    // are different resources, and a burst of large pages (a table of contents of several MB on
+    // every server at once) must not stop the requests to every other server while it is read.
+    let mut analysing = 0usize;
+    let mut backlog = 0usize;
     let mut stopping = *shutdown.borrow();
 
     loop {
         crawler.prune_stale();
         // Start as many requests as the global limit, the budget and the servers' clocks allow.
         if !stopping {
-            while in_flight < concurrency {
+            while in_flight < concurrency && backlog < backlog_limit {
                 let now = Instant::now();
                 let Some(host_key) = crawler.pick_host(now, max_pages) else {
                     break;
@@ -474,7 +498,7 @@ pub async fn crawl(
                 }
             }
         }
-        if in_flight == 0 {
+        if in_flight == 0 && analysing == 0 {
             let budget_spent = crawler.requests_total >= max_pages;
             let fetchable = crawler.has_fetchable();
             if stopping || !fetchable || budget_spent {
@@ -486,16 +510,22 @@ pub async fn crawl(
         tokio::select! {
             // A finished job: record it and free its server.
             Some(result) = rx.recv() => {
-                // A freed server is not a finished job: the page's analysis still holds its
-                // place under the global limit, which keeps the pages waiting for the CPU (and
-                // their memory) bounded.
-                if !matches!(result, JobResult::Released { .. }) {
-                    in_flight -= 1;
+                match &result {
+                    JobResult::Released { held, .. } => {
+                        in_flight -= 1;
+                        analysing += 1;
+                        backlog += held;
+                    }
+                    JobResult::Page { released: true, held, .. } => {
+                        analysing -= 1;
+                        backlog = backlog.saturating_sub(*held);
+                    }
+                    JobResult::Page { .. } | JobResult::Robots { .. } => in_flight -= 1,
                 }
                 crawler.handle(result)?;
             }
             // A server's delay expired: loop to start its next request.
-            _ = sleep_until(wake), if in_flight < concurrency && !stopping => {}
+            _ = sleep_until(wake), if in_flight < concurrency && backlog < backlog_limit && !stopping => {}
             // Ctrl-C / SIGTERM: stop starting requests, let the ones in flight finish so that
             // their responses are stored, then leave the loop.
             changed = shutdown.changed(), if !stopping => {
@@ -671,7 +701,7 @@ impl Crawler<'_> {
                     Some(RobotsState::Unknown) | None
                 );
                 if unknown && self.store.url_id(url.as_str())?.is_none() {
-                    self.settle_robots(&host, Ok(response), false)?;
+                    self.settle_robots(&host, Ok(response), None)?;
                     self.outcome.recovered += 1;
                     continue;
                 }
@@ -693,6 +723,7 @@ impl Crawler<'_> {
                 analysis,
                 Archive::Recovered((offset, length)),
                 false,
+                Instant::now(),
             )?;
             self.requests_total += 1;
             self.outcome.recovered += 1;
@@ -925,6 +956,7 @@ impl Crawler<'_> {
                         host: host_key,
                         url,
                         outcome,
+                        ended: Instant::now(),
                     })
                     .await;
             });
@@ -987,16 +1019,23 @@ impl Crawler<'_> {
                 let url = url.clone();
                 guarded(async move { fetcher.fetch_if_changed(&url, &validators).await }).await
             };
+            let ended = Instant::now();
             let mut released = false;
+            let mut held = 0;
             let (outcome, analysis, packed) = match outcome {
                 Ok(response) if response.status == 200 && !response.body_skipped => {
                     released = tx
                         .send(JobResult::Released {
                             host: host_key.clone(),
                             elapsed: response.elapsed,
+                            held: response.held_bytes(),
+                            ended,
                         })
                         .await
                         .is_ok();
+                    if released {
+                        held = response.held_bytes();
+                    }
                     // Parsing and compressing are CPU work and scraper's DOM is !Send: do them
                     // on the blocking pool, where they neither stall other servers' timers nor
                     // cross an await, nor hold up the loop that owns the database.
@@ -1047,6 +1086,8 @@ impl Crawler<'_> {
                     analysis,
                     packed,
                     released,
+                    held,
+                    ended,
                 })
                 .await;
         });
@@ -1055,11 +1096,16 @@ impl Crawler<'_> {
 
     fn handle(&mut self, result: JobResult) -> anyhow::Result<()> {
         match result {
-            JobResult::Robots { host, url, outcome } => {
+            JobResult::Robots {
+                host,
+                url,
+                outcome,
+                ended,
+            } => {
                 if let Ok(response) = &outcome {
                     self.warc.exchange(&url, response)?;
                 }
-                self.settle_robots(&host, outcome, true)
+                self.settle_robots(&host, outcome, Some(ended))
             }
             JobResult::Page {
                 entry,
@@ -1069,22 +1115,33 @@ impl Crawler<'_> {
                 analysis,
                 packed,
                 released,
+                held: _,
+                ended,
             } => {
                 let archive = packed.map_or(Archive::Pending, Archive::Packed);
-                self.settle_page(entry, &host, &url, outcome, analysis, archive, released)
+                self.settle_page(
+                    entry, &host, &url, outcome, analysis, archive, released, ended,
+                )
             }
-            JobResult::Released { host, elapsed } => {
-                self.release_host(&host, elapsed);
+            JobResult::Released {
+                host,
+                elapsed,
+                ended,
+                ..
+            } => {
+                self.release_host(&host, elapsed, ended);
                 Ok(())
             }
         }
     }
 
+    /// Records a server's robots.txt; `fetched` is when the answer came for one just fetched
+    /// (the server's clock runs from then), None for a copy recovered from the WARC file.
     fn settle_robots(
         &mut self,
         host_key: &str,
         outcome: Result<Response, Failure>,
-        live: bool,
+        fetched: Option<Instant>,
     ) -> anyhow::Result<()> {
         let token = self.ctx.product_token.clone();
         let replay = self.ctx.fetcher.is_replay();
@@ -1092,7 +1149,7 @@ impl Crawler<'_> {
         let (status, body, what, elapsed) = match &outcome {
             Ok(r) => (
                 r.status,
-                String::from_utf8_lossy(&r.body).into_owned(),
+                String::from_utf8_lossy(r.body()).into_owned(),
                 format!("HTTP {}", r.status),
                 r.elapsed,
             ),
@@ -1110,6 +1167,8 @@ impl Crawler<'_> {
         let max_cd = self.ctx.topic.file.politeness.max_crawl_delay_seconds;
         let give_up_after = self.ctx.topic.file.politeness.give_up_after;
         let delay = politeness_delay(base, crawl_delay, max_cd, replay);
+        let live = fetched.is_some();
+        let ended = fetched.unwrap_or_else(Instant::now);
         let failures = {
             let host = self.host_mut(host_key);
             if live {
@@ -1126,7 +1185,7 @@ impl Crawler<'_> {
                 host.robots = RobotsState::Known(robots, Instant::now());
                 host.failures = 0;
                 if live {
-                    host.next_at = Instant::now() + host.delay;
+                    host.next_at = ended + host.delay;
                 }
                 return Ok(());
             }
@@ -1139,20 +1198,20 @@ impl Crawler<'_> {
             );
         }
         let pause = self.pause_after_failure(failures, delay, retry_after, elapsed);
-        self.host_mut(host_key).next_at = Instant::now() + pause;
+        self.host_mut(host_key).next_at = ended + pause;
         Ok(())
     }
 
     #[allow(clippy::too_many_lines)]
     /// A request to `host_key` ended well: the server may take the next one after its delay
     /// (or k times this response's time, if longer: a slow answer is a busy server).
-    fn release_host(&mut self, host_key: &str, elapsed: Duration) {
+    fn release_host(&mut self, host_key: &str, elapsed: Duration, ended: Instant) {
         let factor = self.ctx.topic.file.politeness.response_time_factor;
         let host = self.host_mut(host_key);
         host.in_flight = host.in_flight.saturating_sub(1);
         host.failures = 0;
         host.fetched += 1;
-        host.next_at = Instant::now() + host.delay.max(elapsed.mul_f64(factor));
+        host.next_at = ended + host.delay.max(elapsed.mul_f64(factor));
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1165,6 +1224,7 @@ impl Crawler<'_> {
         analysis: Option<Analysis>,
         mut archive: Archive,
         released: bool,
+        ended: Instant,
     ) -> anyhow::Result<()> {
         let now = now_epoch();
         let replay = self.ctx.fetcher.is_replay();
@@ -1186,7 +1246,7 @@ impl Crawler<'_> {
         };
         self.flying_keys.remove(&entry.id);
         if !released && !transient {
-            self.release_host(host_key, elapsed);
+            self.release_host(host_key, elapsed, ended);
         }
         let (failures, delay) = {
             let host = self.host_mut(host_key);
@@ -1222,7 +1282,7 @@ impl Crawler<'_> {
                     "retry",
                     &format!("{what}; tried again after {:.1} s", pause.as_secs_f64()),
                 )?;
-                self.host_mut(host_key).next_at = Instant::now() + pause;
+                self.host_mut(host_key).next_at = ended + pause;
                 self.requeue_retry(host_key, &entry);
                 // The budget counts URLs settled, so a retry does not spend it.
                 self.requests_total = self.requests_total.saturating_sub(1);
@@ -1248,7 +1308,7 @@ impl Crawler<'_> {
             }
             // Out of retries for this URL; the server still answers others.
             self.host_mut(host_key).next_at =
-                Instant::now() + self.pause_after_failure(failures, delay, asked_to_wait, elapsed);
+                ended + self.pause_after_failure(failures, delay, asked_to_wait, elapsed);
         }
         if entry.revisit {
             match &outcome {
@@ -1426,7 +1486,7 @@ impl Crawler<'_> {
         let row = FetchRow {
             status,
             content_type: response.header("content-type").map(str::to_string),
-            length: response.body.len() as u64,
+            length: response.body().len() as u64,
             last_modified: response.header("last-modified").map(str::to_string),
             etag: response.header("etag").map(str::to_string),
             server: response.header("server").map(str::to_string),
@@ -1704,7 +1764,7 @@ async fn fetch_robots(fetcher: Fetcher, url: String) -> Result<Response, Failure
         }
         let mut response = response;
         // RFC 9309: parse at least 500 KiB; glaneur parses exactly that much.
-        response.body.truncate(500 * 1024);
+        response.truncate_body(500 * 1024);
         return Ok(response);
     }
     Err(Failure {

@@ -54,8 +54,8 @@ pub struct Response {
     pub status: u16,
     /// Response headers in order, names lower-cased.
     pub headers: Vec<(String, String)>,
-    /// Body as received (possibly cut).
-    pub body: Vec<u8>,
+    /// Body as received (possibly cut): see [`Response::body`].
+    body: Body,
     /// The body was cut at the size cap.
     pub truncated: bool,
     /// The body was not downloaded (content type not harvested).
@@ -72,7 +72,66 @@ pub struct Response {
     pub replayed: bool,
 }
 
+/// Where a response's body is. A page waits in memory from its arrival until the crawl has
+/// analysed and archived it, and a crawl of large pages can hold hundreds of them at once: an
+/// uncompressed body is read in place in the response block (the bytes the WARC record
+/// stores) instead of being kept twice.
+#[derive(Debug, Clone)]
+enum Body {
+    /// `response_block[start..end]`.
+    InBlock { start: usize, end: usize },
+    /// A buffer of its own (decompressed, or decoded from a WARC record).
+    Own(Vec<u8>),
+}
+
 impl Response {
+    /// A response whose body is `body` and whose WARC block is `response_block`.
+    pub fn new(
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: Vec<u8>,
+        request_block: Vec<u8>,
+        response_block: Vec<u8>,
+    ) -> Response {
+        Response {
+            status,
+            headers,
+            body: Body::Own(body),
+            truncated: false,
+            body_skipped: false,
+            request_block,
+            response_block,
+            ip: None,
+            elapsed: Duration::ZERO,
+            replayed: false,
+        }
+    }
+
+    /// The body (decompressed; possibly cut at the size cap).
+    pub fn body(&self) -> &[u8] {
+        match &self.body {
+            Body::InBlock { start, end } => self.response_block.get(*start..*end).unwrap_or(&[]),
+            Body::Own(body) => body,
+        }
+    }
+
+    /// Keeps at most the first `len` bytes of the body.
+    pub fn truncate_body(&mut self, len: usize) {
+        match &mut self.body {
+            Body::InBlock { start, end } => *end = (*end).min(start.saturating_add(len)),
+            Body::Own(body) => body.truncate(len),
+        }
+    }
+
+    /// Bytes this response holds in memory (what a page waiting for analysis costs).
+    pub fn held_bytes(&self) -> usize {
+        let own = match &self.body {
+            Body::InBlock { .. } => 0,
+            Body::Own(body) => body.len(),
+        };
+        own + self.response_block.len() + self.request_block.len()
+    }
+
     /// The response stored in a WARC `response` record (None when its HTTP block does not
     /// parse). `WARC-Truncated` says whether glaneur cut the body or did not download it.
     pub fn from_record(record: &warc::Record) -> Option<Response> {
@@ -85,7 +144,7 @@ impl Response {
                 .iter()
                 .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
                 .collect(),
-            body: http.body,
+            body: Body::Own(http.body),
             truncated: truncation == Some("length"),
             body_skipped: truncation == Some("unspecified"),
             request_block: Vec::new(),
@@ -266,19 +325,25 @@ impl HttpFetcher {
             .find(|(k, _)| k == "content-type")
             .map(|(_, v)| v.as_str());
         let body_skipped = !is_harvested_type(content_type);
-        let mut body = Vec::new();
+        // The chunks are kept as hyper hands them over and copied once, into the response
+        // block, when the body is complete (its length goes in the block's header).
+        let mut chunks = Vec::new();
+        let mut body_len = 0usize;
         let mut truncated = false;
         if !body_skipped {
             loop {
                 match response.chunk().await {
-                    Ok(Some(chunk)) => {
-                        let room = self.max_body_bytes.saturating_sub(body.len() as u64) as usize;
+                    Ok(Some(mut chunk)) => {
+                        let room = self.max_body_bytes.saturating_sub(body_len as u64) as usize;
                         if chunk.len() > room {
-                            body.extend_from_slice(&chunk[..room]);
+                            chunk.truncate(room);
+                            body_len += chunk.len();
+                            chunks.push(chunk);
                             truncated = true;
                             break;
                         }
-                        body.extend_from_slice(&chunk);
+                        body_len += chunk.len();
+                        chunks.push(chunk);
                     }
                     Ok(None) => break,
                     Err(e) => return Err(classify(&e, &fail)),
@@ -296,21 +361,28 @@ impl HttpFetcher {
             .ok()
             .and_then(|s| s.canonical_reason())
             .unwrap_or("");
-        let mut response_block = format!("HTTP/1.1 {status} {reason}\r\n").into_bytes();
+        let mut head = format!("HTTP/1.1 {status} {reason}\r\n");
         for (name, value) in &headers {
             // The body is stored de-chunked, so the framing headers must describe what is
             // stored, not what was on the wire.
             if name == "transfer-encoding" || name == "content-length" {
                 continue;
             }
-            response_block.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
+            head.push_str(&format!("{name}: {value}\r\n"));
         }
-        response_block
-            .extend_from_slice(format!("content-length: {}\r\n\r\n", body.len()).as_bytes());
-        response_block.extend_from_slice(&body);
+        head.push_str(&format!("content-length: {body_len}\r\n\r\n"));
+        let mut response_block = Vec::with_capacity(head.len() + body_len);
+        response_block.extend_from_slice(head.as_bytes());
+        for chunk in &chunks {
+            response_block.extend_from_slice(chunk);
+        }
+        drop(chunks);
         let body = match decompressed(&headers, &response_block, self.max_body_bytes) {
-            Decoded::Plain => body,
-            Decoded::Inflated(inflated) => inflated,
+            Decoded::Plain => Body::InBlock {
+                start: head.len(),
+                end: response_block.len(),
+            },
+            Decoded::Inflated(inflated) => Body::Own(inflated),
             Decoded::Bomb(why) => return Err(fail("decompression-bomb", why)),
             Decoded::TooLarge(why) => return Err(fail("too-large", why)),
         };
@@ -480,7 +552,7 @@ impl Replay {
             return Response {
                 status: 404,
                 headers,
-                body,
+                body: Body::Own(body),
                 truncated: false,
                 body_skipped: false,
                 request_block,
@@ -495,10 +567,10 @@ impl Replay {
         response.replayed = true;
         response.body_skipped = !is_harvested_type(response.header("content-type"));
         if response.body_skipped {
-            response.body.clear();
+            response.truncate_body(0);
         }
-        if response.body.len() as u64 > self.max_body_bytes {
-            response.body.truncate(self.max_body_bytes as usize);
+        if response.body().len() as u64 > self.max_body_bytes {
+            response.truncate_body(usize::try_from(self.max_body_bytes).unwrap_or(usize::MAX));
             response.truncated = true;
         }
         response
@@ -536,7 +608,7 @@ mod tests {
         let url = canon.parse("http://a.test/p?a=1&b=2", None).unwrap();
         let page = replay.fetch(&url);
         assert_eq!(page.status, 200);
-        assert_eq!(page.body, b"hello");
+        assert_eq!(page.body(), b"hello");
         assert_eq!(page.response_block, http.to_vec());
         let missing = replay.fetch(&canon.parse("http://a.test/other", None).unwrap());
         assert_eq!(missing.status, 404);

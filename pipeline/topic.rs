@@ -219,6 +219,11 @@ pub struct Crawl {
     pub concurrency: usize,
     /// Bodies longer than this are cut (the record says so).
     pub max_body_bytes: u64,
+    /// Memory that pages downloaded and waiting for their analysis (decode, skim, scores,
+    /// WARC compression) may hold; while it is full no request starts. Separate from
+    /// `concurrency`, so that a burst of large pages, which the CPU takes a few seconds to
+    /// read, does not stop the requests to every other server meanwhile.
+    pub backlog_bytes: u64,
     /// Give up on a request after this many seconds.
     pub timeout_seconds: f64,
     /// Queued URLs kept in memory (about 44 bytes each); beyond, new URLs wait in `crawl.sqlite`
@@ -238,6 +243,7 @@ impl Default for Crawl {
             strategy: Strategy::BestFirst,
             concurrency: 16,
             max_body_bytes: 5 * 1024 * 1024,
+            backlog_bytes: 1024 * 1024 * 1024,
             timeout_seconds: 30.0,
             frontier_in_memory: 1_000_000,
             skip_file_extensions: true,
@@ -855,6 +861,9 @@ fn validate(file: &TopicFile) -> anyhow::Result<()> {
     }
     if c.max_body_bytes < 1024 {
         bail!("[crawl] `max_body_bytes` must be at least 1024");
+    }
+    if c.backlog_bytes < 1024 * 1024 {
+        bail!("[crawl] `backlog_bytes` must be at least 1048576 (1 MiB)");
     }
     file.matrix
         .options()

@@ -244,23 +244,17 @@ pub fn record_id() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     fn response(body: &[u8]) -> Response {
         let mut block = b"HTTP/1.1 200 OK\r\ncontent-type: text/html\r\n\r\n".to_vec();
         block.extend_from_slice(body);
-        Response {
-            status: 200,
-            headers: vec![("content-type".into(), "text/html".into())],
-            body: body.to_vec(),
-            truncated: false,
-            body_skipped: false,
-            request_block: b"GET / HTTP/1.1\r\nHost: a.test\r\n\r\n".to_vec(),
-            response_block: block,
-            ip: None,
-            elapsed: Duration::ZERO,
-            replayed: false,
-        }
+        Response::new(
+            200,
+            vec![("content-type".into(), "text/html".into())],
+            body.to_vec(),
+            b"GET / HTTP/1.1\r\nHost: a.test\r\n\r\n".to_vec(),
+            block,
+        )
     }
 
     #[test]

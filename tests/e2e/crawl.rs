@@ -234,3 +234,63 @@ fn check_prints_the_resolved_topic_without_fetching() {
     );
     assert!(text.contains("User-Agent: glaneur/"), "{text}");
 }
+
+#[test]
+fn large_pages_waiting_for_analysis_stay_within_the_backlog() {
+    // Every page (about 2 MiB) is larger than `[crawl] backlog_bytes` (1 MiB): each one stops
+    // new requests until it has been analysed. The crawl must still read every page, find its
+    // links and end — the pages waiting for the CPU are accounted apart from the requests in
+    // flight, and each one, once settled, gives its bytes back.
+    let web = TestWeb::start(&scenario("large"));
+    let out = tempfile::tempdir().unwrap();
+    let mut child = run_command(
+        &scenario("large").join("topic.toml"),
+        out.path(),
+        &web.proxy(),
+        &["--to", "crawl"],
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    // A leak in the accounting would stop the crawl for good: fail instead of hanging.
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("the crawl did not end within 120 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let output = child.wait_with_output().unwrap();
+    assert_exit(&output, 0);
+    let log = web.log();
+    for (host, hits) in per_host(&log) {
+        let pages: BTreeSet<&str> = hits.iter().map(|h| h.path.as_str()).collect();
+        let expected: BTreeSet<&str> = [
+            "/robots.txt",
+            "/",
+            "/p0.html",
+            "/p1.html",
+            "/p2.html",
+            "/p3.html",
+            "/p4.html",
+        ]
+        .into();
+        assert_eq!(pages, expected, "{host}");
+        assert_eq!(hits.len(), expected.len(), "{host}: a page asked twice");
+        for pair in hits.windows(2) {
+            assert!(pair[1].start >= pair[0].end, "{host}: overlap {pair:?}");
+        }
+    }
+    assert_eq!(per_host(&log).len(), 3);
+    let conn = db(out.path());
+    let fetched: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM urls WHERE state = 'fetched' AND reason = 'fetched'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(fetched, 18, "every page settled as fetched");
+}

@@ -62,7 +62,8 @@ pub struct Route {
     #[serde(default)]
     pub times: Option<u32>,
     /// Generate the page instead of reading a file: `trap` makes an endless calendar, an
-    /// endless paged list and an endlessly nesting path, each page on topic.
+    /// endless paged list and an endlessly nesting path, each page on topic; `large` makes a
+    /// page of about 2 MiB that links to `/p0.html` … `/p4.html` of its host.
     #[serde(default)]
     pub generate: Option<String>,
 }
@@ -337,7 +338,32 @@ fn file_for(root: &Path, host: &str, path: &str) -> Option<PathBuf> {
 
 /// A generated page (see [`Route::generate`]).
 fn generate(kind: &str, path: &str) -> Vec<u8> {
-    assert_eq!(kind, "trap", "unknown generator `{kind}`");
+    match kind {
+        "trap" => trap_page(path),
+        "large" => large_page(path),
+        _ => panic!("unknown generator `{kind}`"),
+    }
+}
+
+/// About 2 MiB of paragraphs on graphs, each with a link to one of five pages of the host.
+fn large_page(path: &str) -> Vec<u8> {
+    let mut page = format!(
+        "<!DOCTYPE html><html lang=\"fr\"><head><title>Grand recueil sur les graphes ({path})</title>\
+         </head><body><h1>Grand recueil sur les graphes</h1>"
+    );
+    for i in 0..12_000 {
+        page.push_str(&format!(
+            "<p>Un graphe relie des sommets par des arêtes ; ce paragraphe {i} en décrit un \
+             exemple, <a href=\"/p{}.html\">lire la suite</a>.</p>\n",
+            i % 5
+        ));
+    }
+    page.push_str("</body></html>");
+    page.into_bytes()
+}
+
+/// One page of the endless agenda (see [`Route::generate`]).
+fn trap_page(path: &str) -> Vec<u8> {
     let n: u64 = path
         .rsplit('=')
         .next()
