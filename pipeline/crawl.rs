@@ -7,8 +7,9 @@
 //! **Invariants:**
 //! - never more than `connections_per_host` (1 unless the topic says otherwise) requests in
 //!   flight to a server (scheme + host + port), and at most `crawl.concurrency` over all servers;
-//! - no request starts while the pages waiting for their analysis hold `crawl.backlog_bytes`
-//!   or more (memory stays bounded when the CPU falls behind the network);
+//! - pages waiting for their analysis count against `crawl.concurrency` up to one per core;
+//!   beyond that no request starts while they hold `crawl.backlog_bytes` or more (memory stays
+//!   bounded when the CPU falls behind the network);
 //! - robots.txt is fetched before anything else on a server (alone, nothing else in flight),
 //!   and no URL it disallows is fetched; while it cannot be read (5xx, 429, no answer) nothing
 //!   of that server is fetched, and it is asked again after a back-off;
@@ -472,33 +473,30 @@ pub async fn crawl(
 
     let concurrency = ctx.topic.file.crawl.concurrency;
     let max_pages = ctx.topic.file.crawl.max_pages;
-    let backlog_limit = usize::try_from(ctx.topic.file.crawl.backlog_bytes).unwrap_or(usize::MAX);
     let (tx, mut rx) = mpsc::channel::<JobResult>(concurrency * 2);
-    // Requests on the wire (robots.txt included), bounded by `concurrency`.
-    let mut in_flight = 0usize;
-    // Pages arrived and not settled yet (waiting for the CPU or being analysed), and the bytes
-    // they hold, bounded by `backlog_bytes`. The two limits are apart: the network and the CPU
-    // are different resources, and a burst of large pages (a table of contents of several MB on
-    // every server at once) must not stop the requests to every other server while it is read.
-    let mut analysing = 0usize;
-    let mut backlog = 0usize;
+    let limits = Limits {
+        concurrency,
+        backlog_bytes: usize::try_from(ctx.topic.file.crawl.backlog_bytes).unwrap_or(usize::MAX),
+        cores: analysis_slot_count(),
+    };
+    let mut load = Load::default();
     let mut stopping = *shutdown.borrow();
 
     loop {
         crawler.prune_stale();
         // Start as many requests as the global limit, the budget and the servers' clocks allow.
         if !stopping {
-            while in_flight < concurrency && backlog < backlog_limit {
+            while load.may_start(&limits) {
                 let now = Instant::now();
                 let Some(host_key) = crawler.pick_host(now, max_pages) else {
                     break;
                 };
                 if crawler.start_next(&host_key, &tx, max_pages)? {
-                    in_flight += 1;
+                    load.requests += 1;
                 }
             }
         }
-        if in_flight == 0 && analysing == 0 {
+        if load.requests == 0 && load.pages == 0 {
             let budget_spent = crawler.requests_total >= max_pages;
             let fetchable = crawler.has_fetchable();
             if stopping || !fetchable || budget_spent {
@@ -512,20 +510,20 @@ pub async fn crawl(
             Some(result) = rx.recv() => {
                 match &result {
                     JobResult::Released { held, .. } => {
-                        in_flight -= 1;
-                        analysing += 1;
-                        backlog += held;
+                        load.requests -= 1;
+                        load.pages += 1;
+                        load.bytes += held;
                     }
                     JobResult::Page { released: true, held, .. } => {
-                        analysing -= 1;
-                        backlog = backlog.saturating_sub(*held);
+                        load.pages -= 1;
+                        load.bytes = load.bytes.saturating_sub(*held);
                     }
-                    JobResult::Page { .. } | JobResult::Robots { .. } => in_flight -= 1,
+                    JobResult::Page { .. } | JobResult::Robots { .. } => load.requests -= 1,
                 }
                 crawler.handle(result)?;
             }
             // A server's delay expired: loop to start its next request.
-            _ = sleep_until(wake), if in_flight < concurrency && backlog < backlog_limit && !stopping => {}
+            _ = sleep_until(wake), if load.may_start(&limits) && !stopping => {}
             // Ctrl-C / SIGTERM: stop starting requests, let the ones in flight finish so that
             // their responses are stored, then leave the loop.
             changed = shutdown.changed(), if !stopping => {
@@ -544,6 +542,42 @@ pub async fn crawl(
     crawler.commit()?;
     crawler.outcome.seconds = started.elapsed().as_secs_f64();
     Ok(crawler.outcome)
+}
+
+/// The crawl's limits on what is under way at once.
+struct Limits {
+    /// `[crawl] concurrency`.
+    concurrency: usize,
+    /// `[crawl] backlog_bytes`.
+    backlog_bytes: usize,
+    /// Page analyses that run at once (one per core).
+    cores: usize,
+}
+
+/// What the crawl has under way.
+#[derive(Debug, Default)]
+struct Load {
+    /// Requests on the wire (robots.txt included).
+    requests: usize,
+    /// Pages arrived and not settled yet (waiting for the CPU or being analysed).
+    pages: usize,
+    /// Bytes those pages hold.
+    bytes: usize,
+}
+
+impl Load {
+    /// Whether one more request may start. A page waiting for its analysis keeps its place
+    /// under `concurrency` as long as there are no more such pages than cores: the CPU keeps
+    /// up, the page's links come within milliseconds, and the next URL is chosen knowing them
+    /// (the order best-first promises, and what a page budget counts on; with `concurrency =
+    /// 1` a crawl has a single possible order). Beyond that the CPU is behind the network, and
+    /// the waiting pages give their places back — a burst of large pages on many servers at
+    /// once must not stop the requests to every other server while the CPU reads it — and are
+    /// bounded instead by the memory they hold.
+    fn may_start(&self, limits: &Limits) -> bool {
+        self.requests + self.pages.min(limits.cores) < limits.concurrency
+            && self.bytes < limits.backlog_bytes
+    }
 }
 
 async fn sleep_until(deadline: Option<Instant>) {
@@ -1724,10 +1758,14 @@ fn fingerprint(text: &str) -> u64 {
 /// pool stays free for what else uses it, such as DNS lookups).
 fn analysis_slots() -> &'static tokio::sync::Semaphore {
     static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
-    SLOTS.get_or_init(|| {
-        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
-        tokio::sync::Semaphore::new(cores.max(2))
-    })
+    SLOTS.get_or_init(|| tokio::sync::Semaphore::new(analysis_slot_count()))
+}
+
+/// How many page analyses run at once: one per core, at least two.
+fn analysis_slot_count() -> usize {
+    std::thread::available_parallelism()
+        .map_or(2, std::num::NonZero::get)
+        .max(2)
 }
 
 /// Runs a request in its own task, so that a bug (a panic) in it becomes a recorded failure of
@@ -1799,6 +1837,37 @@ pub fn run_blocking(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pages_waiting_for_the_cpu_hold_request_slots_up_to_one_per_core() {
+        let limits = Limits {
+            concurrency: 4,
+            backlog_bytes: 1000,
+            cores: 2,
+        };
+        let load = |requests, pages, bytes| Load {
+            requests,
+            pages,
+            bytes,
+        };
+        assert!(load(0, 0, 0).may_start(&limits));
+        assert!(load(3, 0, 0).may_start(&limits));
+        assert!(!load(4, 0, 0).may_start(&limits));
+        // Two pages being read (one per core) hold two of the four places...
+        assert!(load(1, 2, 10).may_start(&limits));
+        assert!(!load(2, 2, 10).may_start(&limits));
+        // ...and more waiting pages do not take more: the CPU is behind, the network goes on.
+        assert!(load(1, 50, 10).may_start(&limits));
+        // Until they hold the memory allowed to them.
+        assert!(!load(0, 50, 1000).may_start(&limits));
+        // One request at a time: nothing starts while a page is read.
+        let serial = Limits {
+            concurrency: 1,
+            ..limits
+        };
+        assert!(!load(0, 1, 10).may_start(&serial));
+        assert!(load(0, 0, 0).may_start(&serial));
+    }
 
     #[test]
     fn entries_order_by_key_then_discovery() {
