@@ -273,6 +273,7 @@ pub fn settings(topic: &Topic) -> Settings {
         strategy: topic.file.crawl.strategy,
         pagerank_every: topic.file.focus.pagerank_every,
         margin: topic.file.focus.margin,
+        host_yield: topic.file.focus.host_yield,
     }
 }
 
@@ -379,11 +380,12 @@ impl Crawler<'_> {
         self.in_memory = self.in_memory.saturating_sub(dropped);
     }
 
-    /// The best key waiting on servers that may still be asked (per-host budget not spent),
-    /// busy or not, or being fetched: the level the hold-back rule compares with (None when
-    /// the rule cannot apply). A page in flight counts because its links are about to join
-    /// the frontier: while the on-topic server's only URL is being fetched, its queue is empty,
-    /// and without it the free slots would go to the off-topic servers' worst URLs.
+    /// The best value (key times the server's yield, see `Prioritizer::host_value`) waiting
+    /// on servers that may still be asked (per-host budget not spent), busy or not, or being
+    /// fetched: the level the hold-back rule compares with (None when the rule cannot apply).
+    /// A page in flight counts because its links are about to join the frontier: while the
+    /// on-topic server's only URL is being fetched, its queue is empty, and without it the free
+    /// slots would go to the off-topic servers' worst URLs.
     pub(super) fn global_best(&self) -> Option<f64> {
         let left = self
             .ctx
@@ -398,17 +400,47 @@ impl Crawler<'_> {
         }
         let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
         self.hosts
-            .values()
-            .filter(|h| h.fetched < per_host)
-            .filter_map(|h| h.queue.peek().map(|e| f64::from(e.key)))
-            .chain(self.flying_keys.values().map(|&k| f64::from(k)))
+            .iter()
+            .filter_map(|(key, h)| {
+                let waiting = h
+                    .queue
+                    .peek()
+                    .filter(|_| h.fetched < per_host)
+                    .map(|e| f64::from(e.key));
+                let flying = h
+                    .flying
+                    .iter()
+                    .filter_map(|id| self.flying_keys.get(id))
+                    .map(|&k| f64::from(k));
+                waiting
+                    .into_iter()
+                    .chain(flying)
+                    .max_by(f64::total_cmp)
+                    .map(|k| self.prio.host_value(key, k))
+            })
             .max_by(f64::total_cmp)
     }
 
-    /// Whether the hold-back rule keeps this host waiting (see `Prioritizer::hold_back`).
-    pub(super) fn held_back(&self, top_key: f64, global_best: Option<f64>, max_pages: u64) -> bool {
+    /// Whether the hold-back rule keeps this host waiting (see `Prioritizer::hold_back`): its
+    /// best URL's value against the best anywhere.
+    pub(super) fn held_back(
+        &self,
+        host: &str,
+        top_key: f64,
+        global_best: Option<f64>,
+        max_pages: u64,
+    ) -> bool {
         let left = max_pages.saturating_sub(self.requests_total);
-        global_best.is_some_and(|best| self.prio.hold_back(top_key, best, left))
+        global_best.is_some_and(|best| {
+            self.prio
+                .hold_back(self.prio.host_value(host, top_key), best, left)
+        })
+    }
+
+    /// A fetched page of `host` was judged by the formula (on its visible text): the server's
+    /// yield, which weighs its URLs against other servers' (`[focus] host_yield`).
+    pub(super) fn page_judged(&mut self, host: &str, on_topic: bool) {
+        self.prio.page_judged(host, on_topic);
     }
 
     /// Rebuilds the strategy state from `crawl.sqlite` (a resumed crawl), then queues the
@@ -432,6 +464,10 @@ impl Crawler<'_> {
         }
         if self.prio.strategy() == Strategy::PageRank && !links.is_empty() {
             self.prio.recompute_pagerank();
+        }
+        // The servers' yields, from the verdicts of the pages fetched so far.
+        for (host, on_topic) in self.store.judged_pages()? {
+            self.prio.page_judged(&host, on_topic);
         }
         let hops = self.store.hops()?;
         let seed_set: HashSet<i64> = seeds.iter().copied().collect();

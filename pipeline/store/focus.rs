@@ -3,7 +3,8 @@
 //! the interrupted one would have.
 //!
 //! **In:** what `crawl::focus` computes. **Out:** table `tunnel` and `meta` keys
-//! `focus_centroid` (JSON of `stages::centroid::Centroid`) and `focus_seed_terms:ID`.
+//! `focus_centroid` (JSON of `stages::centroid::Centroid`) and `focus_seed_terms:ID`; read
+//! back: links, fetch order, seeds, and the verdicts of fetched pages (servers' yields).
 //!
 //! **Invariants:** the table is created with the rest of the schema ([`SCHEMA`], run by
 //! `Store::open`); writes go into the store's open transaction like every other write.
@@ -79,6 +80,20 @@ impl Store {
             .prepare("SELECT id FROM urls WHERE state = 'fetched' ORDER BY fetched_at, id")?;
         let rows = stmt
             .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// (politeness key, verdict) of every page judged by the formula, in id order: the
+    /// servers' yields of a resumed crawl. The verdict is the crawl's (all visible text) until
+    /// the extract stage replaces it with the clean text's.
+    pub fn judged_pages(&self) -> anyhow::Result<Vec<(String, bool)>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT host, verdict FROM urls
+             WHERE state = 'fetched' AND verdict IS NOT NULL ORDER BY id",
+        )?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? != 0)))?
             .collect::<Result<_, _>>()?;
         Ok(rows)
     }

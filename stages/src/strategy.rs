@@ -3,20 +3,24 @@
 //! rule of a focused crawl with a limited budget.
 //!
 //! **In:** events from the crawl loop: a URL queued (with its link priority, depth and host),
-//! a link seen between two known URLs, a page's links all seen, a URL taken from the frontier.
+//! a link seen between two known URLs, a page's links all seen, a URL taken from the frontier,
+//! a fetched page judged on or off topic (per server).
 //!
 //! **Out:** for each queued URL a sort key (higher is fetched first) and a stamp; after events
 //! that change keys, the re-keyed URLs ([`Queued`]) for the crawl to push again. Heap entries
 //! whose stamp is no longer the URL's current one are stale and skipped ("lazy re-keying").
+//! Between servers: the value a server competes with ([`Prioritizer::host_rank`]) and the
+//! hold-back decision.
 //!
 //! **Invariants:** pure and deterministic: the same sequence of events gives the same keys
 //! (maps are iterated in id order where order matters); every key is finite; one strategy, one
 //! crawl loop: the strategies differ only in [`Prioritizer::key`] and, for
-//! `larger-site-first`, in [`Prioritizer::host_rank`].
+//! `larger-site-first` and `best-first`, in [`Prioritizer::host_rank`]. A server's yield
+//! multiplies every key of that server alike, so it orders servers, never the URLs of one.
 //!
 //! | strategy | key of a queued URL |
 //! |---|---|
-//! | `best-first` | its link priority (parent score, anchor, URL words, depth); raised when a better page links to it |
+//! | `best-first` | its link priority (parent score, anchor, URL words, depth); raised when a better page links to it; between servers, times the server's yield (`host_yield`) |
 //! | `breadth-first` | minus its depth (then discovery order) |
 //! | `backlink-count` | number of known pages linking to it (Cho, Garcia-Molina & Page 1998) |
 //! | `pagerank` | PageRank over the known graph, recomputed every `pagerank_every` pages (partial PageRank, Cho et al. 1998) |
@@ -82,6 +86,9 @@ pub struct Settings {
     pub pagerank_every: u64,
     /// `best-first` hold-back margin (see [`Prioritizer::hold_back`]).
     pub margin: f64,
+    /// `best-first`: servers compete with their best URL's priority times their yield so far
+    /// (see [`Prioritizer::host_yield`]).
+    pub host_yield: bool,
 }
 
 /// A URL to push (again) into its host's queue.
@@ -262,6 +269,8 @@ pub struct Prioritizer {
     host_names: Vec<String>,
     host_index: HashMap<String, u32>,
     host_pending: Vec<u64>,
+    /// Pages judged per interned host: (on topic, all), for [`Prioritizer::host_yield`].
+    host_judged: Vec<(u32, u32)>,
     index: HashMap<i64, usize>,
     edges: Vec<(usize, usize)>,
     edge_seen: HashSet<(usize, usize)>,
@@ -286,6 +295,7 @@ impl Prioritizer {
             host_names: Vec::new(),
             host_index: HashMap::new(),
             host_pending: Vec::new(),
+            host_judged: Vec::new(),
             index: HashMap::new(),
             edges: Vec::new(),
             edge_seen: HashSet::new(),
@@ -326,6 +336,7 @@ impl Prioritizer {
         self.host_names.push(host.to_string());
         self.host_index.insert(host.to_string(), i);
         self.host_pending.push(0);
+        self.host_judged.push((0, 0));
         i
     }
 
@@ -575,18 +586,60 @@ impl Prioritizer {
     }
 
     /// How a host's best entry compares with other hosts': its key, except for
-    /// `larger-site-first`, where it is the number of URLs waiting on the host.
+    /// `larger-site-first`, where it is the number of URLs waiting on the host, and for
+    /// `best-first` with `host_yield`, where it is [`Prioritizer::host_value`].
     pub fn host_rank(&self, host: &str, top_key: f64) -> f64 {
         match self.settings.strategy {
             Strategy::LargerSiteFirst => self.host_pending(host) as f64,
+            Strategy::BestFirst => self.host_value(host, top_key),
             _ => top_key,
+        }
+    }
+
+    /// A fetched page of `host` was judged: on topic (the formula holds on its text) or not.
+    /// Counted for every strategy (cheap), used by `best-first` only.
+    pub fn page_judged(&mut self, host: &str, on_topic: bool) {
+        let i = self.host_id(host) as usize;
+        if let Some((on, all)) = self.host_judged.get_mut(i) {
+            *on = on.saturating_add(u32::from(on_topic));
+            *all = all.saturating_add(1);
+        }
+    }
+
+    /// The server's yield so far: the share of its judged pages that were on topic, with a
+    /// uniform prior (Laplace's rule of succession, `(on + 1) / (all + 2)`): ½ for a server
+    /// never fetched, ⅔ after one on-topic page, ⅓ after one off-topic page, and the observed
+    /// share once there are many. In `(0, 1)`.
+    pub fn host_yield(&self, host: &str) -> f64 {
+        let (on, all) = self
+            .host_index
+            .get(host)
+            .and_then(|&i| self.host_judged.get(i as usize))
+            .copied()
+            .unwrap_or((0, 0));
+        (f64::from(on) + 1.0) / (f64::from(all) + 2.0)
+    }
+
+    /// What a URL of `host` with best-first key `key` is worth when servers compete for a
+    /// request slot and in the hold-back rule: the key times the server's yield when
+    /// `host_yield` is on (the link priority estimates the page from its links, the yield from
+    /// what the server actually served: a site whose pages keep failing the formula loses its
+    /// turn to one whose pages pass it, however its links read), else the key. Within one
+    /// server the factor is the same for every URL, so it never reorders a server's queue and
+    /// needs no re-keying.
+    pub fn host_value(&self, host: &str, key: f64) -> f64 {
+        if self.settings.strategy == Strategy::BestFirst && self.settings.host_yield {
+            key * self.host_yield(host)
+        } else {
+            key
         }
     }
 
     /// The hold-back rule of a focused crawl (best-first only): a server whose best URL is
     /// more than `margin` below the best URL waiting anywhere (or being fetched: the crawl
     /// passes the keys of the requests in flight) is not given a request, even if it is free
-    /// and the better server is busy or waiting out its delay. Without it, one request per
+    /// and the better server is busy or waiting out its delay. With `host_yield` both sides
+    /// are [`Prioritizer::host_value`]s. Without it, one request per
     /// server means the free request slots go to off-topic servers and part of the budget is
     /// spent off topic. It applies from the first request: early in a crawl the frontier is
     /// smaller than the budget but grows with every page, so "the budget can take every
@@ -630,6 +683,7 @@ mod tests {
             strategy,
             pagerank_every: 2,
             margin: 0.2,
+            host_yield: true,
         })
     }
 
@@ -771,6 +825,57 @@ mod tests {
         let mut bfs = p(Strategy::BreadthFirst);
         push(&mut bfs, 1, "a", 1, 0.0);
         assert!(!bfs.hold_back(-5.0, 0.0, 0));
+    }
+
+    #[test]
+    fn a_server_yield_is_its_on_topic_share_with_a_uniform_prior() {
+        let mut pr = p(Strategy::BestFirst);
+        assert_eq!(pr.host_yield("a"), 0.5, "never fetched: ½");
+        pr.page_judged("a", true);
+        assert!((pr.host_yield("a") - 2.0 / 3.0).abs() < 1e-12);
+        pr.page_judged("b", false);
+        assert!((pr.host_yield("b") - 1.0 / 3.0).abs() < 1e-12);
+        for _ in 0..98 {
+            pr.page_judged("b", false);
+        }
+        pr.page_judged("b", true);
+        // 1 on topic out of 100: (1 + 1) / (100 + 2).
+        assert!((pr.host_yield("b") - 2.0 / 102.0).abs() < 1e-12);
+        assert_eq!(pr.host_yield("unknown"), 0.5);
+    }
+
+    #[test]
+    fn best_first_servers_compete_with_priority_times_yield() {
+        let mut pr = p(Strategy::BestFirst);
+        // A server whose pages failed the formula, with links that read well (0.6), against
+        // one whose pages passed it, with plainer links (0.5).
+        for _ in 0..3 {
+            pr.page_judged("lure", false);
+            pr.page_judged("on", true);
+        }
+        pr.page_judged("lure", true);
+        let lure = pr.host_rank("lure", 0.6);
+        let on = pr.host_rank("on", 0.5);
+        assert!(on > lure, "{on} > {lure}");
+        assert!((lure - 0.6 * 2.0 / 6.0).abs() < 1e-12);
+        // The hold-back rule compares the same values: 0.2 is more than 0.2 below 0.4.
+        assert!(pr.hold_back(lure, on, 100));
+        assert!(
+            !pr.hold_back(0.6, 0.5, 100),
+            "the bare keys would not hold it"
+        );
+
+        // Turned off, or another strategy: the key itself.
+        let mut off = Prioritizer::new(Settings {
+            host_yield: false,
+            ..pr.settings
+        });
+        off.page_judged("lure", false);
+        assert_eq!(off.host_rank("lure", 0.6), 0.6);
+        let mut bfs = p(Strategy::BreadthFirst);
+        bfs.page_judged("lure", false);
+        assert_eq!(bfs.host_value("lure", -2.0), -2.0);
+        assert_eq!(bfs.host_rank("lure", -2.0), -2.0);
     }
 
     #[test]
