@@ -770,15 +770,15 @@ impl Crawler<'_> {
             .filter(|(_, h)| h.next_at <= now && self.can_start(h, per_host))
             .filter_map(|(k, h)| h.queue.peek().map(|top| (k, h, top)))
             .filter(|(k, _, top)| !self.held_back(k, f64::from(top.key), best, max_pages))
-            .max_by(|(ka, a, x), (kb, b, y)| {
-                self.prio
-                    .host_rank(ka, f64::from(x.key))
-                    .total_cmp(&self.prio.host_rank(kb, f64::from(y.key)))
+            // Each server's rank once (a look-up by name), not once per comparison.
+            .map(|(k, h, top)| (self.prio.host_rank(k, f64::from(top.key)), k, h, top))
+            .max_by(|(ra, ka, a, x), (rb, kb, b, y)| {
+                ra.total_cmp(rb)
                     .then_with(|| x.cmp(y))
                     .then_with(|| b.next_at.cmp(&a.next_at))
                     .then_with(|| kb.cmp(ka))
             })
-            .map(|(k, _, _)| k.clone())
+            .map(|(_, k, _, _)| k.clone())
     }
 
     /// When the next server becomes ready (None: none is waiting on its clock).
