@@ -121,3 +121,49 @@ impl Store {
         Ok(rows)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::PageFacts;
+    use super::*;
+
+    #[test]
+    fn judged_pages_are_the_fetched_pages_with_a_verdict() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("crawl.sqlite")).unwrap();
+        let id = |store: &mut Store, url: &str, host: &str| {
+            store
+                .insert_url(url, host, 1, None, "link", 0.5, 0.0)
+                .unwrap()
+                .0
+        };
+        let on = id(&mut store, "http://a.test/on", "http://a.test:80");
+        let off = id(&mut store, "http://b.test/off", "http://b.test:80");
+        let missing = id(&mut store, "http://a.test/404", "http://a.test:80");
+        let waiting = id(&mut store, "http://a.test/later", "http://a.test:80");
+        let facts = |verdict| PageFacts {
+            score: 0.0,
+            verdict,
+            matched: Vec::new(),
+            language: None,
+            title: None,
+        };
+        store.page_facts(on, &facts(true)).unwrap();
+        store.page_facts(off, &facts(false)).unwrap();
+        for fetched in [on, off, missing] {
+            store
+                .connection()
+                .execute("UPDATE urls SET state = 'fetched' WHERE id = ?1", [fetched])
+                .unwrap();
+        }
+        // Never fetched: its verdict (there is none in a real crawl) would not count.
+        store.page_facts(waiting, &facts(true)).unwrap();
+        assert_eq!(
+            store.judged_pages().unwrap(),
+            [
+                ("http://a.test:80".to_string(), true),
+                ("http://b.test:80".to_string(), false)
+            ]
+        );
+    }
+}
