@@ -20,7 +20,7 @@ use stages::centroid::{Centroid, TermCounter, TermCounts};
 use stages::extract::{Link, LinkKind};
 use stages::formula::{Formula, PreparedText};
 use stages::score::Weights;
-use stages::strategy::{Queued, Settings, Strategy};
+use stages::strategy::{Level, Queued, Settings, Strategy};
 
 use super::{Crawler, Entry, Job};
 use crate::topic::Topic;
@@ -380,13 +380,13 @@ impl Crawler<'_> {
         self.in_memory = self.in_memory.saturating_sub(dropped);
     }
 
-    /// The best value (key times the server's yield, see `Prioritizer::host_value`) waiting
-    /// on servers that may still be asked (per-host budget not spent), busy or not, or being
-    /// fetched: the level the hold-back rule compares with (None when the rule cannot apply).
-    /// A page in flight counts because its links are about to join the frontier: while the
-    /// on-topic server's only URL is being fetched, its queue is empty, and without it the free
-    /// slots would go to the off-topic servers' worst URLs.
-    pub(super) fn global_best(&self) -> Option<f64> {
+    /// The level the hold-back rule compares a free server with (None when the rule cannot
+    /// apply): the best key waiting on servers that may still be asked (per-host budget not
+    /// spent), busy or not, or being fetched, weighed by the servers' yields (see
+    /// `Prioritizer::hold_back`). A page in flight counts because its links are about to join
+    /// the frontier: while the on-topic server's only URL is being fetched, its queue is empty,
+    /// and without it the free slots would go to the off-topic servers' worst URLs.
+    pub(super) fn global_best(&self) -> Option<Level> {
         let left = self
             .ctx
             .topic
@@ -399,42 +399,37 @@ impl Crawler<'_> {
             return None;
         }
         let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
-        self.hosts
-            .iter()
-            .filter_map(|(key, h)| {
-                let waiting = h
-                    .queue
-                    .peek()
-                    .filter(|_| h.fetched < per_host)
-                    .map(|e| f64::from(e.key));
-                let flying = h
-                    .flying
-                    .iter()
-                    .filter_map(|id| self.flying_keys.get(id))
-                    .map(|&k| f64::from(k));
-                waiting
-                    .into_iter()
-                    .chain(flying)
-                    .max_by(f64::total_cmp)
-                    .map(|k| self.prio.host_value(key, k))
-            })
-            .max_by(f64::total_cmp)
+        let candidates = self.hosts.iter().filter_map(|(key, h)| {
+            let waiting = h
+                .queue
+                .peek()
+                .filter(|_| h.fetched < per_host)
+                .map(|e| f64::from(e.key));
+            let flying = h
+                .flying
+                .iter()
+                .filter_map(|id| self.flying_keys.get(id))
+                .map(|&k| f64::from(k));
+            waiting
+                .into_iter()
+                .chain(flying)
+                .max_by(f64::total_cmp)
+                .map(|k| (key.as_str(), k))
+        });
+        self.prio.hold_back_level(candidates)
     }
 
     /// Whether the hold-back rule keeps this host waiting (see `Prioritizer::hold_back`): its
-    /// best URL's value against the best anywhere.
+    /// best URL against the level.
     pub(super) fn held_back(
         &self,
         host: &str,
         top_key: f64,
-        global_best: Option<f64>,
+        level: Option<Level>,
         max_pages: u64,
     ) -> bool {
         let left = max_pages.saturating_sub(self.requests_total);
-        global_best.is_some_and(|best| {
-            self.prio
-                .hold_back(self.prio.host_value(host, top_key), best, left)
-        })
+        level.is_some_and(|level| self.prio.hold_back(host, top_key, level, left))
     }
 
     /// A fetched page of `host` was judged by the formula (on its visible text): the server's

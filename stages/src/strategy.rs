@@ -620,32 +620,77 @@ impl Prioritizer {
         (f64::from(on) + 1.0) / (f64::from(all) + 2.0)
     }
 
-    /// What a URL of `host` with best-first key `key` is worth when servers compete for a
-    /// request slot and in the hold-back rule: the key times the server's yield when
-    /// `host_yield` is on (the link priority estimates the page from its links, the yield from
-    /// what the server actually served: a site whose pages keep failing the formula loses its
-    /// turn to one whose pages pass it, however its links read), else the key. Within one
-    /// server the factor is the same for every URL, so it never reorders a server's queue and
-    /// needs no re-keying.
-    pub fn host_value(&self, host: &str, key: f64) -> f64 {
+    /// The factor a server's keys are weighed by against other servers': its yield for
+    /// `best-first` with `host_yield`, else 1.
+    pub fn host_factor(&self, host: &str) -> f64 {
         if self.settings.strategy == Strategy::BestFirst && self.settings.host_yield {
-            key * self.host_yield(host)
+            self.host_yield(host)
         } else {
-            key
+            1.0
         }
+    }
+
+    /// What a URL of `host` with best-first key `key` is worth when servers compete for a
+    /// request slot: the key times [`Prioritizer::host_factor`] (the link priority estimates
+    /// the page from its links, the yield from what the server actually served: a site whose
+    /// pages keep failing the formula loses its turn to one whose pages pass it, however its
+    /// links read). Within one server the factor is the same for every URL, so it never
+    /// reorders a server's queue and needs no re-keying.
+    pub fn host_value(&self, host: &str, key: f64) -> f64 {
+        key * self.host_factor(host)
+    }
+
+    /// The level the hold-back rule compares servers with, from each candidate server's best
+    /// key (waiting, or being fetched): the best value, and the largest factor among them
+    /// (None without candidates).
+    pub fn hold_back_level<'a>(
+        &self,
+        candidates: impl IntoIterator<Item = (&'a str, f64)>,
+    ) -> Option<Level> {
+        let mut level: Option<Level> = None;
+        for (host, key) in candidates {
+            let factor = self.host_factor(host);
+            let value = key * factor;
+            level = Some(match level {
+                None => Level {
+                    best: value,
+                    top_factor: factor,
+                },
+                Some(l) => Level {
+                    best: l.best.max(value),
+                    top_factor: l.top_factor.max(factor),
+                },
+            });
+        }
+        level
     }
 
     /// The hold-back rule of a focused crawl (best-first only): a server whose best URL is
     /// more than `margin` below the best URL waiting anywhere (or being fetched: the crawl
     /// passes the keys of the requests in flight) is not given a request, even if it is free
-    /// and the better server is busy or waiting out its delay. With `host_yield` both sides
-    /// are [`Prioritizer::host_value`]s. Without it, one request per
+    /// and the better server is busy or waiting out its delay. Without it, one request per
     /// server means the free request slots go to off-topic servers and part of the budget is
     /// spent off topic. It applies from the first request: early in a crawl the frontier is
     /// smaller than the budget but grows with every page, so "the budget can take every
     /// waiting URL" does not mean it will take every URL found.
-    pub fn hold_back(&self, top_key: f64, global_best: f64, budget_left: u64) -> bool {
-        self.may_hold_back(budget_left) && top_key < global_best - self.settings.margin
+    ///
+    /// With `host_yield` the two sides are values (key × yield) divided by the largest yield
+    /// among the candidate servers ([`Level`]): the margin stays in link-priority units (those
+    /// of the best-yield server), and servers of equal yield compare exactly as their keys do.
+    /// Divided by nothing, yields below 1 would shrink every value and so widen the margin:
+    /// early in a crawl, when every yield is about ½, the rule would hold back only half as
+    /// much as without the yield.
+    pub fn hold_back(&self, host: &str, top_key: f64, level: Level, budget_left: u64) -> bool {
+        if !self.may_hold_back(budget_left) {
+            return false;
+        }
+        // Factors are yields in (0, 1), or 1: never 0.
+        let scale = if level.top_factor > 0.0 {
+            level.top_factor
+        } else {
+            1.0
+        };
+        self.host_value(host, top_key) / scale < level.best / scale - self.settings.margin
     }
 
     /// Whether the hold-back rule can apply at all now (so the crawl need not look for the
@@ -656,6 +701,16 @@ impl Prioritizer {
             && budget_left > 0
             && self.settings.margin < 1.0
     }
+}
+
+/// What the hold-back rule compares a server with (see [`Prioritizer::hold_back`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Level {
+    /// The best value (key × factor) waiting on a server that may still be asked, or being
+    /// fetched.
+    pub best: f64,
+    /// The largest factor among the servers that have such URLs.
+    pub top_factor: f64,
 }
 
 /// Tunnelling (Bergmark et al. 2002): the off-topic pages in a row ending at a fetched page,
@@ -815,16 +870,46 @@ mod tests {
         for id in 0..10 {
             push(&mut pr, id, "a", 1, 0.5);
         }
-        assert!(pr.hold_back(0.3, 0.8, 5));
-        assert!(!pr.hold_back(0.7, 0.8, 5), "within the margin");
+        // Servers never fetched: the same yield, so the level is in key units.
+        let level = pr.hold_back_level([("a", 0.8), ("b", 0.3)]).unwrap();
+        assert!(pr.hold_back("b", 0.3, level, 5));
+        assert!(!pr.hold_back("b", 0.7, level, 5), "within the margin");
         assert!(
-            pr.hold_back(0.3, 0.8, 50),
+            pr.hold_back("b", 0.3, level, 50),
             "a budget larger than the frontier: the frontier grows"
         );
         assert!(!pr.may_hold_back(0), "no budget left, nothing to hold");
+        assert!(!pr.hold_back("b", 0.3, level, 0));
+        assert_eq!(pr.hold_back_level([]), None);
         let mut bfs = p(Strategy::BreadthFirst);
         push(&mut bfs, 1, "a", 1, 0.0);
-        assert!(!bfs.hold_back(-5.0, 0.0, 0));
+        let level = bfs.hold_back_level([("a", 0.0)]).unwrap();
+        assert!(!bfs.hold_back("a", -5.0, level, 10));
+    }
+
+    #[test]
+    fn equal_yields_hold_back_as_the_bare_keys_do() {
+        // Early in a crawl every server's yield is about ½. Were values compared unscaled,
+        // 0.45 × ½ would be within 0.2 of 0.7 × ½; in link-priority units it is not.
+        let mut pr = p(Strategy::BestFirst);
+        pr.page_judged("on", true);
+        pr.page_judged("near", true);
+        let level = pr.hold_back_level([("on", 0.7), ("near", 0.45)]).unwrap();
+        assert!((level.top_factor - 2.0 / 3.0).abs() < 1e-12);
+        assert!(pr.hold_back("near", 0.45, level, 100));
+        assert!(!pr.hold_back("near", 0.55, level, 100));
+        let off = Prioritizer::new(Settings {
+            host_yield: false,
+            ..pr.settings
+        });
+        let level_off = off.hold_back_level([("on", 0.7), ("near", 0.45)]).unwrap();
+        for key in [0.3, 0.45, 0.49, 0.51, 0.55, 0.7] {
+            assert_eq!(
+                pr.hold_back("near", key, level, 100),
+                off.hold_back("near", key, level_off, 100),
+                "{key}"
+            );
+        }
     }
 
     #[test]
@@ -858,11 +943,15 @@ mod tests {
         let on = pr.host_rank("on", 0.5);
         assert!(on > lure, "{on} > {lure}");
         assert!((lure - 0.6 * 2.0 / 6.0).abs() < 1e-12);
-        // The hold-back rule compares the same values: 0.2 is more than 0.2 below 0.4.
-        assert!(pr.hold_back(lure, on, 100));
+        // The hold-back rule compares the same values, in the units of the best-yield server
+        // ("on", 0.8): 0.6 × ⅓ / 0.8 = 0.25 is more than 0.2 below 0.5.
+        let level = pr.hold_back_level([("on", 0.5), ("lure", 0.6)]).unwrap();
+        assert_eq!(level.best, on);
+        assert!((level.top_factor - 0.8).abs() < 1e-12);
+        assert!(pr.hold_back("lure", 0.6, level, 100));
         assert!(
-            !pr.hold_back(0.6, 0.5, 100),
-            "the bare keys would not hold it"
+            !pr.hold_back("on", 0.5, level, 100),
+            "the best is never held"
         );
 
         // Turned off, or another strategy: the key itself.
@@ -872,6 +961,11 @@ mod tests {
         });
         off.page_judged("lure", false);
         assert_eq!(off.host_rank("lure", 0.6), 0.6);
+        let level = off.hold_back_level([("on", 0.5), ("lure", 0.6)]).unwrap();
+        assert!(
+            !off.hold_back("lure", 0.6, level, 100),
+            "the bare keys would not hold it"
+        );
         let mut bfs = p(Strategy::BreadthFirst);
         bfs.page_judged("lure", false);
         assert_eq!(bfs.host_value("lure", -2.0), -2.0);
