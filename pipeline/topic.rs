@@ -262,9 +262,10 @@ pub struct Focus {
     pub margin: f64,
     /// `pagerank`: recompute the partial PageRank after this many pages.
     pub pagerank_every: u64,
-    /// `best-first`: a server competes for a request slot (and in the hold-back rule) with its
-    /// best URL's priority times its yield so far, the share of its fetched pages that satisfy
-    /// the formula (with a uniform prior: ½ before any page).
+    /// `best-first`: a server competes for a request slot (and in the hold-back rule, relative
+    /// to the best candidate server's yield) with its best URL's priority times its yield so
+    /// far, the share of its fetched pages that satisfy the formula (with a uniform prior: ½
+    /// before any page).
     pub host_yield: bool,
 }
 
