@@ -1,16 +1,18 @@
 //! The priority side of the crawl loop: strategies, lazy re-keying, the host hold-back rule,
-//! tunnelling, and the seed centroid of the topic score.
+//! the servers' yields, tunnelling, and the seed centroid of the topic score.
 //!
-//! **In:** the crawl's events (URL queued, page settled with its links, URL taken), the topic's
-//! `[crawl] strategy`, `[focus]` and `[score]` tables. **Out:** heap entries with keys and
-//! stamps, re-keyed entries, the centroid (learned once every seed is settled, stored in
-//! `crawl.sqlite` and shared with the page analysis), `tunnel-limit` decisions.
+//! **In:** the crawl's events (URL queued, page settled with its links and its formula
+//! verdict, URL taken), the topic's `[crawl] strategy`, `[focus]` and `[score]` tables.
+//! **Out:** heap entries with keys and stamps, re-keyed entries, the hold-back level and
+//! decisions, the centroid (learned once every seed is settled, stored in `crawl.sqlite` and
+//! shared with the page analysis), `tunnel-limit` decisions.
 //!
 //! **Invariants:** the priority functions themselves are pure (`stages::strategy`,
 //! `stages::score`, `stages::centroid`); this module only feeds them and keeps the heaps in
 //! step: a heap entry is *live* when its stamp is the URL's current one, and only live
 //! entries are fetched, counted or explained. Everything a resumed crawl needs to give the same
-//! keys is in `crawl.sqlite` (links, fetch order, tunnel hops, centroid, seed term counts).
+//! keys is in `crawl.sqlite` (links, fetch order, tunnel hops, centroid, seed term counts,
+//! the fetched pages' verdicts for the servers' yields).
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
