@@ -834,16 +834,16 @@ impl Crawler<'_> {
             .iter()
             .filter(|(_, h)| h.next_at <= now && self.can_start(h, per_host))
             .filter_map(|(k, h)| h.queue.peek().map(|top| (k, h, top)))
-            .filter(|(_, _, top)| !self.held_back(f64::from(top.key), best, max_pages))
-            .max_by(|(ka, a, x), (kb, b, y)| {
-                self.prio
-                    .host_rank(ka, f64::from(x.key))
-                    .total_cmp(&self.prio.host_rank(kb, f64::from(y.key)))
+            .filter(|(k, _, top)| !self.held_back(k, f64::from(top.key), best, max_pages))
+            // Each server's rank once (a look-up by name), not once per comparison.
+            .map(|(k, h, top)| (self.prio.host_rank(k, f64::from(top.key)), k, h, top))
+            .max_by(|(ra, ka, a, x), (rb, kb, b, y)| {
+                ra.total_cmp(rb)
                     .then_with(|| x.cmp(y))
                     .then_with(|| b.next_at.cmp(&a.next_at))
                     .then_with(|| kb.cmp(ka))
             })
-            .map(|(k, _, _)| k.clone())
+            .map(|(_, k, _, _)| k.clone())
     }
 
     /// When the next server becomes ready (None: none is waiting on its clock).
@@ -854,14 +854,14 @@ impl Crawler<'_> {
         let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
         let best = self.global_best();
         self.hosts
-            .values()
-            .filter(|h| self.can_start(h, per_host))
-            .filter(|h| {
+            .iter()
+            .filter(|(_, h)| self.can_start(h, per_host))
+            .filter(|(k, h)| {
                 h.queue
                     .peek()
-                    .is_some_and(|top| !self.held_back(f64::from(top.key), best, max_pages))
+                    .is_some_and(|top| !self.held_back(k, f64::from(top.key), best, max_pages))
             })
-            .map(|h| h.next_at)
+            .map(|(_, h)| h.next_at)
             .min()
     }
 
@@ -1385,6 +1385,7 @@ impl Crawler<'_> {
             self.store.seed_verdict(entry.id, analysis.facts.verdict)?;
         }
         self.progress.fetched(analysis.facts.verdict);
+        self.page_judged(host_key, analysis.facts.verdict);
         let gf_terms = (is_seed && analysis.facts.verdict)
             .then_some(analysis.terms.as_ref())
             .flatten();

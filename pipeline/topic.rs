@@ -268,6 +268,11 @@ pub struct Focus {
     pub margin: f64,
     /// `pagerank`: recompute the partial PageRank after this many pages.
     pub pagerank_every: u64,
+    /// `best-first`: a server competes for a request slot (and in the hold-back rule, relative
+    /// to the best candidate server's yield) with its best URL's priority times its yield so
+    /// far, the share of its fetched pages that satisfy the formula (with a uniform prior: ½
+    /// before any page).
+    pub host_yield: bool,
 }
 
 impl Default for Focus {
@@ -276,6 +281,7 @@ impl Default for Focus {
             tunnel: 3,
             margin: 0.2,
             pagerank_every: 100,
+            host_yield: true,
         }
     }
 }
@@ -982,6 +988,17 @@ contact = "mailto:linguiste@example.org"
             let err = format!("{:#}", parse(&with(bad)).unwrap_err());
             assert!(err.contains("other_language"), "{bad}: {err}");
         }
+    }
+
+    #[test]
+    fn the_host_yield_is_on_by_default_and_can_be_turned_off() {
+        assert!(parse(MINIMAL).unwrap().file.focus.host_yield);
+        let off = MINIMAL.replace("[politeness]", "[focus]\nhost_yield = false\n[politeness]");
+        let topic = parse(&off).unwrap();
+        assert!(!topic.file.focus.host_yield);
+        let bad = MINIMAL.replace("[politeness]", "[focus]\nhost_yield = 0.5\n[politeness]");
+        let err = format!("{:#}", parse(&bad).unwrap_err());
+        assert!(err.contains("host_yield"), "{err}");
     }
 
     #[test]

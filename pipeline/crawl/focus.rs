@@ -1,16 +1,18 @@
 //! The priority side of the crawl loop: strategies, lazy re-keying, the host hold-back rule,
-//! tunnelling, and the seed centroid of the topic score.
+//! the servers' yields, tunnelling, and the seed centroid of the topic score.
 //!
-//! **In:** the crawl's events (URL queued, page settled with its links, URL taken), the topic's
-//! `[crawl] strategy`, `[focus]` and `[score]` tables. **Out:** heap entries with keys and
-//! stamps, re-keyed entries, the centroid (learned once every seed is settled, stored in
-//! `crawl.sqlite` and shared with the page analysis), `tunnel-limit` decisions.
+//! **In:** the crawl's events (URL queued, page settled with its links and its formula
+//! verdict, URL taken), the topic's `[crawl] strategy`, `[focus]` and `[score]` tables.
+//! **Out:** heap entries with keys and stamps, re-keyed entries, the hold-back level and
+//! decisions, the centroid (learned once every seed is settled, stored in `crawl.sqlite` and
+//! shared with the page analysis), `tunnel-limit` decisions.
 //!
 //! **Invariants:** the priority functions themselves are pure (`stages::strategy`,
 //! `stages::score`, `stages::centroid`); this module only feeds them and keeps the heaps in
 //! step: a heap entry is *live* when its stamp is the URL's current one, and only live
 //! entries are fetched, counted or explained. Everything a resumed crawl needs to give the same
-//! keys is in `crawl.sqlite` (links, fetch order, tunnel hops, centroid, seed term counts).
+//! keys is in `crawl.sqlite` (links, fetch order, tunnel hops, centroid, seed term counts,
+//! the fetched pages' verdicts for the servers' yields).
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -20,7 +22,7 @@ use stages::centroid::{Centroid, TermCounter, TermCounts};
 use stages::extract::{Link, LinkKind};
 use stages::formula::{Formula, PreparedText};
 use stages::score::Weights;
-use stages::strategy::{Queued, Settings, Strategy};
+use stages::strategy::{Level, Queued, Settings, Strategy};
 
 use super::{Crawler, Entry, Job};
 use crate::topic::Topic;
@@ -273,6 +275,7 @@ pub fn settings(topic: &Topic) -> Settings {
         strategy: topic.file.crawl.strategy,
         pagerank_every: topic.file.focus.pagerank_every,
         margin: topic.file.focus.margin,
+        host_yield: topic.file.focus.host_yield,
     }
 }
 
@@ -379,12 +382,13 @@ impl Crawler<'_> {
         self.in_memory = self.in_memory.saturating_sub(dropped);
     }
 
-    /// The best key waiting on servers that may still be asked (per-host budget not spent),
-    /// busy or not, or being fetched: the level the hold-back rule compares with (None when
-    /// the rule cannot apply). A page in flight counts because its links are about to join
+    /// The level the hold-back rule compares a free server with (None when the rule cannot
+    /// apply): the best key waiting on servers that may still be asked (per-host budget not
+    /// spent), busy or not, or being fetched, weighed by the servers' yields (see
+    /// `Prioritizer::hold_back`). A page in flight counts because its links are about to join
     /// the frontier: while the on-topic server's only URL is being fetched, its queue is empty,
     /// and without it the free slots would go to the off-topic servers' worst URLs.
-    pub(super) fn global_best(&self) -> Option<f64> {
+    pub(super) fn global_best(&self) -> Option<Level> {
         let left = self
             .ctx
             .topic
@@ -397,18 +401,43 @@ impl Crawler<'_> {
             return None;
         }
         let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
-        self.hosts
-            .values()
-            .filter(|h| h.fetched < per_host)
-            .filter_map(|h| h.queue.peek().map(|e| f64::from(e.key)))
-            .chain(self.flying_keys.values().map(|&k| f64::from(k)))
-            .max_by(f64::total_cmp)
+        let candidates = self.hosts.iter().filter_map(|(key, h)| {
+            let waiting = h
+                .queue
+                .peek()
+                .filter(|_| h.fetched < per_host)
+                .map(|e| f64::from(e.key));
+            let flying = h
+                .flying
+                .iter()
+                .filter_map(|id| self.flying_keys.get(id))
+                .map(|&k| f64::from(k));
+            waiting
+                .into_iter()
+                .chain(flying)
+                .max_by(f64::total_cmp)
+                .map(|k| (key.as_str(), k))
+        });
+        self.prio.hold_back_level(candidates)
     }
 
-    /// Whether the hold-back rule keeps this host waiting (see `Prioritizer::hold_back`).
-    pub(super) fn held_back(&self, top_key: f64, global_best: Option<f64>, max_pages: u64) -> bool {
+    /// Whether the hold-back rule keeps this host waiting (see `Prioritizer::hold_back`): its
+    /// best URL against the level.
+    pub(super) fn held_back(
+        &self,
+        host: &str,
+        top_key: f64,
+        level: Option<Level>,
+        max_pages: u64,
+    ) -> bool {
         let left = max_pages.saturating_sub(self.requests_total);
-        global_best.is_some_and(|best| self.prio.hold_back(top_key, best, left))
+        level.is_some_and(|level| self.prio.hold_back(host, top_key, level, left))
+    }
+
+    /// A fetched page of `host` was judged by the formula (on its visible text): the server's
+    /// yield, which weighs its URLs against other servers' (`[focus] host_yield`).
+    pub(super) fn page_judged(&mut self, host: &str, on_topic: bool) {
+        self.prio.page_judged(host, on_topic);
     }
 
     /// Rebuilds the strategy state from `crawl.sqlite` (a resumed crawl), then queues the
@@ -432,6 +461,10 @@ impl Crawler<'_> {
         }
         if self.prio.strategy() == Strategy::PageRank && !links.is_empty() {
             self.prio.recompute_pagerank();
+        }
+        // The servers' yields, from the verdicts of the pages fetched so far.
+        for (host, on_topic) in self.store.judged_pages()? {
+            self.prio.page_judged(&host, on_topic);
         }
         let hops = self.store.hops()?;
         let seed_set: HashSet<i64> = seeds.iter().copied().collect();

@@ -3,7 +3,8 @@
 //! the interrupted one would have.
 //!
 //! **In:** what `crawl::focus` computes. **Out:** table `tunnel` and `meta` keys
-//! `focus_centroid` (JSON of `stages::centroid::Centroid`) and `focus_seed_terms:ID`.
+//! `focus_centroid` (JSON of `stages::centroid::Centroid`) and `focus_seed_terms:ID`; read
+//! back: links, fetch order, seeds, and the verdicts of fetched pages (servers' yields).
 //!
 //! **Invariants:** the table is created with the rest of the schema ([`SCHEMA`], run by
 //! `Store::open`); writes go into the store's open transaction like every other write.
@@ -83,6 +84,20 @@ impl Store {
         Ok(rows)
     }
 
+    /// (politeness key, verdict) of every page judged by the formula, in id order: the
+    /// servers' yields of a resumed crawl. The verdict is the crawl's (all visible text) until
+    /// the extract stage replaces it with the clean text's.
+    pub fn judged_pages(&self) -> anyhow::Result<Vec<(String, bool)>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT host, verdict FROM urls
+             WHERE state = 'fetched' AND verdict IS NOT NULL ORDER BY id",
+        )?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? != 0)))?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
     /// URL ids of the seeds (the `seeds` table).
     pub fn seed_ids(&self) -> anyhow::Result<Vec<i64>> {
         let mut stmt = self
@@ -104,5 +119,51 @@ impl Store {
             .query_map([], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
         Ok(rows)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::PageFacts;
+    use super::*;
+
+    #[test]
+    fn judged_pages_are_the_fetched_pages_with_a_verdict() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("crawl.sqlite")).unwrap();
+        let id = |store: &mut Store, url: &str, host: &str| {
+            store
+                .insert_url(url, host, 1, None, "link", 0.5, 0.0)
+                .unwrap()
+                .0
+        };
+        let on = id(&mut store, "http://a.test/on", "http://a.test:80");
+        let off = id(&mut store, "http://b.test/off", "http://b.test:80");
+        let missing = id(&mut store, "http://a.test/404", "http://a.test:80");
+        let waiting = id(&mut store, "http://a.test/later", "http://a.test:80");
+        let facts = |verdict| PageFacts {
+            score: 0.0,
+            verdict,
+            matched: Vec::new(),
+            language: None,
+            title: None,
+        };
+        store.page_facts(on, &facts(true)).unwrap();
+        store.page_facts(off, &facts(false)).unwrap();
+        for fetched in [on, off, missing] {
+            store
+                .connection()
+                .execute("UPDATE urls SET state = 'fetched' WHERE id = ?1", [fetched])
+                .unwrap();
+        }
+        // Never fetched: its verdict (there is none in a real crawl) would not count.
+        store.page_facts(waiting, &facts(true)).unwrap();
+        assert_eq!(
+            store.judged_pages().unwrap(),
+            [
+                ("http://a.test:80".to_string(), true),
+                ("http://b.test:80".to_string(), false)
+            ]
+        );
     }
 }

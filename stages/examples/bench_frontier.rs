@@ -60,6 +60,7 @@ fn main() {
         strategy,
         pagerank_every: 100,
         margin: 0.2,
+        host_yield: true,
     });
     let mut heaps: HashMap<&str, BinaryHeap<Entry>> = HashMap::new();
     for id in 0..n {

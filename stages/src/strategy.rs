@@ -3,20 +3,24 @@
 //! rule of a focused crawl with a limited budget.
 //!
 //! **In:** events from the crawl loop: a URL queued (with its link priority, depth and host),
-//! a link seen between two known URLs, a page's links all seen, a URL taken from the frontier.
+//! a link seen between two known URLs, a page's links all seen, a URL taken from the frontier,
+//! a fetched page judged on or off topic (per server).
 //!
 //! **Out:** for each queued URL a sort key (higher is fetched first) and a stamp; after events
 //! that change keys, the re-keyed URLs ([`Queued`]) for the crawl to push again. Heap entries
 //! whose stamp is no longer the URL's current one are stale and skipped ("lazy re-keying").
+//! Between servers: the value a server competes with ([`Prioritizer::host_rank`]) and the
+//! hold-back decision.
 //!
 //! **Invariants:** pure and deterministic: the same sequence of events gives the same keys
 //! (maps are iterated in id order where order matters); every key is finite; one strategy, one
 //! crawl loop: the strategies differ only in [`Prioritizer::key`] and, for
-//! `larger-site-first`, in [`Prioritizer::host_rank`].
+//! `larger-site-first` and `best-first`, in [`Prioritizer::host_rank`]. A server's yield
+//! multiplies every key of that server alike, so it orders servers, never the URLs of one.
 //!
 //! | strategy | key of a queued URL |
 //! |---|---|
-//! | `best-first` | its link priority (parent score, anchor, URL words, depth); raised when a better page links to it |
+//! | `best-first` | its link priority (parent score, anchor, URL words, depth); raised when a better page links to it; between servers, times the server's yield (`host_yield`) |
 //! | `breadth-first` | minus its depth (then discovery order) |
 //! | `backlink-count` | number of known pages linking to it (Cho, Garcia-Molina & Page 1998) |
 //! | `pagerank` | PageRank over the known graph, recomputed every `pagerank_every` pages (partial PageRank, Cho et al. 1998) |
@@ -82,6 +86,9 @@ pub struct Settings {
     pub pagerank_every: u64,
     /// `best-first` hold-back margin (see [`Prioritizer::hold_back`]).
     pub margin: f64,
+    /// `best-first`: servers compete with their best URL's priority times their yield so far
+    /// (see [`Prioritizer::host_yield`]).
+    pub host_yield: bool,
 }
 
 /// A URL to push (again) into its host's queue.
@@ -262,6 +269,8 @@ pub struct Prioritizer {
     host_names: Vec<String>,
     host_index: HashMap<String, u32>,
     host_pending: Vec<u64>,
+    /// Pages judged per interned host: (on topic, all), for [`Prioritizer::host_yield`].
+    host_judged: Vec<(u32, u32)>,
     index: HashMap<i64, usize>,
     edges: Vec<(usize, usize)>,
     edge_seen: HashSet<(usize, usize)>,
@@ -286,6 +295,7 @@ impl Prioritizer {
             host_names: Vec::new(),
             host_index: HashMap::new(),
             host_pending: Vec::new(),
+            host_judged: Vec::new(),
             index: HashMap::new(),
             edges: Vec::new(),
             edge_seen: HashSet::new(),
@@ -326,6 +336,7 @@ impl Prioritizer {
         self.host_names.push(host.to_string());
         self.host_index.insert(host.to_string(), i);
         self.host_pending.push(0);
+        self.host_judged.push((0, 0));
         i
     }
 
@@ -575,12 +586,83 @@ impl Prioritizer {
     }
 
     /// How a host's best entry compares with other hosts': its key, except for
-    /// `larger-site-first`, where it is the number of URLs waiting on the host.
+    /// `larger-site-first`, where it is the number of URLs waiting on the host, and for
+    /// `best-first` with `host_yield`, where it is [`Prioritizer::host_value`].
     pub fn host_rank(&self, host: &str, top_key: f64) -> f64 {
         match self.settings.strategy {
             Strategy::LargerSiteFirst => self.host_pending(host) as f64,
+            Strategy::BestFirst => self.host_value(host, top_key),
             _ => top_key,
         }
+    }
+
+    /// A fetched page of `host` was judged: on topic (the formula holds on its text) or not.
+    /// Counted for every strategy (cheap), used by `best-first` only.
+    pub fn page_judged(&mut self, host: &str, on_topic: bool) {
+        let i = self.host_id(host) as usize;
+        if let Some((on, all)) = self.host_judged.get_mut(i) {
+            *on = on.saturating_add(u32::from(on_topic));
+            *all = all.saturating_add(1);
+        }
+    }
+
+    /// The server's yield so far: the share of its judged pages that were on topic, with a
+    /// uniform prior (Laplace's rule of succession, `(on + 1) / (all + 2)`): ½ for a server
+    /// never fetched, ⅔ after one on-topic page, ⅓ after one off-topic page, and the observed
+    /// share once there are many. In `(0, 1)`.
+    pub fn host_yield(&self, host: &str) -> f64 {
+        let (on, all) = self
+            .host_index
+            .get(host)
+            .and_then(|&i| self.host_judged.get(i as usize))
+            .copied()
+            .unwrap_or((0, 0));
+        (f64::from(on) + 1.0) / (f64::from(all) + 2.0)
+    }
+
+    /// The factor a server's keys are weighed by against other servers': its yield for
+    /// `best-first` with `host_yield`, else 1.
+    pub fn host_factor(&self, host: &str) -> f64 {
+        if self.settings.strategy == Strategy::BestFirst && self.settings.host_yield {
+            self.host_yield(host)
+        } else {
+            1.0
+        }
+    }
+
+    /// What a URL of `host` with best-first key `key` is worth when servers compete for a
+    /// request slot: the key times [`Prioritizer::host_factor`] (the link priority estimates
+    /// the page from its links, the yield from what the server actually served: a site whose
+    /// pages keep failing the formula loses its turn to one whose pages pass it, however its
+    /// links read). Within one server the factor is the same for every URL, so it never
+    /// reorders a server's queue and needs no re-keying.
+    pub fn host_value(&self, host: &str, key: f64) -> f64 {
+        key * self.host_factor(host)
+    }
+
+    /// The level the hold-back rule compares servers with, from each candidate server's best
+    /// key (waiting, or being fetched): the best value, and the largest factor among them
+    /// (None without candidates).
+    pub fn hold_back_level<'a>(
+        &self,
+        candidates: impl IntoIterator<Item = (&'a str, f64)>,
+    ) -> Option<Level> {
+        let mut level: Option<Level> = None;
+        for (host, key) in candidates {
+            let factor = self.host_factor(host);
+            let value = key * factor;
+            level = Some(match level {
+                None => Level {
+                    best: value,
+                    top_factor: factor,
+                },
+                Some(l) => Level {
+                    best: l.best.max(value),
+                    top_factor: l.top_factor.max(factor),
+                },
+            });
+        }
+        level
     }
 
     /// The hold-back rule of a focused crawl (best-first only): a server whose best URL is
@@ -591,8 +673,24 @@ impl Prioritizer {
     /// spent off topic. It applies from the first request: early in a crawl the frontier is
     /// smaller than the budget but grows with every page, so "the budget can take every
     /// waiting URL" does not mean it will take every URL found.
-    pub fn hold_back(&self, top_key: f64, global_best: f64, budget_left: u64) -> bool {
-        self.may_hold_back(budget_left) && top_key < global_best - self.settings.margin
+    ///
+    /// With `host_yield` the two sides are values (key × yield) divided by the largest yield
+    /// among the candidate servers ([`Level`]): the margin stays in link-priority units (those
+    /// of the best-yield server), and servers of equal yield compare exactly as their keys do.
+    /// Divided by nothing, yields below 1 would shrink every value and so widen the margin:
+    /// early in a crawl, when every yield is about ½, the rule would hold back only half as
+    /// much as without the yield.
+    pub fn hold_back(&self, host: &str, top_key: f64, level: Level, budget_left: u64) -> bool {
+        if !self.may_hold_back(budget_left) {
+            return false;
+        }
+        // Factors are yields in (0, 1), or 1: never 0.
+        let scale = if level.top_factor > 0.0 {
+            level.top_factor
+        } else {
+            1.0
+        };
+        self.host_value(host, top_key) / scale < level.best / scale - self.settings.margin
     }
 
     /// Whether the hold-back rule can apply at all now (so the crawl need not look for the
@@ -603,6 +701,16 @@ impl Prioritizer {
             && budget_left > 0
             && self.settings.margin < 1.0
     }
+}
+
+/// What the hold-back rule compares a server with (see [`Prioritizer::hold_back`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Level {
+    /// The best value (key × factor) waiting on a server that may still be asked, or being
+    /// fetched.
+    pub best: f64,
+    /// The largest factor among the servers that have such URLs.
+    pub top_factor: f64,
 }
 
 /// Tunnelling (Bergmark et al. 2002): the off-topic pages in a row ending at a fetched page,
@@ -630,6 +738,7 @@ mod tests {
             strategy,
             pagerank_every: 2,
             margin: 0.2,
+            host_yield: true,
         })
     }
 
@@ -761,16 +870,106 @@ mod tests {
         for id in 0..10 {
             push(&mut pr, id, "a", 1, 0.5);
         }
-        assert!(pr.hold_back(0.3, 0.8, 5));
-        assert!(!pr.hold_back(0.7, 0.8, 5), "within the margin");
+        // Servers never fetched: the same yield, so the level is in key units.
+        let level = pr.hold_back_level([("a", 0.8), ("b", 0.3)]).unwrap();
+        assert!(pr.hold_back("b", 0.3, level, 5));
+        assert!(!pr.hold_back("b", 0.7, level, 5), "within the margin");
         assert!(
-            pr.hold_back(0.3, 0.8, 50),
+            pr.hold_back("b", 0.3, level, 50),
             "a budget larger than the frontier: the frontier grows"
         );
         assert!(!pr.may_hold_back(0), "no budget left, nothing to hold");
+        assert!(!pr.hold_back("b", 0.3, level, 0));
+        assert_eq!(pr.hold_back_level([]), None);
         let mut bfs = p(Strategy::BreadthFirst);
         push(&mut bfs, 1, "a", 1, 0.0);
-        assert!(!bfs.hold_back(-5.0, 0.0, 0));
+        let level = bfs.hold_back_level([("a", 0.0)]).unwrap();
+        assert!(!bfs.hold_back("a", -5.0, level, 10));
+    }
+
+    #[test]
+    fn equal_yields_hold_back_as_the_bare_keys_do() {
+        // Early in a crawl every server's yield is about ½. Were values compared unscaled,
+        // 0.45 × ½ would be within 0.2 of 0.7 × ½; in link-priority units it is not.
+        let mut pr = p(Strategy::BestFirst);
+        pr.page_judged("on", true);
+        pr.page_judged("near", true);
+        let level = pr.hold_back_level([("on", 0.7), ("near", 0.45)]).unwrap();
+        assert!((level.top_factor - 2.0 / 3.0).abs() < 1e-12);
+        assert!(pr.hold_back("near", 0.45, level, 100));
+        assert!(!pr.hold_back("near", 0.55, level, 100));
+        let off = Prioritizer::new(Settings {
+            host_yield: false,
+            ..pr.settings
+        });
+        let level_off = off.hold_back_level([("on", 0.7), ("near", 0.45)]).unwrap();
+        for key in [0.3, 0.45, 0.49, 0.51, 0.55, 0.7] {
+            assert_eq!(
+                pr.hold_back("near", key, level, 100),
+                off.hold_back("near", key, level_off, 100),
+                "{key}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_server_yield_is_its_on_topic_share_with_a_uniform_prior() {
+        let mut pr = p(Strategy::BestFirst);
+        assert_eq!(pr.host_yield("a"), 0.5, "never fetched: ½");
+        pr.page_judged("a", true);
+        assert!((pr.host_yield("a") - 2.0 / 3.0).abs() < 1e-12);
+        pr.page_judged("b", false);
+        assert!((pr.host_yield("b") - 1.0 / 3.0).abs() < 1e-12);
+        for _ in 0..98 {
+            pr.page_judged("b", false);
+        }
+        pr.page_judged("b", true);
+        // 1 on topic out of 100: (1 + 1) / (100 + 2).
+        assert!((pr.host_yield("b") - 2.0 / 102.0).abs() < 1e-12);
+        assert_eq!(pr.host_yield("unknown"), 0.5);
+    }
+
+    #[test]
+    fn best_first_servers_compete_with_priority_times_yield() {
+        let mut pr = p(Strategy::BestFirst);
+        // A server whose pages failed the formula, with links that read well (0.6), against
+        // one whose pages passed it, with plainer links (0.5).
+        for _ in 0..3 {
+            pr.page_judged("lure", false);
+            pr.page_judged("on", true);
+        }
+        pr.page_judged("lure", true);
+        let lure = pr.host_rank("lure", 0.6);
+        let on = pr.host_rank("on", 0.5);
+        assert!(on > lure, "{on} > {lure}");
+        assert!((lure - 0.6 * 2.0 / 6.0).abs() < 1e-12);
+        // The hold-back rule compares the same values, in the units of the best-yield server
+        // ("on", 0.8): 0.6 × ⅓ / 0.8 = 0.25 is more than 0.2 below 0.5.
+        let level = pr.hold_back_level([("on", 0.5), ("lure", 0.6)]).unwrap();
+        assert_eq!(level.best, on);
+        assert!((level.top_factor - 0.8).abs() < 1e-12);
+        assert!(pr.hold_back("lure", 0.6, level, 100));
+        assert!(
+            !pr.hold_back("on", 0.5, level, 100),
+            "the best is never held"
+        );
+
+        // Turned off, or another strategy: the key itself.
+        let mut off = Prioritizer::new(Settings {
+            host_yield: false,
+            ..pr.settings
+        });
+        off.page_judged("lure", false);
+        assert_eq!(off.host_rank("lure", 0.6), 0.6);
+        let level = off.hold_back_level([("on", 0.5), ("lure", 0.6)]).unwrap();
+        assert!(
+            !off.hold_back("lure", 0.6, level, 100),
+            "the bare keys would not hold it"
+        );
+        let mut bfs = p(Strategy::BreadthFirst);
+        bfs.page_judged("lure", false);
+        assert_eq!(bfs.host_value("lure", -2.0), -2.0);
+        assert_eq!(bfs.host_rank("lure", -2.0), -2.0);
     }
 
     #[test]

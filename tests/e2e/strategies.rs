@@ -1,7 +1,9 @@
 //! The `focus` scenario: every crawl strategy runs the same crawl loop on a small multi-host
 //! web without errors; best-first goes to the on-topic site first; tunnelling stops expansion
-//! after `[focus] tunnel` off-topic pages in a row. Deterministic assertions only: the order
-//! checks use `concurrency = 1`, where a crawl has a single possible order.
+//! after `[focus] tunnel` off-topic pages in a row; the servers' yield (`[focus] host_yield`)
+//! keeps best-first's budget off a server whose pages fail the formula however its links read.
+//! Deterministic assertions only: the order checks use `concurrency = 1`, where a crawl has a
+//! single possible order.
 
 use crate::server::TestWeb;
 use crate::support::*;
@@ -137,5 +139,83 @@ fn best_first_reaches_the_on_topic_site_first() {
             "http://on.test/"
         ],
         "{order:?}"
+    );
+}
+
+/// The `yield` scenario, with `[focus] host_yield` set to `host_yield`: the fetch order and
+/// the rows (url, verdict, priority) of the fetched pages.
+fn yield_run(host_yield: bool) -> Vec<(String, bool, f64)> {
+    let web = TestWeb::start(&scenario("yield"));
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(scenario("yield").join("topic.toml")).unwrap();
+    let text = text.replace(
+        "[focus]\n",
+        &format!("[focus]\nhost_yield = {host_yield}\n"),
+    );
+    let topic = dir.path().join("topic.toml");
+    std::fs::write(&topic, text).unwrap();
+    let out = dir.path().join("run");
+    assert_exit(
+        &run_topic(&topic, &out, &web.proxy(), &["--to", "crawl"]),
+        0,
+    );
+    let conn = db(&out);
+    let mut stmt = conn
+        .prepare(
+            "SELECT url, verdict, priority FROM urls WHERE state = 'fetched' \
+             ORDER BY fetched_at, id",
+        )
+        .unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get::<_, bool>(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+#[test]
+fn best_first_servers_compete_with_their_yield() {
+    let on = |rows: &[(String, bool, f64)]| {
+        rows.iter()
+            .filter(|(u, _, _)| u.starts_with("http://on.test/"))
+            .count()
+    };
+    // Without the yield, the street-art server's links ("Graphes du mur …", URL words
+    // `graphe`) outrank the on-topic server's plainer ones, and its pages (graffiti: they fail
+    // the formula) take the budget.
+    let without = yield_run(false);
+    assert_eq!(without.len(), 8, "{without:#?}");
+    assert_eq!(without[1].0, "http://lure.test/", "{without:#?}");
+    let lure_without = without.len() - 1 - on(&without);
+    assert!(lure_without >= 5, "{without:#?}");
+    assert!(
+        without
+            .iter()
+            .filter(|(u, _, _)| u.starts_with("http://lure.test/"))
+            .all(|(_, verdict, _)| !verdict),
+        "the street-art pages fail the formula: {without:#?}"
+    );
+    // With it: one page of the street-art server (linked first), then the on-topic server's
+    // pages only, though their link priorities are lower.
+    let with = yield_run(true);
+    assert_eq!(with.len(), 8, "{with:#?}");
+    assert_eq!(with[1].0, "http://lure.test/", "{with:#?}");
+    assert_eq!(on(&with), 6, "{with:#?}");
+    assert!(
+        with[2..].iter().all(|(_, verdict, _)| *verdict),
+        "{with:#?}"
+    );
+    let best_lure = without
+        .iter()
+        .filter(|(u, _, _)| u.starts_with("http://lure.test/graphe"))
+        .map(|r| r.2)
+        .fold(0.0, f64::max);
+    let best_on = with
+        .iter()
+        .filter(|(u, _, _)| u.starts_with("http://on.test/p"))
+        .map(|r| r.2)
+        .fold(0.0, f64::max);
+    assert!(
+        best_lure > best_on,
+        "the test needs links that read better off topic: {best_lure} > {best_on}"
     );
 }
