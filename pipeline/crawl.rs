@@ -7,9 +7,9 @@
 //! **Invariants:**
 //! - never more than `connections_per_host` (1 unless the topic says otherwise) requests in
 //!   flight to a server (scheme + host + port), and at most `crawl.concurrency` over all servers;
-//! - pages waiting for their analysis count against `crawl.concurrency` up to one per core;
-//!   beyond that no request starts while they hold `crawl.backlog_bytes` or more (memory stays
-//!   bounded when the CPU falls behind the network);
+//! - pages waiting for their analysis count against `crawl.concurrency` (only one per core
+//!   while the analyses have lately left the cores room: a burst), and no request starts while
+//!   they hold `crawl.backlog_bytes` or more (memory stays bounded when the CPU falls behind);
 //! - robots.txt is fetched before anything else on a server (alone, nothing else in flight),
 //!   and no URL it disallows is fetched; while it cannot be read (5xx, 429, no answer) nothing
 //!   of that server is fetched, and it is asked again after a back-off;
@@ -28,8 +28,8 @@
 //!
 //! Shape: one task owns the frontier, the database and the WARC file (so there are no locks
 //! around them); fetches run as separate tasks and send their results back over a channel; the
-//! CPU work on a page (decode, parse, score) runs on the blocking pool so that it never stalls
-//! the timers of other servers.
+//! CPU work on a page (decode, parse, score, compress) runs on the analysis threads (`pool`:
+//! one per core, at a lower priority) so that it never stalls the timers of other servers.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, HashSet};
@@ -52,6 +52,7 @@ use crate::store::{FetchRow, PageFacts, Store};
 use crate::topic::Topic;
 
 mod focus;
+mod pool;
 use crate::warcfile::{self, Packed, WarcFile};
 pub use focus::Shared as FocusShared;
 
@@ -259,6 +260,8 @@ enum JobResult {
         held: usize,
         /// When the answer (or the failure) came.
         ended: Instant,
+        /// How long the page's analysis (and compression) took, on its core.
+        analysis_time: Duration,
     },
     /// A page arrived whole and is being analysed: its server is free from now on, and so is
     /// its place under `concurrency`. The politeness delay runs from the end of the response,
@@ -473,20 +476,26 @@ pub async fn crawl(
 
     let concurrency = ctx.topic.file.crawl.concurrency;
     let max_pages = ctx.topic.file.crawl.max_pages;
-    let (tx, mut rx) = mpsc::channel::<JobResult>(concurrency * 2);
+    let (results, mut rx) = mpsc::channel::<JobResult>(concurrency * 2);
+    // Freed servers come on a channel of their own, read before anything else: settling a
+    // large page (hundreds of links into SQLite) can take milliseconds, and a server freed
+    // behind a queue of such pages would start its next request that much late.
+    let (released, mut released_rx) = mpsc::unbounded_channel::<JobResult>();
+    let tx = Senders { results, released };
     let limits = Limits {
         concurrency,
         backlog_bytes: usize::try_from(ctx.topic.file.crawl.backlog_bytes).unwrap_or(usize::MAX),
-        cores: analysis_slot_count(),
+        cores: pool::size(),
     };
     let mut load = Load::default();
+    let mut cpu = CpuUse::new(Instant::now());
     let mut stopping = *shutdown.borrow();
 
     loop {
         crawler.prune_stale();
         // Start as many requests as the global limit, the budget and the servers' clocks allow.
         if !stopping {
-            while load.may_start(&limits) {
+            while load.may_start(&limits, cpu.has_room(Instant::now())) {
                 let now = Instant::now();
                 let Some(host_key) = crawler.pick_host(now, max_pages) else {
                     break;
@@ -506,24 +515,9 @@ pub async fn crawl(
         }
         let wake = crawler.next_wake(max_pages);
         tokio::select! {
-            // A finished job: record it and free its server.
-            Some(result) = rx.recv() => {
-                match &result {
-                    JobResult::Released { held, .. } => {
-                        load.requests -= 1;
-                        load.pages += 1;
-                        load.bytes += held;
-                    }
-                    JobResult::Page { released: true, held, .. } => {
-                        load.pages -= 1;
-                        load.bytes = load.bytes.saturating_sub(*held);
-                    }
-                    JobResult::Page { .. } | JobResult::Robots { .. } => load.requests -= 1,
-                }
-                crawler.handle(result)?;
-            }
-            // A server's delay expired: loop to start its next request.
-            _ = sleep_until(wake), if load.may_start(&limits) && !stopping => {}
+            biased;
+            // A server freed (its page arrived whole and waits for the CPU).
+            Some(result) = released_rx.recv() => crawler.released(&mut load, result)?,
             // Ctrl-C / SIGTERM: stop starting requests, let the ones in flight finish so that
             // their responses are stored, then leave the loop.
             changed = shutdown.changed(), if !stopping => {
@@ -532,6 +526,26 @@ pub async fn crawl(
                     crawler.outcome.interrupted = true;
                     crawler.progress.note("stopping: waiting for the requests in flight (run again to resume)");
                 }
+            }
+            // A server's delay expired: loop to start its next request.
+            _ = sleep_until(wake), if load.may_start(&limits, cpu.has_room(Instant::now())) && !stopping => {}
+            // A finished job: record it and free its server.
+            Some(result) = rx.recv() => {
+                // A page's release was sent before the page: one not read yet is read now, so
+                // that the two are always counted in that order.
+                while let Ok(early) = released_rx.try_recv() {
+                    crawler.released(&mut load, early)?;
+                }
+                match &result {
+                    JobResult::Released { .. } => {}
+                    JobResult::Page { released: true, held, analysis_time, .. } => {
+                        load.pages -= 1;
+                        load.bytes = load.bytes.saturating_sub(*held);
+                        cpu.add(*analysis_time, limits.cores, Instant::now());
+                    }
+                    JobResult::Page { .. } | JobResult::Robots { .. } => load.requests -= 1,
+                }
+                crawler.handle(result)?;
             }
         }
         if crawler.last_commit.elapsed() >= COMMIT_EVERY {
@@ -542,6 +556,14 @@ pub async fn crawl(
     crawler.commit()?;
     crawler.outcome.seconds = started.elapsed().as_secs_f64();
     Ok(crawler.outcome)
+}
+
+/// Where jobs send their results.
+struct Senders {
+    /// Pages and robots.txt answers, settled in order.
+    results: mpsc::Sender<JobResult>,
+    /// [`JobResult::Released`]: read before the results.
+    released: mpsc::UnboundedSender<JobResult>,
 }
 
 /// The crawl's limits on what is under way at once.
@@ -567,16 +589,63 @@ struct Load {
 
 impl Load {
     /// Whether one more request may start. A page waiting for its analysis keeps its place
-    /// under `concurrency` as long as there are no more such pages than cores: the CPU keeps
-    /// up, the page's links come within milliseconds, and the next URL is chosen knowing them
-    /// (the order best-first promises, and what a page budget counts on; with `concurrency =
-    /// 1` a crawl has a single possible order). Beyond that the CPU is behind the network, and
-    /// the waiting pages give their places back — a burst of large pages on many servers at
-    /// once must not stop the requests to every other server while the CPU reads it — and are
-    /// bounded instead by the memory they hold.
-    fn may_start(&self, limits: &Limits) -> bool {
-        self.requests + self.pages.min(limits.cores) < limits.concurrency
-            && self.bytes < limits.backlog_bytes
+    /// under `concurrency`: the next URL is then chosen knowing its links (the order
+    /// best-first promises, and what a page budget counts on; with `concurrency = 1` a crawl
+    /// has a single possible order), and when the CPU is steadily behind the network (one
+    /// fast server, no delay) fetching ahead of it would only fill memory. But when the
+    /// analyses have left the cores room lately (`cpu_has_room`), a pile of waiting pages is a
+    /// burst — large pages on many servers at once — that the CPU will catch up with: then
+    /// only one waiting page per core keeps its place, the others give theirs back so that the
+    /// requests to every other server go on meanwhile, and they are bounded by the memory they
+    /// hold instead.
+    fn may_start(&self, limits: &Limits, cpu_has_room: bool) -> bool {
+        let waiting = if cpu_has_room {
+            self.pages.min(limits.cores)
+        } else {
+            self.pages
+        };
+        self.requests + waiting < limits.concurrency && self.bytes < limits.backlog_bytes
+    }
+}
+
+/// How busy the page analyses have kept the cores lately: the busy core-seconds per second
+/// and per core, averaged exponentially over [`CpuUse::HORIZON`] (0: idle, 1: every core all
+/// the time). It starts at 1: until the analyses have shown that the CPU keeps up, the crawl
+/// assumes it does not.
+#[derive(Debug)]
+struct CpuUse {
+    level: f64,
+    at: Instant,
+}
+
+impl CpuUse {
+    /// Averaging horizon: long enough that a burst of a few seconds of CPU work (the B3
+    /// benchmark's tables of contents: 256 pages of 2.5 MB, about 6 s on two cores) does not
+    /// pass for a CPU that cannot keep up, short enough to notice one within half a minute.
+    const HORIZON: f64 = 20.0;
+    /// Above this, the CPU is taken to be behind the network.
+    const ROOM_BELOW: f64 = 0.8;
+
+    fn new(now: Instant) -> CpuUse {
+        CpuUse {
+            level: 1.0,
+            at: now,
+        }
+    }
+
+    fn level(&self, now: Instant) -> f64 {
+        let elapsed = now.saturating_duration_since(self.at).as_secs_f64();
+        self.level * (-elapsed / Self::HORIZON).exp()
+    }
+
+    /// Counts `work` seconds of analysis on one of `cores` cores, done by `now`.
+    fn add(&mut self, work: Duration, cores: usize, now: Instant) {
+        self.level = self.level(now) + work.as_secs_f64() / (cores.max(1) as f64 * Self::HORIZON);
+        self.at = now;
+    }
+
+    fn has_room(&self, now: Instant) -> bool {
+        self.level(now) < Self::ROOM_BELOW
     }
 }
 
@@ -589,6 +658,16 @@ async fn sleep_until(deadline: Option<Instant>) {
 }
 
 impl Crawler<'_> {
+    /// A server freed by a [`JobResult::Released`]: its request is over, its page waits.
+    fn released(&mut self, load: &mut Load, result: JobResult) -> anyhow::Result<()> {
+        if let JobResult::Released { held, .. } = &result {
+            load.requests -= 1;
+            load.pages += 1;
+            load.bytes += held;
+        }
+        self.handle(result)
+    }
+
     fn host_mut(&mut self, key: &str) -> &mut Host {
         if !self.hosts.contains_key(key) {
             self.add_host(key);
@@ -961,12 +1040,7 @@ impl Crawler<'_> {
 
     /// Starts the next request on `host_key` (robots.txt first). Returns whether a job was
     /// spawned; URLs settled without a request (robots, budget) return false.
-    fn start_next(
-        &mut self,
-        host_key: &str,
-        tx: &mpsc::Sender<JobResult>,
-        max_pages: u64,
-    ) -> anyhow::Result<bool> {
+    fn start_next(&mut self, host_key: &str, tx: &Senders, max_pages: u64) -> anyhow::Result<bool> {
         let fetcher = self.ctx.fetcher.clone();
         let ttl = self.robots_ttl();
         let host = self.host_mut(host_key);
@@ -980,7 +1054,7 @@ impl Crawler<'_> {
             host.robots = RobotsState::Fetching;
             host.in_flight += 1;
             let url = format!("{host_key}/robots.txt");
-            let tx = tx.clone();
+            let tx = tx.results.clone();
             let host_key = host_key.to_string();
             self.outcome.robots_requests += 1;
             tokio::spawn(async move {
@@ -1046,7 +1120,8 @@ impl Crawler<'_> {
         host.flying.push(entry.id);
         self.flying_keys.insert(entry.id, entry.priority as f32);
         let ctx = self.ctx.clone();
-        let tx = tx.clone();
+        let results = tx.results.clone();
+        let released_tx = tx.released.clone();
         let host_key = host_key.to_string();
         tokio::spawn(async move {
             let outcome = {
@@ -1056,29 +1131,27 @@ impl Crawler<'_> {
             let ended = Instant::now();
             let mut released = false;
             let mut held = 0;
+            let mut analysis_time = Duration::ZERO;
             let (outcome, analysis, packed) = match outcome {
                 Ok(response) if response.status == 200 && !response.body_skipped => {
-                    released = tx
+                    released = released_tx
                         .send(JobResult::Released {
                             host: host_key.clone(),
                             elapsed: response.elapsed,
                             held: response.held_bytes(),
                             ended,
                         })
-                        .await
                         .is_ok();
                     if released {
                         held = response.held_bytes();
                     }
-                    // Parsing and compressing are CPU work and scraper's DOM is !Send: do them
-                    // on the blocking pool, where they neither stall other servers' timers nor
-                    // cross an await, nor hold up the loop that owns the database.
+                    // Parsing and compressing are CPU work: they run on the analysis
+                    // threads (one per core, see `pool`), where they neither stall other
+                    // servers' timers nor hold up the loop that owns the database.
                     let ctx2 = ctx.clone();
                     let url2 = url.clone();
-                    // No more analyses at once than cores: more only adds blocking-pool
-                    // threads, each with its own malloc arena (half the crawl's memory).
-                    let _slot = analysis_slots().acquire().await.ok();
-                    let work = tokio::task::spawn_blocking(move || {
+                    let work = pool::run(move || {
+                        let began = Instant::now();
                         // A bug in the analysis must not lose the page: it is archived anyway.
                         let analysis = std::panic::catch_unwind(AssertUnwindSafe(|| {
                             let mut analysis = analyze(&ctx2.topic, &ctx2.focus, &url2, &response);
@@ -1087,17 +1160,18 @@ impl Crawler<'_> {
                         }))
                         .ok();
                         let packed = Packed::exchange(url2.as_str(), &response);
-                        (response, analysis, packed)
+                        (response, analysis, packed, began.elapsed())
                     })
                     .await;
                     match work {
-                        Ok((response, analysis, packed)) => (Ok(response), analysis, Some(packed)),
-                        Err(e) => (
+                        Some((response, analysis, packed, took)) => {
+                            analysis_time = took;
+                            (Ok(response), analysis, Some(packed))
+                        }
+                        None => (
                             Err(Failure {
                                 reason: "internal-error",
-                                detail: format!(
-                                    "glaneur failed on this page ({e}); please report it"
-                                ),
+                                detail: "glaneur failed on this page; please report it".to_string(),
                                 elapsed: Duration::ZERO,
                             }),
                             None,
@@ -1111,7 +1185,7 @@ impl Crawler<'_> {
                 }
                 Err(failure) => (Err(failure), None, None),
             };
-            let _ = tx
+            let _ = results
                 .send(JobResult::Page {
                     entry,
                     host: host_key,
@@ -1122,6 +1196,7 @@ impl Crawler<'_> {
                     released,
                     held,
                     ended,
+                    analysis_time,
                 })
                 .await;
         });
@@ -1151,6 +1226,7 @@ impl Crawler<'_> {
                 released,
                 held: _,
                 ended,
+                analysis_time: _,
             } => {
                 let archive = packed.map_or(Archive::Pending, Archive::Packed);
                 self.settle_page(
@@ -1755,20 +1831,6 @@ fn fingerprint(text: &str) -> u64 {
     hasher.finish()
 }
 
-/// The page analyses that may run at once: one per core (they are CPU work; the blocking
-/// pool stays free for what else uses it, such as DNS lookups).
-fn analysis_slots() -> &'static tokio::sync::Semaphore {
-    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
-    SLOTS.get_or_init(|| tokio::sync::Semaphore::new(analysis_slot_count()))
-}
-
-/// How many page analyses run at once: one per core, at least two.
-fn analysis_slot_count() -> usize {
-    std::thread::available_parallelism()
-        .map_or(2, std::num::NonZero::get)
-        .max(2)
-}
-
 /// Runs a request in its own task, so that a bug (a panic) in it becomes a recorded failure of
 /// that URL instead of a crawl that waits forever for an answer.
 async fn guarded(
@@ -1840,6 +1902,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn cpu_use_starts_busy_decays_when_idle_and_rises_with_work() {
+        let t0 = Instant::now();
+        let mut cpu = CpuUse::new(t0);
+        assert!(!cpu.has_room(t0), "assumed behind until shown otherwise");
+        let later = t0 + Duration::from_secs(10);
+        assert!(cpu.has_room(later), "{}", cpu.level(later));
+        // Two cores kept busy for three horizons: back to "behind".
+        let mut at = later;
+        for _ in 0..(3 * 20 * 20) {
+            at += Duration::from_millis(50);
+            cpu.add(Duration::from_millis(100), 2, at);
+        }
+        assert!(!cpu.has_room(at), "{}", cpu.level(at));
+        assert!((cpu.level(at) - 1.0).abs() < 0.1, "{}", cpu.level(at));
+        // A burst of 12 core-seconds on an idle CPU is a burst, not a CPU that cannot keep up.
+        let mut idle = CpuUse::new(t0);
+        let calm = t0 + Duration::from_secs(60);
+        idle.add(Duration::from_secs(12), 2, calm);
+        assert!(idle.has_room(calm), "{}", idle.level(calm));
+    }
+
+    #[test]
     fn pages_waiting_for_the_cpu_hold_request_slots_up_to_one_per_core() {
         let limits = Limits {
             concurrency: 4,
@@ -1851,23 +1935,28 @@ mod tests {
             pages,
             bytes,
         };
-        assert!(load(0, 0, 0).may_start(&limits));
-        assert!(load(3, 0, 0).may_start(&limits));
-        assert!(!load(4, 0, 0).may_start(&limits));
-        // Two pages being read (one per core) hold two of the four places...
-        assert!(load(1, 2, 10).may_start(&limits));
-        assert!(!load(2, 2, 10).may_start(&limits));
-        // ...and more waiting pages do not take more: the CPU is behind, the network goes on.
-        assert!(load(1, 50, 10).may_start(&limits));
-        // Until they hold the memory allowed to them.
-        assert!(!load(0, 50, 1000).may_start(&limits));
+        for room in [true, false] {
+            assert!(load(0, 0, 0).may_start(&limits, room));
+            assert!(load(3, 0, 0).may_start(&limits, room));
+            assert!(!load(4, 0, 0).may_start(&limits, room));
+            // Two pages being read hold two of the four places.
+            assert!(load(1, 2, 10).may_start(&limits, room));
+            assert!(!load(2, 2, 10).may_start(&limits, room));
+            // Never past the memory allowed to waiting pages.
+            assert!(!load(0, 1, 1000).may_start(&limits, room));
+        }
+        // A burst (the CPU had room lately): the pages beyond one per core give their places
+        // back, and the network goes on...
+        assert!(load(1, 50, 10).may_start(&limits, true));
+        // ...but not when the CPU is steadily behind: fetching ahead would only fill memory.
+        assert!(!load(1, 50, 10).may_start(&limits, false));
         // One request at a time: nothing starts while a page is read.
         let serial = Limits {
             concurrency: 1,
             ..limits
         };
-        assert!(!load(0, 1, 10).may_start(&serial));
-        assert!(load(0, 0, 0).may_start(&serial));
+        assert!(!load(0, 1, 10).may_start(&serial, true));
+        assert!(load(0, 0, 0).may_start(&serial, true));
     }
 
     #[test]
