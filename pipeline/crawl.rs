@@ -8,8 +8,10 @@
 //! - never more than `connections_per_host` (1 unless the topic says otherwise) requests in
 //!   flight to a server (scheme + host + port), and at most `crawl.concurrency` over all servers;
 //! - pages waiting for their analysis count against `crawl.concurrency` (only one per core
-//!   while the analyses have lately left the cores room: a burst), and no request starts while
-//!   they hold `crawl.backlog_bytes` or more (memory stays bounded when the CPU falls behind);
+//!   while the analyses have lately left the cores room: a burst, whose other pages count
+//!   against a second `crawl.concurrency`), and no request starts while they hold
+//!   `crawl.backlog_bytes` or more, links found included (memory stays bounded when the CPU
+//!   or this loop falls behind);
 //! - robots.txt is fetched before anything else on a server (alone, nothing else in flight),
 //!   and no URL it disallows is fetched; while it cannot be read (5xx, 429, no answer) nothing
 //!   of that server is fetched, and it is asked again after a back-off;
@@ -35,6 +37,7 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering as MemOrdering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -256,7 +259,7 @@ enum JobResult {
         packed: Option<Packed>,
         /// The server was already freed by a [`JobResult::Released`] for this request.
         released: bool,
-        /// Bytes the page held while it waited for its analysis (0 when not released).
+        /// Bytes the page added to [`Senders::backlog`] while it waited (0 when not released).
         held: usize,
         /// When the answer (or the failure) came.
         ended: Instant,
@@ -270,7 +273,6 @@ enum JobResult {
     Released {
         host: String,
         elapsed: Duration,
-        held: usize,
         /// When the response ended: the delay runs from then, not from when this message is
         /// read (on a busy machine the loop may read it some milliseconds later).
         ended: Instant,
@@ -302,6 +304,43 @@ pub struct Analysis {
     /// The links' targets, in the order of `links` (None: not an http(s) URL); filled by
     /// [`CrawlContext::resolve_links`].
     pub targets: Vec<Option<Target>>,
+}
+
+impl Analysis {
+    /// About the bytes this analysis holds in memory (a page's out-links dominate).
+    pub fn held_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let links: usize = self
+            .links
+            .iter()
+            .map(|(raw, _, anchor, ..)| raw.capacity() + anchor.capacity())
+            .sum();
+        let targets: usize = self
+            .targets
+            .iter()
+            .flatten()
+            .map(|t| t.url.as_str().len() + t.host.capacity())
+            .sum();
+        // A B-tree entry: the word, its count and the node's share.
+        let terms = self
+            .terms
+            .as_ref()
+            .map_or(0, |t| t.keys().map(|w| w.capacity() + 32).sum());
+        let facts = self
+            .facts
+            .matched
+            .iter()
+            .map(String::capacity)
+            .sum::<usize>()
+            + self.facts.title.as_ref().map_or(0, String::capacity);
+        size_of::<Analysis>()
+            + self.links.capacity() * size_of::<focus::ScoredLink>()
+            + self.targets.capacity() * size_of::<Option<Target>>()
+            + links
+            + targets
+            + terms
+            + facts
+    }
 }
 
 /// Decodes, extracts and scores a page: the crawl's view of it.
@@ -481,7 +520,11 @@ pub async fn crawl(
     // large page (hundreds of links into SQLite) can take milliseconds, and a server freed
     // behind a queue of such pages would start its next request that much late.
     let (released, mut released_rx) = mpsc::unbounded_channel::<JobResult>();
-    let tx = Senders { results, released };
+    let tx = Senders {
+        results,
+        released,
+        backlog: Arc::new(AtomicUsize::new(0)),
+    };
     let limits = Limits {
         concurrency,
         backlog_bytes: usize::try_from(ctx.topic.file.crawl.backlog_bytes).unwrap_or(usize::MAX),
@@ -493,6 +536,7 @@ pub async fn crawl(
 
     loop {
         crawler.prune_stale();
+        load.bytes = tx.backlog.load(MemOrdering::Relaxed);
         // Start as many requests as the global limit, the budget and the servers' clocks allow.
         if !stopping {
             while load.may_start(&limits, cpu.has_room(Instant::now())) {
@@ -514,6 +558,7 @@ pub async fn crawl(
             }
         }
         let wake = crawler.next_wake(max_pages);
+        load.bytes = tx.backlog.load(MemOrdering::Relaxed);
         tokio::select! {
             biased;
             // A server freed (its page arrived whole and waits for the CPU).
@@ -540,7 +585,7 @@ pub async fn crawl(
                     JobResult::Released { .. } => {}
                     JobResult::Page { released: true, held, analysis_time, .. } => {
                         load.pages -= 1;
-                        load.bytes = load.bytes.saturating_sub(*held);
+                        tx.backlog.fetch_sub(*held, MemOrdering::Relaxed);
                         cpu.add(*analysis_time, limits.cores, Instant::now());
                     }
                     JobResult::Page { .. } | JobResult::Robots { .. } => load.requests -= 1,
@@ -564,6 +609,12 @@ struct Senders {
     results: mpsc::Sender<JobResult>,
     /// [`JobResult::Released`]: read before the results.
     released: mpsc::UnboundedSender<JobResult>,
+    /// Bytes held by the pages that gave their request back and are not settled yet, kept by
+    /// the jobs that hold them: the body when the page arrives, then what its analysis adds
+    /// (links with their anchors and targets, compressed records) — for a small page with
+    /// many links, several times its body. The loop subtracts a page's share when it settles
+    /// it.
+    backlog: Arc<AtomicUsize>,
 }
 
 /// The crawl's limits on what is under way at once.
@@ -581,9 +632,10 @@ struct Limits {
 struct Load {
     /// Requests on the wire (robots.txt included).
     requests: usize,
-    /// Pages arrived and not settled yet (waiting for the CPU or being analysed).
+    /// Pages arrived and not settled yet (waiting for the CPU or being analysed, or for this
+    /// loop to settle them).
     pages: usize,
-    /// Bytes those pages hold.
+    /// Bytes those pages hold ([`Senders::backlog`]).
     bytes: usize,
 }
 
@@ -597,14 +649,20 @@ impl Load {
     /// burst — large pages on many servers at once — that the CPU will catch up with: then
     /// only one waiting page per core keeps its place, the others give theirs back so that the
     /// requests to every other server go on meanwhile, and they are bounded by the memory they
-    /// hold instead.
+    /// hold and by a second `concurrency`: a crawl never has more than twice `concurrency`
+    /// pages in hand. That count matters when this loop, not the CPU, is what falls behind
+    /// (thousands of servers freed at once, each page bringing fifty links to settle): pages
+    /// that wait for the loop add nothing to the crawl but memory.
     fn may_start(&self, limits: &Limits, cpu_has_room: bool) -> bool {
         let waiting = if cpu_has_room {
             self.pages.min(limits.cores)
         } else {
             self.pages
         };
-        self.requests + waiting < limits.concurrency && self.bytes < limits.backlog_bytes
+        let set_aside = self.pages - waiting;
+        self.requests + waiting < limits.concurrency
+            && set_aside < limits.concurrency
+            && self.bytes < limits.backlog_bytes
     }
 }
 
@@ -660,10 +718,9 @@ async fn sleep_until(deadline: Option<Instant>) {
 impl Crawler<'_> {
     /// A server freed by a [`JobResult::Released`]: its request is over, its page waits.
     fn released(&mut self, load: &mut Load, result: JobResult) -> anyhow::Result<()> {
-        if let JobResult::Released { held, .. } = &result {
+        if let JobResult::Released { .. } = &result {
             load.requests -= 1;
             load.pages += 1;
-            load.bytes += held;
         }
         self.handle(result)
     }
@@ -1122,6 +1179,7 @@ impl Crawler<'_> {
         let ctx = self.ctx.clone();
         let results = tx.results.clone();
         let released_tx = tx.released.clone();
+        let backlog = tx.backlog.clone();
         let host_key = host_key.to_string();
         tokio::spawn(async move {
             let outcome = {
@@ -1138,12 +1196,12 @@ impl Crawler<'_> {
                         .send(JobResult::Released {
                             host: host_key.clone(),
                             elapsed: response.elapsed,
-                            held: response.held_bytes(),
                             ended,
                         })
                         .is_ok();
                     if released {
                         held = response.held_bytes();
+                        backlog.fetch_add(held, MemOrdering::Relaxed);
                     }
                     // Parsing and compressing are CPU work: they run on the analysis
                     // threads (one per core, see `pool`), where they neither stall other
@@ -1166,6 +1224,13 @@ impl Crawler<'_> {
                     match work {
                         Some((response, analysis, packed, took)) => {
                             analysis_time = took;
+                            if released {
+                                // What the page holds while it waits for the loop.
+                                let more = analysis.as_ref().map_or(0, Analysis::held_bytes)
+                                    + packed.held_bytes();
+                                held += more;
+                                backlog.fetch_add(more, MemOrdering::Relaxed);
+                            }
                             (Ok(response), analysis, Some(packed))
                         }
                         None => (
@@ -1947,9 +2012,12 @@ mod tests {
         }
         // A burst (the CPU had room lately): the pages beyond one per core give their places
         // back, and the network goes on...
-        assert!(load(1, 50, 10).may_start(&limits, true));
+        assert!(load(1, 5, 10).may_start(&limits, true));
+        // ...up to a second `concurrency` of pages set aside...
+        assert!(!load(1, 6, 10).may_start(&limits, true));
+        assert!(!load(0, 50, 10).may_start(&limits, true));
         // ...but not when the CPU is steadily behind: fetching ahead would only fill memory.
-        assert!(!load(1, 50, 10).may_start(&limits, false));
+        assert!(!load(1, 5, 10).may_start(&limits, false));
         // One request at a time: nothing starts while a page is read.
         let serial = Limits {
             concurrency: 1,

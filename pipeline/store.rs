@@ -236,8 +236,14 @@ pub struct Store {
     conn: Connection,
     uncommitted: usize,
     /// Copies the write-ahead log into the database (None: SQLite does it on commit).
-    _checkpointer: Option<Checkpointer>,
+    checkpointer: Option<Checkpointer>,
+    /// [`LOG_RESTART_PAGES`] (smaller in tests).
+    log_restart_pages: i64,
 }
+
+/// Pages of write-ahead log past which the crawl loop lets the log start over (see
+/// [`Store::commit`]): 64 MiB of 4 KiB pages.
+const LOG_RESTART_PAGES: i64 = 16_384;
 
 /// A thread that copies `crawl.sqlite`'s write-ahead log into the database file about once a
 /// second, with a connection of its own. Left to SQLite, that copy (and its `fsync`) happens
@@ -245,15 +251,26 @@ pub struct Store {
 /// second and which, during those tens of milliseconds, starts no request: on a crawl of
 /// hundreds of servers, whose pages add thousands of links a second, nearly every commit, and
 /// so a few percent of every server's delay. A passive checkpoint never blocks the writer.
+///
+/// But a passive checkpoint alone lets the log grow for ever: SQLite starts the log over only
+/// when a write transaction begins with every page of it already copied, and the crawl loop,
+/// which always has a transaction open, writes again long before this thread has caught up
+/// with its last commit. So the thread reports the log's length, and the loop, once it is past
+/// [`LOG_RESTART_PAGES`], copies the last second's pages itself between two transactions
+/// (what SQLite would do on every 1,000 pages, here once per 16,384).
 struct Checkpointer {
     stop: std::sync::Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>,
     thread: Option<std::thread::JoinHandle<()>>,
+    /// Pages in the log at the last checkpoint.
+    log_pages: std::sync::Arc<std::sync::atomic::AtomicI64>,
 }
 
 impl Checkpointer {
     fn start(conn: Connection) -> Option<Checkpointer> {
         let stop = std::sync::Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
         let signal = stop.clone();
+        let log_pages = std::sync::Arc::new(std::sync::atomic::AtomicI64::new(0));
+        let reported = log_pages.clone();
         let thread = std::thread::Builder::new()
             .name("glaneur-checkpoint".to_string())
             .spawn(move || {
@@ -270,13 +287,18 @@ impl Checkpointer {
                         break;
                     }
                     // Busy or failed: the next round tries again, and the log only grows.
-                    let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+                    if let Ok(pages) =
+                        conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get::<_, i64>(1))
+                    {
+                        reported.store(pages, std::sync::atomic::Ordering::Relaxed);
+                    }
                 }
             })
             .ok()?;
         Some(Checkpointer {
             stop,
             thread: Some(thread),
+            log_pages,
         })
     }
 }
@@ -335,21 +357,45 @@ impl Store {
             .filter(|c| c.busy_timeout(std::time::Duration::from_secs(10)).is_ok())
             .and_then(Checkpointer::start);
         if checkpointer.is_some() {
+            // The log file is cut back to 16 MiB when it starts over.
             conn.pragma_update(None, "wal_autocheckpoint", 0)
+                .and_then(|_| conn.pragma_update(None, "journal_size_limit", 16 << 20))
                 .with_context(|| format!("cannot configure {}", path.display()))?;
         }
         conn.execute_batch("BEGIN")?;
         Ok(Store {
             conn,
             uncommitted: 0,
-            _checkpointer: checkpointer,
+            checkpointer,
+            log_restart_pages: LOG_RESTART_PAGES,
         })
     }
 
     /// Commits the open transaction and opens the next one.
     pub fn commit(&mut self) -> anyhow::Result<()> {
         self.conn
-            .execute_batch("COMMIT; BEGIN")
+            .execute_batch("COMMIT")
+            .context("cannot commit to crawl.sqlite")?;
+        let long_log = self.checkpointer.as_ref().is_some_and(|c| {
+            c.log_pages.load(std::sync::atomic::Ordering::Relaxed) > self.log_restart_pages
+        });
+        if long_log {
+            // No transaction open: this checkpoint can copy the whole log, and the next write
+            // starts it over. Busy (the thread is at it) or failed: the next commit tries again.
+            let done = self
+                .conn
+                .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| {
+                    Ok((r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
+                });
+            if let (Ok((log, copied)), Some(c)) = (done, &self.checkpointer) {
+                // All copied: the log starts over with the next write.
+                let left = if copied == log { 0 } else { log };
+                c.log_pages
+                    .store(left, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        self.conn
+            .execute_batch("BEGIN")
             .context("cannot commit to crawl.sqlite")?;
         self.uncommitted = 0;
         Ok(())
@@ -1002,6 +1048,49 @@ mod tests {
         let counts = store.reason_counts().unwrap();
         assert!(counts.contains(&("skipped".into(), "robots".into(), 1)));
         assert!(counts.contains(&("queued".into(), "".into(), 1)));
+    }
+
+    #[test]
+    fn the_write_ahead_log_starts_over_while_the_crawl_writes_without_pause() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("crawl.sqlite");
+        let wal = dir.path().join("crawl.sqlite-wal");
+        let mut store = Store::open(&path).unwrap();
+        assert!(store.checkpointer.is_some());
+        store.log_restart_pages = 50;
+        // Cut the file right back when the log starts over, so that the start shows.
+        store
+            .conn
+            .pragma_update(None, "journal_size_limit", 0)
+            .unwrap();
+        let (mut largest, mut shrank, mut n) = (0, false, 0u32);
+        let began = std::time::Instant::now();
+        // A crawl loop writes all the time and commits about once a second (faster here):
+        // the checkpoint thread never catches up with a commit before the next write.
+        while began.elapsed() < std::time::Duration::from_secs(4) {
+            for _ in 0..500 {
+                n += 1;
+                let url = format!("http://h{}.test/a/rather/long/path/to/page/{n}", n % 97);
+                store
+                    .insert_url(&url, "http://h.test:80", 1, None, "link", 0.5, 0.0)
+                    .unwrap();
+            }
+            store.commit().unwrap();
+            let len = std::fs::metadata(&wal).map_or(0, |m| m.len());
+            shrank |= len < largest;
+            largest = largest.max(len);
+        }
+        assert!(
+            shrank,
+            "the log grew to {largest} bytes and never started over"
+        );
+        drop(store);
+        let store = Store::open(&path).unwrap();
+        let counts = store.reason_counts().unwrap();
+        assert!(
+            counts.contains(&("queued".into(), "".into(), u64::from(n))),
+            "{counts:?}"
+        );
     }
 
     #[test]

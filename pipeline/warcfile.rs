@@ -146,6 +146,11 @@ pub struct Packed {
 }
 
 impl Packed {
+    /// Bytes the compressed records hold.
+    pub fn held_bytes(&self) -> usize {
+        self.request.capacity() + self.response.capacity()
+    }
+
     /// Builds and compresses both records (dated now).
     pub fn exchange(url: &str, response: &Response) -> Packed {
         let date = now_iso();
