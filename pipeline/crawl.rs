@@ -8,9 +8,9 @@
 //! - never more than `connections_per_host` (1 unless the topic says otherwise) requests in
 //!   flight to a server (scheme + host + port), and at most `crawl.concurrency` over all servers;
 //! - pages waiting for their analysis count against `crawl.concurrency` (only one per core
-//!   while the analyses have lately left the cores room: a burst, whose other pages count
-//!   against a second `crawl.concurrency`), and no request starts while they hold
-//!   `crawl.backlog_bytes` or more, links found included (memory stays bounded when the CPU
+//!   while the analyses have lately left the cores room: a burst), and no request starts while
+//!   they hold `crawl.backlog_bytes` or more, links found included, nor while
+//!   `crawl.concurrency` analysed pages wait for this loop (memory stays bounded when the CPU
 //!   or this loop falls behind);
 //! - robots.txt is fetched before anything else on a server (alone, nothing else in flight),
 //!   and no URL it disallows is fetched; while it cannot be read (5xx, 429, no answer) nothing
@@ -524,6 +524,7 @@ pub async fn crawl(
         results,
         released,
         backlog: Arc::new(AtomicUsize::new(0)),
+        settling: Arc::new(AtomicUsize::new(0)),
     };
     let limits = Limits {
         concurrency,
@@ -537,6 +538,7 @@ pub async fn crawl(
     loop {
         crawler.prune_stale();
         load.bytes = tx.backlog.load(MemOrdering::Relaxed);
+        load.settling = tx.settling.load(MemOrdering::Relaxed);
         // Start as many requests as the global limit, the budget and the servers' clocks allow.
         if !stopping {
             while load.may_start(&limits, cpu.has_room(Instant::now())) {
@@ -559,6 +561,7 @@ pub async fn crawl(
         }
         let wake = crawler.next_wake(max_pages);
         load.bytes = tx.backlog.load(MemOrdering::Relaxed);
+        load.settling = tx.settling.load(MemOrdering::Relaxed);
         tokio::select! {
             biased;
             // A server freed (its page arrived whole and waits for the CPU).
@@ -586,6 +589,7 @@ pub async fn crawl(
                     JobResult::Page { released: true, held, analysis_time, .. } => {
                         load.pages -= 1;
                         tx.backlog.fetch_sub(*held, MemOrdering::Relaxed);
+                        tx.settling.fetch_sub(1, MemOrdering::Relaxed);
                         cpu.add(*analysis_time, limits.cores, Instant::now());
                     }
                     JobResult::Page { .. } | JobResult::Robots { .. } => load.requests -= 1,
@@ -615,6 +619,8 @@ struct Senders {
     /// many links, several times its body. The loop subtracts a page's share when it settles
     /// it.
     backlog: Arc<AtomicUsize>,
+    /// Pages that gave their request back, analysed and not settled yet.
+    settling: Arc<AtomicUsize>,
 }
 
 /// The crawl's limits on what is under way at once.
@@ -637,6 +643,8 @@ struct Load {
     pages: usize,
     /// Bytes those pages hold ([`Senders::backlog`]).
     bytes: usize,
+    /// Those of them analysed, waiting for this loop ([`Senders::settling`]).
+    settling: usize,
 }
 
 impl Load {
@@ -649,19 +657,18 @@ impl Load {
     /// burst — large pages on many servers at once — that the CPU will catch up with: then
     /// only one waiting page per core keeps its place, the others give theirs back so that the
     /// requests to every other server go on meanwhile, and they are bounded by the memory they
-    /// hold and by a second `concurrency`: a crawl never has more than twice `concurrency`
-    /// pages in hand. That count matters when this loop, not the CPU, is what falls behind
-    /// (thousands of servers freed at once, each page bringing fifty links to settle): pages
-    /// that wait for the loop add nothing to the crawl but memory.
+    /// hold. Nor does a request start while `concurrency` pages, analysed, wait for this loop
+    /// to settle them: when the loop, not the CPU, is what falls behind (thousands of servers
+    /// freed at once, each page bringing fifty links to settle), more pages would add nothing
+    /// to the crawl but memory.
     fn may_start(&self, limits: &Limits, cpu_has_room: bool) -> bool {
         let waiting = if cpu_has_room {
             self.pages.min(limits.cores)
         } else {
             self.pages
         };
-        let set_aside = self.pages - waiting;
         self.requests + waiting < limits.concurrency
-            && set_aside < limits.concurrency
+            && self.settling < limits.concurrency
             && self.bytes < limits.backlog_bytes
     }
 }
@@ -1180,6 +1187,7 @@ impl Crawler<'_> {
         let results = tx.results.clone();
         let released_tx = tx.released.clone();
         let backlog = tx.backlog.clone();
+        let settling = tx.settling.clone();
         let host_key = host_key.to_string();
         tokio::spawn(async move {
             let outcome = {
@@ -1221,6 +1229,10 @@ impl Crawler<'_> {
                         (response, analysis, packed, began.elapsed())
                     })
                     .await;
+                    if released {
+                        // From here on the page waits for the loop (see `Load::may_start`).
+                        settling.fetch_add(1, MemOrdering::Relaxed);
+                    }
                     match work {
                         Some((response, analysis, packed, took)) => {
                             analysis_time = took;
@@ -1999,6 +2011,7 @@ mod tests {
             requests,
             pages,
             bytes,
+            settling: 0,
         };
         for room in [true, false] {
             assert!(load(0, 0, 0).may_start(&limits, room));
@@ -2012,12 +2025,22 @@ mod tests {
         }
         // A burst (the CPU had room lately): the pages beyond one per core give their places
         // back, and the network goes on...
-        assert!(load(1, 5, 10).may_start(&limits, true));
-        // ...up to a second `concurrency` of pages set aside...
-        assert!(!load(1, 6, 10).may_start(&limits, true));
-        assert!(!load(0, 50, 10).may_start(&limits, true));
-        // ...but not when the CPU is steadily behind: fetching ahead would only fill memory.
-        assert!(!load(1, 5, 10).may_start(&limits, false));
+        assert!(load(1, 50, 10).may_start(&limits, true));
+        // ...but not when the CPU is steadily behind: fetching ahead would only fill memory...
+        assert!(!load(1, 50, 10).may_start(&limits, false));
+        // ...nor while `concurrency` analysed pages wait for the loop to settle them.
+        let behind = Load {
+            settling: 4,
+            ..load(1, 50, 10)
+        };
+        assert!(!behind.may_start(&limits, true));
+        assert!(
+            Load {
+                settling: 3,
+                ..behind
+            }
+            .may_start(&limits, true)
+        );
         // One request at a time: nothing starts while a page is read.
         let serial = Limits {
             concurrency: 1,
