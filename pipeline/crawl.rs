@@ -259,7 +259,7 @@ enum JobResult {
         packed: Option<Packed>,
         /// The server was already freed by a [`JobResult::Released`] for this request.
         released: bool,
-        /// Bytes the page added to [`Senders::backlog`] while it waited (0 when not released).
+        /// Bytes the page added to [`Waiting::bytes`] while it waited (0 when not released).
         held: usize,
         /// When the answer (or the failure) came.
         ended: Instant,
@@ -523,8 +523,7 @@ pub async fn crawl(
     let tx = Senders {
         results,
         released,
-        backlog: Arc::new(AtomicUsize::new(0)),
-        settling: Arc::new(AtomicUsize::new(0)),
+        waiting: Arc::new(Waiting::default()),
     };
     let limits = Limits {
         concurrency,
@@ -537,8 +536,7 @@ pub async fn crawl(
 
     loop {
         crawler.prune_stale();
-        load.bytes = tx.backlog.load(MemOrdering::Relaxed);
-        load.settling = tx.settling.load(MemOrdering::Relaxed);
+        load.observe(&tx.waiting);
         // Start as many requests as the global limit, the budget and the servers' clocks allow.
         if !stopping {
             while load.may_start(&limits, cpu.has_room(Instant::now())) {
@@ -560,8 +558,7 @@ pub async fn crawl(
             }
         }
         let wake = crawler.next_wake(max_pages);
-        load.bytes = tx.backlog.load(MemOrdering::Relaxed);
-        load.settling = tx.settling.load(MemOrdering::Relaxed);
+        load.observe(&tx.waiting);
         tokio::select! {
             biased;
             // A server freed (its page arrived whole and waits for the CPU).
@@ -588,8 +585,7 @@ pub async fn crawl(
                     JobResult::Released { .. } => {}
                     JobResult::Page { released: true, held, analysis_time, .. } => {
                         load.pages -= 1;
-                        tx.backlog.fetch_sub(*held, MemOrdering::Relaxed);
-                        tx.settling.fetch_sub(1, MemOrdering::Relaxed);
+                        tx.waiting.settled(*held);
                         cpu.add(*analysis_time, limits.cores, Instant::now());
                     }
                     JobResult::Page { .. } | JobResult::Robots { .. } => load.requests -= 1,
@@ -613,14 +609,29 @@ struct Senders {
     results: mpsc::Sender<JobResult>,
     /// [`JobResult::Released`]: read before the results.
     released: mpsc::UnboundedSender<JobResult>,
-    /// Bytes held by the pages that gave their request back and are not settled yet, kept by
-    /// the jobs that hold them: the body when the page arrives, then what its analysis adds
-    /// (links with their anchors and targets, compressed records) — for a small page with
-    /// many links, several times its body. The loop subtracts a page's share when it settles
-    /// it.
-    backlog: Arc<AtomicUsize>,
-    /// Pages that gave their request back, analysed and not settled yet.
-    settling: Arc<AtomicUsize>,
+    /// The pages that gave their request back, counted by the jobs that hold them.
+    waiting: Arc<Waiting>,
+}
+
+/// The pages that gave their request back and are not settled yet. The jobs add what they
+/// hold as they go (the loop cannot see it: an analysis adds to a page after the loop last
+/// heard of it); the loop takes a page's share off when it settles it.
+#[derive(Debug, Default)]
+struct Waiting {
+    /// Bytes they hold: the body when the page arrives, then what its analysis adds (links
+    /// with their anchors and targets, compressed records) — for a small page with many
+    /// links, several times its body.
+    bytes: AtomicUsize,
+    /// Those analysed, waiting for the loop.
+    analysed: AtomicUsize,
+}
+
+impl Waiting {
+    /// A page settled by the loop, which had added `held` bytes.
+    fn settled(&self, held: usize) {
+        self.bytes.fetch_sub(held, MemOrdering::Relaxed);
+        self.analysed.fetch_sub(1, MemOrdering::Relaxed);
+    }
 }
 
 /// The crawl's limits on what is under way at once.
@@ -641,13 +652,19 @@ struct Load {
     /// Pages arrived and not settled yet (waiting for the CPU or being analysed, or for this
     /// loop to settle them).
     pages: usize,
-    /// Bytes those pages hold ([`Senders::backlog`]).
+    /// Bytes those pages hold ([`Waiting::bytes`]).
     bytes: usize,
-    /// Those of them analysed, waiting for this loop ([`Senders::settling`]).
+    /// Those of them analysed, waiting for this loop ([`Waiting::analysed`]).
     settling: usize,
 }
 
 impl Load {
+    /// Takes in what the jobs have counted since.
+    fn observe(&mut self, waiting: &Waiting) {
+        self.bytes = waiting.bytes.load(MemOrdering::Relaxed);
+        self.settling = waiting.analysed.load(MemOrdering::Relaxed);
+    }
+
     /// Whether one more request may start. A page waiting for its analysis keeps its place
     /// under `concurrency`: the next URL is then chosen knowing its links (the order
     /// best-first promises, and what a page budget counts on; with `concurrency = 1` a crawl
@@ -1186,8 +1203,7 @@ impl Crawler<'_> {
         let ctx = self.ctx.clone();
         let results = tx.results.clone();
         let released_tx = tx.released.clone();
-        let backlog = tx.backlog.clone();
-        let settling = tx.settling.clone();
+        let waiting = tx.waiting.clone();
         let host_key = host_key.to_string();
         tokio::spawn(async move {
             let outcome = {
@@ -1209,7 +1225,7 @@ impl Crawler<'_> {
                         .is_ok();
                     if released {
                         held = response.held_bytes();
-                        backlog.fetch_add(held, MemOrdering::Relaxed);
+                        waiting.bytes.fetch_add(held, MemOrdering::Relaxed);
                     }
                     // Parsing and compressing are CPU work: they run on the analysis
                     // threads (one per core, see `pool`), where they neither stall other
@@ -1231,7 +1247,7 @@ impl Crawler<'_> {
                     .await;
                     if released {
                         // From here on the page waits for the loop (see `Load::may_start`).
-                        settling.fetch_add(1, MemOrdering::Relaxed);
+                        waiting.analysed.fetch_add(1, MemOrdering::Relaxed);
                     }
                     match work {
                         Some((response, analysis, packed, took)) => {
@@ -1241,7 +1257,7 @@ impl Crawler<'_> {
                                 let more = analysis.as_ref().map_or(0, Analysis::held_bytes)
                                     + packed.held_bytes();
                                 held += more;
-                                backlog.fetch_add(more, MemOrdering::Relaxed);
+                                waiting.bytes.fetch_add(more, MemOrdering::Relaxed);
                             }
                             (Ok(response), analysis, Some(packed))
                         }

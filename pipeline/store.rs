@@ -385,18 +385,23 @@ impl Store {
             let done = self
                 .conn
                 .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| {
-                    Ok((r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, i64>(2)?,
+                    ))
                 });
-            if let (Ok((log, copied)), Some(c)) = (done, &self.checkpointer) {
-                // All copied: the log starts over with the next write.
-                let left = if copied == log { 0 } else { log };
-                c.log_pages
-                    .store(left, std::sync::atomic::Ordering::Relaxed);
+            // All copied (not busy: then the counts are -1): the log starts over with the
+            // next write, and the thread reports its new length within a second.
+            if let (Ok((0, log, copied)), Some(c)) = (done, &self.checkpointer)
+                && copied == log
+            {
+                c.log_pages.store(0, std::sync::atomic::Ordering::Relaxed);
             }
         }
         self.conn
             .execute_batch("BEGIN")
-            .context("cannot commit to crawl.sqlite")?;
+            .context("cannot begin a transaction in crawl.sqlite")?;
         self.uncommitted = 0;
         Ok(())
     }
