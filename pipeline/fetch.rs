@@ -231,11 +231,15 @@ const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The HTTP client of every request glaneur sends (crawl and search APIs): our User-Agent,
 /// no redirects followed, timeouts, and `proxy` when given (it then replaces the
-/// environment's `*_PROXY` variables).
+/// environment's `*_PROXY` variables). At most `idle_per_host` idle connections are kept per
+/// server: as many as requests may be in flight to it (`[politeness] connections_per_host`),
+/// since a connection closed when its request ends is opened again for the next one (a TCP
+/// handshake on both sides, for every request beyond the kept ones).
 pub fn http_client(
     user_agent: &str,
     proxy: Option<&str>,
     timeout: Duration,
+    idle_per_host: usize,
 ) -> anyhow::Result<reqwest::Client> {
     // reqwest is built without a default TLS crypto provider (ring is much cheaper to build
     // than aws-lc); building a client without one installed would panic. A second call
@@ -247,7 +251,7 @@ pub fn http_client(
         .connect_timeout(timeout.min(Duration::from_secs(10)))
         .read_timeout(timeout)
         .timeout(timeout)
-        .pool_max_idle_per_host(1)
+        .pool_max_idle_per_host(idle_per_host.max(1))
         .pool_idle_timeout(POOL_IDLE_TIMEOUT);
     if let Some(proxy) = proxy {
         let proxy =
@@ -265,14 +269,16 @@ pub struct HttpFetcher {
 }
 
 impl HttpFetcher {
-    /// A client with our User-Agent, no redirects, timeouts and an optional proxy.
+    /// A client with our User-Agent, no redirects, timeouts, an optional proxy, and up to
+    /// `connections_per_host` connections kept open per server.
     pub fn new(
         user_agent: &str,
         proxy: Option<&str>,
         timeout: Duration,
         max_body_bytes: u64,
+        connections_per_host: usize,
     ) -> anyhow::Result<HttpFetcher> {
-        let client = http_client(user_agent, proxy, timeout)?;
+        let client = http_client(user_agent, proxy, timeout, connections_per_host)?;
         Ok(HttpFetcher {
             client,
             user_agent: user_agent.to_string(),

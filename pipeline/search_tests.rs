@@ -144,7 +144,8 @@ fn searcher(backend: Backend, endpoint: &str, max_requests: u64) -> Searcher {
     let mut s = section(backend, endpoint);
     s.max_requests = max_requests;
     let config = SearchConfig::new(&s, &keys()).unwrap();
-    let client = crate::fetch::http_client("glaneur-test", None, Duration::from_secs(10)).unwrap();
+    let client =
+        crate::fetch::http_client("glaneur-test", None, Duration::from_secs(10), 1).unwrap();
     Searcher::new(config, client, 0)
 }
 

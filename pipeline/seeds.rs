@@ -196,6 +196,7 @@ pub fn run(
             &topic.user_agent(),
             proxy,
             Duration::from_secs_f64(topic.file.crawl.timeout_seconds),
+            1,
         )?;
         let backend = plan.backend.name();
         let already = sink.store.search_requests(backend)?;

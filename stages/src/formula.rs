@@ -632,8 +632,11 @@ struct Index {
 
 impl Index {
     fn build(text: &str, options: FormulaOptions) -> Index {
-        let mut ids: HashMap<Box<str>, u32, BuildHasherDefault<TokenHasher>> = HashMap::default();
-        let mut sequence: Vec<u32> = Vec::new();
+        // Sized for a page of running text (a token every 6 bytes, a new word every 40 or
+        // so), so that neither grows by doubling on most pages.
+        let mut ids: HashMap<Box<str>, u32, BuildHasherDefault<TokenHasher>> =
+            HashMap::with_capacity_and_hasher(text.len() / 40, BuildHasherDefault::default());
+        let mut sequence: Vec<u32> = Vec::with_capacity(text.len() / 6);
         let mut buf = String::new();
         for token in Tokens::new(text) {
             // Positions are u32: a text of more than four billion tokens is cut there rather
