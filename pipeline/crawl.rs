@@ -1232,6 +1232,7 @@ impl Crawler<'_> {
                     // servers' timers nor hold up the loop that owns the database.
                     let ctx2 = ctx.clone();
                     let url2 = url.clone();
+                    let waiting2 = waiting.clone();
                     let work = pool::run(move || {
                         let began = Instant::now();
                         // A bug in the analysis must not lose the page: it is archived anyway.
@@ -1242,34 +1243,46 @@ impl Crawler<'_> {
                         }))
                         .ok();
                         let packed = Packed::exchange(url2.as_str(), &response);
-                        (response, analysis, packed, began.elapsed())
+                        // From here on the page waits for the loop (see `Load::may_start`),
+                        // holding what its analysis added. Counted here, as the analysis ends,
+                        // not when this request's task next runs: that task may wait for the
+                        // thread the loop runs on, and the loop would go on starting requests
+                        // while analysed pages pile up uncounted.
+                        let more = if released {
+                            analysis.as_ref().map_or(0, Analysis::held_bytes) + packed.held_bytes()
+                        } else {
+                            0
+                        };
+                        if released {
+                            waiting2.analysed.fetch_add(1, MemOrdering::Relaxed);
+                            waiting2.bytes.fetch_add(more, MemOrdering::Relaxed);
+                        }
+                        (response, analysis, packed, began.elapsed(), more)
                     })
                     .await;
-                    if released {
-                        // From here on the page waits for the loop (see `Load::may_start`).
-                        waiting.analysed.fetch_add(1, MemOrdering::Relaxed);
-                    }
                     match work {
-                        Some((response, analysis, packed, took)) => {
+                        Some((response, analysis, packed, took, more)) => {
                             analysis_time = took;
-                            if released {
-                                // What the page holds while it waits for the loop.
-                                let more = analysis.as_ref().map_or(0, Analysis::held_bytes)
-                                    + packed.held_bytes();
-                                held += more;
-                                waiting.bytes.fetch_add(more, MemOrdering::Relaxed);
-                            }
+                            held += more;
                             (Ok(response), analysis, Some(packed))
                         }
-                        None => (
-                            Err(Failure {
-                                reason: "internal-error",
-                                detail: "glaneur failed on this page; please report it".to_string(),
-                                elapsed: Duration::ZERO,
-                            }),
-                            None,
-                            None,
-                        ),
+                        None => {
+                            // The closure ended before counting the page: count it here, as
+                            // the loop uncounts every page it settles.
+                            if released {
+                                waiting.analysed.fetch_add(1, MemOrdering::Relaxed);
+                            }
+                            (
+                                Err(Failure {
+                                    reason: "internal-error",
+                                    detail: "glaneur failed on this page; please report it"
+                                        .to_string(),
+                                    elapsed: Duration::ZERO,
+                                }),
+                                None,
+                                None,
+                            )
+                        }
                     }
                 }
                 Ok(response) => {
@@ -1968,7 +1981,7 @@ async fn fetch_robots(fetcher: Fetcher, url: String) -> Result<Response, Failure
     })
 }
 
-/// Runs the crawl on a fresh multi-thread runtime (the caller is synchronous).
+/// Runs the crawl on the run's runtime, on the calling thread (the caller is synchronous).
 pub fn run_blocking(
     ctx: Arc<CrawlContext>,
     store: &mut Store,

@@ -136,9 +136,13 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
     store.set_meta("topic_name", &topic.file.name)?;
 
     // One runtime for the whole run: its signal handler must stay in charge after the crawl
-    // (tokio keeps the process's SIGINT handler installed once registered).
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(network_threads())
+    // (tokio keeps the process's SIGINT handler installed once registered). One thread, the
+    // one the crawl loop runs on: the network tasks only move bytes (requests, responses,
+    // timers), the pages are read on the analysis threads (`crawl::pool`). With the network on
+    // threads of its own, every response woke one of them and every request the loop started
+    // woke another, each time preempting a core that was reading a page: 6 % of the crawl's
+    // CPU in B1 (README, Performance).
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
@@ -323,16 +327,6 @@ impl Replayed {
 
 /// `--replay` wins; then the topic's `replay`; the embedded demo topic falls back on its
 /// compiled-in recording when the file is not beside it.
-/// Threads of the async runtime: one per four cores, at least one. They only move bytes
-/// (requests, responses, timers); the pages are read on the analysis threads, one per core
-/// (`crawl::pool`). Politeness off, the network took a tenth of the CPU at 1,700 pages/s on
-/// two cores, and tokio's default of one thread per core made them wake one another for
-/// each task that became ready (a context switch on a core that was reading a page): one
-/// thread on two cores cut the crawl's CPU time per page by about 2 %.
-fn network_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| (n.get() / 4).max(1))
-}
-
 fn replay_source(options: &RunOptions, topic: &Topic) -> Option<Replayed> {
     if let Some(path) = &options.replay {
         return Some(Replayed::File(path.clone()));

@@ -6,7 +6,7 @@
 //! **Invariants:** one thread per core ([`size`]), created on first use and kept for the life
 //! of the process; they run at a lower scheduling priority than the rest of glaneur (nice 9 on
 //! Linux and the BSDs), so that when the pages come faster than the cores can read them, the
-//! crawl loop and the network tasks still run at once: a server's next request leaves when its
+//! thread of the crawl loop and its network tasks still runs at once: a server's next request leaves when its
 //! delay is over, not when an analysis yields the core, and the other servers' answers are read
 //! as they come. The analyses lose nothing by it — they are a queue the cores work through in
 //! order — and a machine shared with other work gets its interactive programs first. A panic in
