@@ -1248,12 +1248,10 @@ impl Crawler<'_> {
                         // not when this request's task next runs: that task may wait for the
                         // thread the loop runs on, and the loop would go on starting requests
                         // while analysed pages pile up uncounted.
-                        let more = if released {
-                            analysis.as_ref().map_or(0, Analysis::held_bytes) + packed.held_bytes()
-                        } else {
-                            0
-                        };
+                        let mut more = 0;
                         if released {
+                            more = analysis.as_ref().map_or(0, Analysis::held_bytes)
+                                + packed.held_bytes();
                             waiting2.analysed.fetch_add(1, MemOrdering::Relaxed);
                             waiting2.bytes.fetch_add(more, MemOrdering::Relaxed);
                         }

@@ -4,8 +4,8 @@
 //! other files as decoded text), or `answers DIR` (the UTF-8 texts the `stages` test reads).
 //! **Out:** `cmp`: how many samples, how many answers differ (language, script, confidence to
 //! the bit; the first few shown), detected languages; exit 1 if any differs. `answers`: the
-//! published crate's answers, one line per sample (`file`, start in halves, length, language,
-//! script, confidence's bits), for `stages/tests/fixtures/`.
+//! published crate's answers, one line per sample (file, first and end byte, language, script,
+//! confidence's bits), for `stages/tests/fixtures/`.
 //! **Invariants:** samples are the texts cut at several lengths (12 bytes to 16 KB) at character
 //! boundaries, so the short-text branches of the scoring are exercised too.
 //!
@@ -68,23 +68,32 @@ fn main() -> std::process::ExitCode {
         walk(Path::new(dir), &mut files);
     }
     if mode == "answers" {
-        // The `stages` test's samples: the UTF-8 texts, whole and cut, read as they are.
+        // The `stages` test's samples: the files that read as UTF-8, from their start and from
+        // their middle, cut at several lengths; each line names its bytes, so the test reads
+        // exactly these.
         for path in files {
             let Ok(text) = std::fs::read_to_string(&path) else {
                 continue;
             };
-            let name = path
-                .strip_prefix(&dirs[0])
-                .unwrap_or(&path)
-                .display()
-                .to_string();
-            for (from, len) in stages_test_samples() {
-                let sample = prefix(text.get(suffix_start(&text, from)..).unwrap_or(""), len);
-                let line = match answer_published(sample) {
-                    Some((lang, script, bits)) => format!("{lang}\t{script}\t{bits:016x}"),
-                    None => "-".to_string(),
-                };
-                println!("{name}\t{from}\t{len}\t{line}");
+            let name = path.strip_prefix(&dirs[0]).unwrap_or(&path);
+            let name: Vec<_> = name
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect();
+            let name = name.join("/");
+            let mut middle = text.len() / 2;
+            while !text.is_char_boundary(middle) {
+                middle += 1;
+            }
+            for start in [0, middle] {
+                for len in [20, 80, 300, 1200, usize::MAX] {
+                    let end = start + prefix(&text[start..], len).len();
+                    let line = match answer_published(&text[start..end]) {
+                        Some((lang, script, bits)) => format!("{lang}\t{script}\t{bits:016x}"),
+                        None => "-".to_string(),
+                    };
+                    println!("{name}\t{start}\t{end}\t{line}");
+                }
             }
         }
         return std::process::ExitCode::SUCCESS;
@@ -133,20 +142,4 @@ fn main() -> std::process::ExitCode {
     } else {
         std::process::ExitCode::SUCCESS
     }
-}
-
-/// The samples of the `stages` test: (where it starts, in halves of the text; its length in
-/// bytes, usize::MAX for all the rest).
-fn stages_test_samples() -> [(usize, usize); 10] {
-    let lengths = [20, 80, 300, 1200, usize::MAX];
-    std::array::from_fn(|i| (i / 5, lengths[i % 5]))
-}
-
-/// The first character boundary at or after `half` halves of `text`.
-fn suffix_start(text: &str, half: usize) -> usize {
-    let mut n = text.len() * half / 2;
-    while !text.is_char_boundary(n) {
-        n += 1;
-    }
-    n
 }
