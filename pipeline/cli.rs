@@ -75,6 +75,18 @@ pub enum Command {
         #[arg(long)]
         drop_comments: bool,
     },
+    /// Check a run folder: SQLite's integrity, every stored response read back where
+    /// crawl.sqlite says it is, the WARC file from end to end. Changes nothing unless
+    /// `--refetch` is given. Exit codes: 0 sound; 1 pages without a readable stored response
+    /// (or a damaged crawl.sqlite); 2 the folder cannot be checked.
+    Verify {
+        /// The run folder (`--out` of the run).
+        run: PathBuf,
+        /// Put the pages whose stored response is damaged back in the frontier: the next
+        /// `glaneur run` with the same topic and `--out` fetches them again.
+        #[arg(long)]
+        refetch: bool,
+    },
     /// Seeds: read saved search-engine result pages.
     #[command(subcommand)]
     Seeds(SeedsCommand),

@@ -259,8 +259,20 @@ fn process(
     page: &StoredPage,
 ) -> Result<Processed, String> {
     let (file, offset, length) = &page.warc;
-    let record = warcfile::read_record_at(&warc_dir.join(file), *offset, *length)
-        .map_err(|e| format!("{e:#}"))?;
+    let path = warc_dir.join(file);
+    let record = warcfile::read_record_at(&path, *offset, *length).map_err(|e| {
+        format!("{e:#} (`glaneur verify --refetch` queues the page to be fetched again)")
+    })?;
+    if let Some(uri) = record.target_uri()
+        && uri != page.url
+        && url::Url::parse(uri).ok() != url::Url::parse(&page.url).ok()
+    {
+        return Err(format!(
+            "the WARC record at offset {offset} of {} is the response of {uri}, not of this \
+             page (`glaneur verify` checks the whole folder)",
+            path.display()
+        ));
+    }
     let http = stages::warc::parse_http_response(&record.block).map_err(|e| e.to_string())?;
     let url = url::Url::parse(&page.url).map_err(|e| e.to_string())?;
     let content_type = http.header("content-type").map(str::to_string);

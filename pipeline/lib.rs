@@ -24,10 +24,12 @@ pub mod inspect;
 pub mod progress;
 pub mod report;
 pub mod run;
+pub mod runlock;
 pub mod search;
 pub mod seeds;
 pub mod store;
 pub mod topic;
+pub mod verify;
 pub mod warcfile;
 
 use std::path::Path;

@@ -104,6 +104,15 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
         }),
+        Command::Verify { run, refetch } => glaneur::verify::verify(&run, refetch).map(|verdict| {
+            let code = if verdict.settled() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            };
+            print_ok(verdict.text);
+            code
+        }),
         Command::Tokenize { lang, file } => glaneur::inspect::tokenize(&file, &lang).map(print_ok),
     };
     match result {

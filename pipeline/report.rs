@@ -277,6 +277,14 @@ impl Report {
                 "  {:<8} {:>8}  pages → {} documents kept ({:.0} pages/s)",
                 "extract", extract.pages, extract.kept, extract.pages_per_second
             );
+            if let Some(n) = extract.dropped.get("unreadable").filter(|n| **n > 0) {
+                let _ = writeln!(
+                    out,
+                    "  {:<8} {:>8}  pages whose stored response cannot be read (damaged WARC \
+                     records): `glaneur verify {}` names them, `--refetch` fetches them again",
+                    "WARNING", n, self.run_dir
+                );
+            }
             if !extract.paragraphs_removed.is_empty() {
                 let list: Vec<String> = extract
                     .paragraphs_removed

@@ -23,6 +23,7 @@ use crate::crawl::{self, CrawlContext};
 use crate::fetch::{Fetcher, HttpFetcher, Replay};
 use crate::progress::Progress;
 use crate::report::{ReasonCount, Report};
+use crate::runlock::RunLock;
 use crate::store::Store;
 use crate::topic::Topic;
 use crate::warcfile::{self, WarcFile};
@@ -103,7 +104,6 @@ pub enum Ending {
 /// Runs the pipeline; prints the summary on stdout.
 pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
     let started = Instant::now();
-    let started_iso = warcfile::now_iso();
     let topic = match &options.topic {
         Some(path) => Topic::load(path)?,
         None => Topic::demo(PathBuf::from("corpora").join("demo"))?,
@@ -112,6 +112,30 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
     let run_dir = options.out.clone().unwrap_or_else(|| topic.dir.join("run"));
     std::fs::create_dir_all(&run_dir)
         .with_context(|| format!("cannot create the run folder {}", run_dir.display()))?;
+    // Before anything is read or written in the folder: a second process stops here.
+    let lock = RunLock::acquire(&run_dir)?;
+    if let Some(holder) = &lock.stale {
+        eprintln!(
+            "glaneur: the last run in {} ({holder}) ended without letting go of the folder \
+             (killed or crashed); taking over: what it left half-written is checked first",
+            run_dir.display()
+        );
+    }
+    let ending = run_locked(options, topic, &run_dir, started)
+        .map_err(|error| name_the_cause(error, &run_dir));
+    drop(lock);
+    ending
+}
+
+/// The pipeline, with the run folder locked.
+fn run_locked(
+    options: &RunOptions,
+    topic: Arc<Topic>,
+    run_dir: &Path,
+    started: Instant,
+) -> anyhow::Result<Ending> {
+    let started_iso = warcfile::now_iso();
+    let run_dir = run_dir.to_path_buf();
     check_writable(&run_dir)?;
     std::fs::write(run_dir.join("topic.toml"), topic.to_toml())
         .with_context(|| format!("cannot write in the run folder {}", run_dir.display()))?;
@@ -206,11 +230,13 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
                 topic.file.politeness.connections_per_host as usize,
             )?)),
         };
-        let (mut warc, opened) = WarcFile::open(&run_dir.join("warc"))?;
+        let (mut warc, opened) = WarcFile::open(&run_dir.join("warc"), store.warc_horizon()?)?;
         if opened.truncated_bytes > 0 {
             progress.note(&format!(
-                "repaired the WARC file: removed {} bytes of a record cut by the last stop",
-                opened.truncated_bytes
+                "removed {} bytes after the last committed record of {}: an unfinished \
+                 record of the last stop (its pages are fetched again)",
+                opened.truncated_bytes,
+                warc.path().display()
             ));
         }
         let ctx = Arc::new(CrawlContext {
@@ -336,6 +362,48 @@ fn replay_source(options: &RunOptions, topic: &Topic) -> Option<Replayed> {
         Some(Replayed::File(path))
     } else {
         Some(Replayed::Embedded)
+    }
+}
+
+/// Adds to a fatal error what a linguist needs to act on it, when the error itself does not
+/// say it: which file or folder, and what to do. A full disk, a database held by another
+/// program or a damaged database are named as such, with the file.
+pub fn name_the_cause(error: anyhow::Error, run_dir: &Path) -> anyhow::Error {
+    use rusqlite::ErrorCode;
+    let db = run_dir.join("crawl.sqlite");
+    let shown = format!("{error:#}");
+    let sqlite = error.chain().find_map(|cause| match cause.downcast_ref() {
+        Some(rusqlite::Error::SqliteFailure(e, _)) => Some(e.code),
+        _ => None,
+    });
+    let disk_full = sqlite == Some(ErrorCode::DiskFull)
+        || error.chain().any(|cause| {
+            cause
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == std::io::ErrorKind::StorageFull)
+        });
+    if disk_full {
+        return error.context(format!(
+            "the disk holding {} is full: free some space (or move the folder), then run the \
+             same command again; what was stored so far is kept and the crawl resumes",
+            run_dir.display()
+        ));
+    }
+    match sqlite {
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => error.context(format!(
+            "{} is locked by another program (an open `sqlite3` shell or a database viewer in \
+             the middle of a change?): close it and run the same command again",
+            db.display()
+        )),
+        Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => error.context(format!(
+            "{} is damaged; `glaneur verify {}` tells what can be saved",
+            db.display(),
+            run_dir.display()
+        )),
+        Some(_) if !shown.contains(&db.display().to_string()) => {
+            error.context(format!("in the crawl database {}", db.display()))
+        }
+        _ => error,
     }
 }
 

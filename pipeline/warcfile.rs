@@ -6,8 +6,11 @@
 //!
 //! **Invariants:** records are only ever appended; a record is written with a single
 //! `write_all` of its whole gzip member before the crawl state that points at it is committed;
-//! on open, a member cut by a crash is found and the file truncated back to the last complete
-//! record, so no reader ever meets a broken record.
+//! on open, only what follows the last record the store committed (the *committed horizon*)
+//! may be cut: a member cut by a crash there is found and the file truncated back to the last
+//! complete record, so no reader meets a broken record at the end. Nothing before the horizon
+//! is ever changed: a file shorter than the horizon, or damaged before it, is an error naming
+//! the file and the offset (`glaneur verify` lists the pages concerned).
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -22,6 +25,7 @@ use crate::fetch::Response;
 pub const WARC_NAME: &str = "glaneur-00000.warc.gz";
 
 /// An open WARC file in append mode.
+#[derive(Debug)]
 pub struct WarcFile {
     file: File,
     path: PathBuf,
@@ -38,8 +42,10 @@ pub struct Opened {
 }
 
 impl WarcFile {
-    /// Opens (or creates) `dir/glaneur-00000.warc.gz`.
-    pub fn open(dir: &Path) -> anyhow::Result<(WarcFile, Opened)> {
+    /// Opens (or creates) `dir/glaneur-00000.warc.gz`. `committed` is the committed horizon:
+    /// the end of the last record `crawl.sqlite` has committed a reference to (0 for a new
+    /// run). Only bytes after it may be cut, when they end in an unfinished record.
+    pub fn open(dir: &Path, committed: u64) -> anyhow::Result<(WarcFile, Opened)> {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the folder {}", dir.display()))?;
         let path = dir.join(WARC_NAME);
@@ -49,16 +55,30 @@ impl WarcFile {
             .create(true)
             .open(&path)
             .with_context(|| format!("cannot open {}", path.display()))?;
-        let on_disk = file.metadata()?.len();
+        let on_disk = file
+            .metadata()
+            .with_context(|| format!("cannot read {}", path.display()))?
+            .len();
+        if on_disk < committed {
+            anyhow::bail!(
+                "{} holds {on_disk} bytes, but crawl.sqlite refers to records up to byte \
+                 {committed}: the file was cut or replaced since the last run. Nothing was \
+                 changed; `glaneur verify` on the run folder lists the pages concerned, and \
+                 `glaneur verify --refetch` queues them to be fetched again",
+                path.display()
+            );
+        }
         let mut opened = Opened::default();
-        if on_disk > 0 {
-            file.seek(SeekFrom::Start(0))?;
+        if on_disk > committed {
+            file.seek(SeekFrom::Start(committed))
+                .with_context(|| format!("cannot read {}", path.display()))?;
             let good = warc::complete_prefix_len(std::io::BufReader::new(&mut file))
                 .with_context(|| format!("cannot read {}", path.display()))?;
-            if good < on_disk {
-                file.set_len(good)
+            let end = committed + good;
+            if end < on_disk {
+                file.set_len(end)
                     .with_context(|| format!("cannot repair {}", path.display()))?;
-                opened.truncated_bytes = on_disk - good;
+                opened.truncated_bytes = on_disk - end;
             }
         }
         let len = file.metadata()?.len();
@@ -236,6 +256,143 @@ pub fn records_from(path: &Path, offset: u64) -> anyhow::Result<Vec<(u64, u64, w
     Ok(out)
 }
 
+/// One record found by [`scan`].
+#[derive(Debug, Clone)]
+pub struct Scanned {
+    /// Offset of its gzip member.
+    pub offset: u64,
+    /// Length of its gzip member (0 when it shares a member with another record).
+    pub length: u64,
+    /// `WARC-Type`.
+    pub record_type: String,
+    /// `WARC-Target-URI`, when it has one.
+    pub target_uri: Option<String>,
+}
+
+/// A stretch of a WARC file that holds no readable record.
+#[derive(Debug, Clone)]
+pub struct Damage {
+    /// First byte.
+    pub start: u64,
+    /// First byte after it (where the next readable record starts, or the end of the file).
+    pub end: u64,
+    /// What the reader found wrong at `start`.
+    pub why: String,
+}
+
+/// What reading a WARC file from end to end found.
+#[derive(Debug, Clone, Default)]
+pub struct Scan {
+    /// Size of the file.
+    pub len: u64,
+    /// Every readable record, in file order.
+    pub records: Vec<Scanned>,
+    /// Every unreadable stretch, in file order.
+    pub damaged: Vec<Damage>,
+}
+
+/// Candidate record starts tried after a damaged stretch before giving up on the rest of the
+/// file (each is a gzip header's magic bytes, so in compressed data they are rare).
+const RESYNC_TRIES: usize = 100_000;
+
+/// Reads a WARC file from end to end. A damaged record does not stop the scan: it goes on at
+/// the next gzip member that holds a readable record, so that every damaged stretch is found.
+pub fn scan(path: &Path) -> anyhow::Result<Scan> {
+    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let len = file
+        .metadata()
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .len();
+    let mut out = Scan {
+        len,
+        ..Scan::default()
+    };
+    let mut pos = 0;
+    while pos < len {
+        file.seek(SeekFrom::Start(pos))
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let mut failed = None;
+        let reader = warc::Reader::new(std::io::BufReader::with_capacity(1 << 16, &mut file))
+            .with_max_block_len(u64::MAX);
+        for item in reader {
+            match item {
+                Ok(record) => out.records.push(Scanned {
+                    offset: pos + record.offset,
+                    length: record.length.unwrap_or(0),
+                    record_type: record.record_type().unwrap_or("").to_string(),
+                    target_uri: record.target_uri().map(str::to_string),
+                }),
+                Err(warc::WarcError::Io(e)) => {
+                    return Err(e).with_context(|| format!("cannot read {}", path.display()));
+                }
+                Err(e) => {
+                    failed = Some((pos + e.offset().unwrap_or(0), e.to_string()));
+                    break;
+                }
+            }
+        }
+        let Some((start, why)) = failed else { break };
+        let end = resync(&mut file, start + 1, len)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        out.damaged.push(Damage { start, end, why });
+        pos = end;
+    }
+    Ok(out)
+}
+
+/// The first offset at or after `from` where a gzip member holding a readable record starts
+/// (`len` when there is none).
+fn resync(file: &mut File, from: u64, len: u64) -> std::io::Result<u64> {
+    const MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
+    let mut tries = 0;
+    let mut at = from;
+    let mut chunk = vec![0u8; 1 << 16];
+    while at < len && tries < RESYNC_TRIES {
+        file.seek(SeekFrom::Start(at))?;
+        let n = file.read(&mut chunk)?;
+        if n == 0 {
+            break;
+        }
+        let window = &chunk[..n];
+        let mut found = None;
+        for i in memchr_all(window) {
+            if window.get(i..i + 3).is_some_and(|w| w == MAGIC) || i + 3 > n {
+                let candidate = at + i as u64;
+                tries += 1;
+                if readable_record_at(file, candidate)? {
+                    found = Some(candidate);
+                    break;
+                }
+                if tries >= RESYNC_TRIES {
+                    break;
+                }
+            }
+        }
+        if let Some(candidate) = found {
+            return Ok(candidate);
+        }
+        // Overlap by two bytes so a magic cut by the chunk's end is seen whole next time.
+        at += (n as u64).saturating_sub(2).max(1);
+    }
+    Ok(len)
+}
+
+/// Positions of 0x1f bytes in `window`.
+fn memchr_all(window: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    window
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == 0x1f)
+        .map(|(i, _)| i)
+}
+
+/// Whether a gzip member holding one whole readable record starts at `offset`.
+fn readable_record_at(file: &mut File, offset: u64) -> std::io::Result<bool> {
+    file.seek(SeekFrom::Start(offset))?;
+    let mut reader = warc::Reader::new(std::io::BufReader::new(&mut *file));
+    Ok(matches!(reader.next(), Some(Ok(r)) if r.length.is_some() && reader.is_gzip()))
+}
+
 /// Now as ISO 8601 UTC with seconds (the WARC-Date form).
 pub fn now_iso() -> String {
     chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
@@ -265,7 +422,7 @@ mod tests {
     #[test]
     fn appends_reads_back_and_repairs_a_cut_record() {
         let dir = tempfile::tempdir().unwrap();
-        let (mut w, opened) = WarcFile::open(dir.path()).unwrap();
+        let (mut w, opened) = WarcFile::open(dir.path(), 0).unwrap();
         assert!(opened.created);
         let (off1, len1) = w
             .exchange("http://a.test/", &response(b"<p>un</p>"))
@@ -284,7 +441,11 @@ mod tests {
         let f = OpenOptions::new().write(true).open(&path).unwrap();
         f.set_len(off2 + (full - off2) / 2).unwrap();
         drop(f);
-        let (w, opened) = WarcFile::open(dir.path()).unwrap();
+        // A horizon past the file's end: the file was cut, and nothing is changed.
+        let err = format!("{:#}", WarcFile::open(dir.path(), full).unwrap_err());
+        assert!(err.contains(&path.display().to_string()), "{err}");
+        assert!(err.contains("glaneur verify"), "{err}");
+        let (w, opened) = WarcFile::open(dir.path(), off1 + len1).unwrap();
         assert!(opened.truncated_bytes > 0);
         assert_eq!(w.len(), off2, "back to the end of the last complete record");
         let all = records_from(&path, 0).unwrap();
@@ -293,5 +454,30 @@ mod tests {
             .map(|(_, _, r)| r.record_type().unwrap_or("").to_string())
             .collect();
         assert_eq!(types, ["warcinfo", "request", "response", "request"]);
+    }
+
+    #[test]
+    fn damage_before_the_committed_horizon_is_never_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut w, _) = WarcFile::open(dir.path(), 0).unwrap();
+        let (off1, len1) = w
+            .exchange("http://a.test/", &response(b"<p>un</p>"))
+            .unwrap();
+        let (off2, len2) = w
+            .exchange("http://a.test/2", &response(b"<p>deux</p>"))
+            .unwrap();
+        w.flush().unwrap();
+        drop(w);
+        let path = dir.path().join(WARC_NAME);
+        let mut bytes = std::fs::read(&path).unwrap();
+        let full = bytes.len() as u64;
+        // One flipped byte inside the first response record, which the store committed.
+        bytes[(off1 + len1 / 2) as usize] ^= 0x40;
+        std::fs::write(&path, &bytes).unwrap();
+        let (w, opened) = WarcFile::open(dir.path(), off2 + len2).unwrap();
+        assert_eq!(opened.truncated_bytes, 0);
+        assert_eq!(w.len(), full, "nothing cut");
+        assert!(read_record_at(&path, off1, len1).is_err());
+        assert!(read_record_at(&path, off2, len2).is_ok());
     }
 }

@@ -89,6 +89,20 @@ pub enum WarcError {
     },
 }
 
+impl WarcError {
+    /// Where in the stream the error is (the record's, or its gzip member's, offset), when it
+    /// is about a place in the stream.
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            WarcError::Gzip { offset, .. }
+            | WarcError::Malformed { offset, .. }
+            | WarcError::Truncated { offset }
+            | WarcError::TooLarge { offset, .. } => Some(*offset),
+            WarcError::Io(_) | WarcError::Http(_) | WarcError::BodyTooLarge { .. } => None,
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reading
 // ---------------------------------------------------------------------------------------------

@@ -18,3 +18,4 @@ mod server;
 mod strategies;
 mod support;
 mod tidy;
+mod trust;

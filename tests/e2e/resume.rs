@@ -12,9 +12,10 @@ use std::time::{Duration, Instant};
 use crate::server::TestWeb;
 use crate::support::*;
 
-const PAGES: usize = 40;
+pub const PAGES: usize = 40;
 
-fn chain_web(root: &Path) {
+/// Writes the chain web and its topic into `root`.
+pub fn chain_web(root: &Path) {
     let host = root.join("chaine.test");
     std::fs::create_dir_all(&host).unwrap();
     for i in 0..PAGES {
@@ -61,7 +62,8 @@ boilerplate_min_pages = 1000
     .unwrap();
 }
 
-fn spawn(topic: &Path, out: &Path, proxy: &str) -> Child {
+/// Starts `glaneur run` on the topic, stderr captured.
+pub fn spawn(topic: &Path, out: &Path, proxy: &str) -> Child {
     run_command(topic, out, proxy, &[])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -69,7 +71,8 @@ fn spawn(topic: &Path, out: &Path, proxy: &str) -> Child {
         .unwrap()
 }
 
-fn wait_for_pages(web: &TestWeb, n: usize) {
+/// Waits until the server has answered `n` page requests.
+pub fn wait_for_pages(web: &TestWeb, n: usize) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while web.log().iter().filter(|h| h.path != "/robots.txt").count() < n {
         assert!(
@@ -80,7 +83,8 @@ fn wait_for_pages(web: &TestWeb, n: usize) {
     }
 }
 
-fn signal(child: &Child, name: &str) {
+/// Sends a signal (`TERM`, `INT`, `KILL`) to the process.
+pub fn signal(child: &Child, name: &str) {
     let status = Command::new("kill")
         .arg(format!("-{name}"))
         .arg(child.id().to_string())
@@ -89,7 +93,8 @@ fn signal(child: &Child, name: &str) {
     assert!(status.success());
 }
 
-fn page_counts(web: &TestWeb) -> HashMap<String, usize> {
+/// Requests per path, over the server's whole log.
+pub fn page_counts(web: &TestWeb) -> HashMap<String, usize> {
     let mut counts = HashMap::new();
     for hit in web.log() {
         *counts.entry(hit.path).or_insert(0) += 1;
@@ -97,7 +102,8 @@ fn page_counts(web: &TestWeb) -> HashMap<String, usize> {
     counts
 }
 
-fn assert_complete(out: &Path) {
+/// Every page of the chain fetched and kept.
+pub fn assert_complete(out: &Path) {
     let docs = docs(out);
     assert_eq!(
         docs.len(),

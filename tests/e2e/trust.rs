@@ -1,0 +1,171 @@
+//! Trust: a run folder is never destroyed by a second process, a damaged WARC record is named
+//! and never silently cut, and `glaneur verify` says what is wrong and repairs what it can.
+//!
+//! The chain web of `resume.rs` (one host, 40 pages, each linking to the next, 40 ms per answer
+//! and a 50 ms politeness delay) keeps a crawl busy for a few seconds.
+
+use std::path::Path;
+
+use crate::resume::{assert_complete, chain_web, page_counts, spawn, wait_for_pages};
+use crate::server::TestWeb;
+use crate::support::*;
+
+fn unreadable(out: &Path) -> i64 {
+    db(out)
+        .query_row(
+            "SELECT COUNT(*) FROM urls WHERE reason = 'unreadable'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+fn verify(out: &Path, extra: &[&str]) -> std::process::Output {
+    glaneur()
+        .arg("verify")
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_second_run_on_a_busy_folder_is_refused_and_the_first_one_is_unharmed() {
+    let dir = tempfile::tempdir().unwrap();
+    chain_web(dir.path());
+    let web = TestWeb::start(dir.path());
+    let topic = dir.path().join("topic.toml");
+    let out = dir.path().join("run");
+    let first = spawn(&topic, &out, &web.proxy());
+    wait_for_pages(&web, 3);
+    // Started while the first one crawls: it must stop before touching anything.
+    let second = run_topic(&topic, &out, &web.proxy(), &[]);
+    assert_exit(&second, 2);
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        stderr.contains(&out.display().to_string()) && stderr.contains("in use by another glaneur"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("process {}", first.id())),
+        "names the process holding the folder: {stderr}"
+    );
+    let first = first.wait_with_output().unwrap();
+    assert_exit(&first, 0);
+    assert_complete(&out);
+    assert_eq!(unreadable(&out), 0);
+    let counts = page_counts(&web);
+    let twice: Vec<_> = counts.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(twice.is_empty(), "fetched twice: {twice:?}");
+    // An orderly end lets go of the folder: the next run starts without a word about it.
+    let again = run_topic(&topic, &out, &web.proxy(), &["--from", "export"]);
+    assert_exit(&again, 0);
+    assert!(
+        !String::from_utf8_lossy(&again.stderr).contains("taking over"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+}
+
+#[test]
+fn a_killed_run_leaves_a_lock_the_next_run_takes_over() {
+    let dir = tempfile::tempdir().unwrap();
+    chain_web(dir.path());
+    let web = TestWeb::start(dir.path());
+    let topic = dir.path().join("topic.toml");
+    let out = dir.path().join("run");
+    let mut child = spawn(&topic, &out, &web.proxy());
+    let pid = child.id();
+    wait_for_pages(&web, 5);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let output = run_topic(&topic, &out, &web.proxy(), &[]);
+    assert_exit(&output, 0);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!("process {pid}")) && stderr.contains("taking over"),
+        "{stderr}"
+    );
+    assert_complete(&out);
+}
+
+#[test]
+fn a_damaged_record_is_named_never_cut_and_fetched_again_on_request() {
+    let dir = tempfile::tempdir().unwrap();
+    chain_web(dir.path());
+    std::fs::write(dir.path().join("_routes.toml"), "").unwrap();
+    let web = TestWeb::start(dir.path());
+    let topic = dir.path().join("topic.toml");
+    let out = dir.path().join("run");
+    assert_exit(&run_topic(&topic, &out, &web.proxy(), &[]), 0);
+    let clean = verify(&out, &[]);
+    assert_exit(&clean, 0);
+    assert!(String::from_utf8_lossy(&clean.stdout).contains("result: sound"));
+
+    // One flipped bit in the middle of a committed response record (page 20 of the chain).
+    let target = "http://chaine.test/p20.html";
+    let (offset, length): (i64, i64) = db(&out)
+        .query_row(
+            "SELECT warc_offset, warc_length FROM urls WHERE url = ?1",
+            [target],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    let warc = out.join("warc").join("glaneur-00000.warc.gz");
+    let mut bytes = std::fs::read(&warc).unwrap();
+    let size = bytes.len();
+    bytes[(offset + length / 2) as usize] ^= 0x10;
+    std::fs::write(&warc, &bytes).unwrap();
+
+    // Resuming the finished run: nothing is cut, one page is unreadable and said so.
+    let output = run_topic(&topic, &out, &web.proxy(), &[]);
+    assert_exit(&output, 0);
+    assert_eq!(std::fs::metadata(&warc).unwrap().len() as usize, size);
+    assert_eq!(unreadable(&out), 1);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("glaneur verify"), "{stdout}");
+    let detail: String = db(&out)
+        .query_row("SELECT detail FROM urls WHERE url = ?1", [target], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert!(
+        detail.contains(&format!("offset {offset}")) && detail.contains("glaneur-00000.warc.gz"),
+        "{detail}"
+    );
+
+    // verify names the page and the offset; --refetch queues it; the next run fetches it.
+    let found = verify(&out, &[]);
+    assert_exit(&found, 1);
+    let report = String::from_utf8_lossy(&found.stdout);
+    assert!(
+        report.contains(target) && report.contains(&format!("offset {offset}")),
+        "{report}"
+    );
+    assert_exit(&verify(&out, &["--refetch"]), 0);
+    let before = page_counts(&web).get("/p20.html").copied().unwrap_or(0);
+    assert_exit(&run_topic(&topic, &out, &web.proxy(), &[]), 0);
+    assert_eq!(
+        page_counts(&web)["/p20.html"],
+        before + 1,
+        "fetched again once"
+    );
+    assert_eq!(unreadable(&out), 0);
+    assert_complete(&out);
+    let after = verify(&out, &[]);
+    assert_exit(&after, 0);
+    let report = String::from_utf8_lossy(&after.stdout);
+    assert!(
+        report.contains("result: sound") && report.contains("no page refers to them"),
+        "{report}"
+    );
+}
+
+#[test]
+fn verify_refuses_what_is_not_a_run_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = verify(dir.path(), &[]);
+    assert_exit(&output, 2);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no crawl.sqlite"), "{stderr}");
+}
