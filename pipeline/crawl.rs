@@ -779,7 +779,7 @@ impl Crawler<'_> {
         if self.ctx.fetcher.is_replay() {
             Duration::ZERO
         } else {
-            Duration::from_secs_f64(self.ctx.topic.file.politeness.delay_seconds)
+            crate::topic::seconds(self.ctx.topic.file.politeness.delay_seconds)
         }
     }
 
@@ -843,7 +843,7 @@ impl Crawler<'_> {
                 if robots_unavailable(status) && !replay {
                     continue;
                 }
-                let age = Duration::from_secs_f64(age.max(0.0));
+                let age = crate::topic::seconds(age);
                 if age >= ttl && !replay {
                     continue;
                 }
@@ -960,7 +960,7 @@ impl Crawler<'_> {
         if self.ctx.fetcher.is_replay() {
             Duration::MAX
         } else {
-            Duration::from_secs_f64(self.ctx.topic.file.politeness.robots_ttl_seconds)
+            crate::topic::seconds(self.ctx.topic.file.politeness.robots_ttl_seconds)
         }
     }
 
@@ -1112,11 +1112,18 @@ impl Crawler<'_> {
     ) -> Duration {
         let politeness = &self.ctx.topic.file.politeness;
         let doubling = f64::from(1u32 << failures.clamp(1, 16).saturating_sub(1));
-        let backoff = Duration::from_secs_f64(politeness.backoff_seconds * doubling);
+        let backoff = crate::topic::seconds(politeness.backoff_seconds * doubling);
+        // A server's `Retry-After` is capped like everything it says: a wait of 2^64 seconds
+        // would overflow the clock.
+        let longest = crate::topic::seconds(politeness.max_retry_after_seconds);
         retry_after
+            .map(|wait| wait.min(longest))
             .unwrap_or(backoff)
             .max(delay)
-            .max(elapsed.mul_f64(politeness.response_time_factor))
+            .max(crate::topic::scaled(
+                elapsed,
+                politeness.response_time_factor,
+            ))
     }
 
     /// Starts the next request on `host_key` (robots.txt first). Returns whether a job was
@@ -1124,6 +1131,13 @@ impl Crawler<'_> {
     fn start_next(&mut self, host_key: &str, tx: &Senders, max_pages: u64) -> anyhow::Result<bool> {
         let fetcher = self.ctx.fetcher.clone();
         let ttl = self.robots_ttl();
+        // A server the network guard refuses gets no request at all, not even robots.txt.
+        if let Ok(server) = url::Url::parse(host_key)
+            && let Err(refusal) = self.guard(&server)
+        {
+            self.give_up(host_key, refusal.reason, &refusal.detail)?;
+            return Ok(false);
+        }
         let host = self.host_mut(host_key);
         let read_robots = match &host.robots {
             RobotsState::Unknown | RobotsState::Unavailable => true,
@@ -1165,6 +1179,14 @@ impl Crawler<'_> {
             self.seed_settled(entry.id, None)?;
             return Ok(false);
         };
+        // Seeds and URLs of older runs come here without passing `admit`.
+        if let Err(refusal) = self.guard(&url) {
+            self.store.skip(entry.id, refusal.reason, &refusal.detail)?;
+            self.progress.dropped();
+            self.prio.taken(entry.id);
+            self.seed_settled(entry.id, None)?;
+            return Ok(false);
+        }
         let allowed = match &self.host_mut(host_key).robots {
             RobotsState::Known(robots, _) => robots.is_allowed(&fetch::request_target(&url)),
             _ => true,
@@ -1357,6 +1379,15 @@ impl Crawler<'_> {
         outcome: Result<Response, Failure>,
         fetched: Option<Instant>,
     ) -> anyhow::Result<()> {
+        if let Err(failure) = &outcome
+            && failure.reason == "private-address"
+        {
+            // The name resolves to private addresses only: nothing of this server is fetched.
+            let host = self.host_mut(host_key);
+            host.in_flight = host.in_flight.saturating_sub(1);
+            host.robots = RobotsState::Unavailable;
+            return self.give_up(host_key, "private-address", &failure.detail);
+        }
         let token = self.ctx.product_token.clone();
         let replay = self.ctx.fetcher.is_replay();
         let now = now_epoch();
@@ -1425,7 +1456,7 @@ impl Crawler<'_> {
         host.in_flight = host.in_flight.saturating_sub(1);
         host.failures = 0;
         host.fetched += 1;
-        host.next_at = ended + host.delay.max(elapsed.mul_f64(factor));
+        host.next_at = ended + host.delay.max(crate::topic::scaled(elapsed, factor));
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1476,7 +1507,7 @@ impl Crawler<'_> {
                 Ok(r) => format!("HTTP {}", r.status),
                 Err(f) => format!("{}: {}", f.reason, f.detail),
             };
-            let max_wait = Duration::from_secs_f64(politeness.max_retry_after_seconds);
+            let max_wait = crate::topic::seconds(politeness.max_retry_after_seconds);
             let too_long = asked_to_wait.is_some_and(|w| w > max_wait);
             let give_up = too_long || failures >= politeness.give_up_after;
             let throttled = asked_to_wait.is_some()
@@ -1756,6 +1787,10 @@ impl Crawler<'_> {
     /// The last checks on a newly found in-scope URL before it joins the queue: a server the
     /// crawl gave up on, and the trap rules. Returns false when the URL was settled instead.
     fn admit(&mut self, id: i64, host_key: &str, url: &url::Url) -> anyhow::Result<bool> {
+        if let Err(refusal) = self.guard(url) {
+            self.store.skip(id, refusal.reason, &refusal.detail)?;
+            return Ok(false);
+        }
         if self.hosts.get(host_key).is_some_and(|h| h.gave_up) {
             self.store.skip(
                 id,
@@ -1801,6 +1836,11 @@ impl Crawler<'_> {
                 Ok(false)
             }
         }
+    }
+
+    /// The network guard (`crate::guard`) with the topic's setting.
+    fn guard(&self, url: &url::Url) -> Result<(), crate::guard::Refusal> {
+        crate::guard::check_url(url, self.ctx.topic.file.domains.allow_private_addresses)
     }
 
     fn follow_redirect(
@@ -1903,9 +1943,10 @@ pub fn politeness_delay(
     if replay {
         return Duration::ZERO;
     }
+    // `inf` or `1e300` is a very long delay, capped like any other; NaN says nothing.
     let robots = crawl_delay
-        .filter(|d| d.is_finite() && *d > 0.0)
-        .map(|d| Duration::from_secs_f64(d.min(max_crawl_delay)))
+        .filter(|d| *d > 0.0)
+        .map(|d| crate::topic::seconds(d.min(max_crawl_delay)))
         .unwrap_or(Duration::ZERO);
     base.max(robots)
 }
@@ -2100,6 +2141,12 @@ mod tests {
             Duration::from_secs(30)
         );
         assert_eq!(politeness_delay(base, Some(f64::NAN), 30.0, false), base);
+        for absurd in [f64::INFINITY, 1e300] {
+            assert_eq!(
+                politeness_delay(base, Some(absurd), 30.0, false),
+                Duration::from_secs(30)
+            );
+        }
         assert_eq!(
             politeness_delay(base, Some(5.0), 30.0, true),
             Duration::ZERO

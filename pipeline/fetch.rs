@@ -235,11 +235,15 @@ const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(5);
 /// server: as many as requests may be in flight to it (`[politeness] connections_per_host`),
 /// since a connection closed when its request ends is opened again for the next one (a TCP
 /// handshake on both sides, for every request beyond the kept ones).
+///
+/// With `guard`, host names are resolved by [`crate::guard::GuardedResolver`]: no connection
+/// goes to an address that is not on the public internet.
 pub fn http_client(
     user_agent: &str,
     proxy: Option<&str>,
     timeout: Duration,
     idle_per_host: usize,
+    guard: bool,
 ) -> anyhow::Result<reqwest::Client> {
     // reqwest is built without a default TLS crypto provider (ring is much cheaper to build
     // than aws-lc); building a client without one installed would panic. A second call
@@ -253,6 +257,9 @@ pub fn http_client(
         .timeout(timeout)
         .pool_max_idle_per_host(idle_per_host.max(1))
         .pool_idle_timeout(POOL_IDLE_TIMEOUT);
+    if guard {
+        builder = builder.dns_resolver(crate::guard::GuardedResolver);
+    }
     if let Some(proxy) = proxy {
         let proxy =
             reqwest::Proxy::all(proxy).with_context(|| format!("invalid --proxy `{proxy}`"))?;
@@ -266,23 +273,34 @@ pub struct HttpFetcher {
     client: reqwest::Client,
     user_agent: String,
     max_body_bytes: u64,
+    /// `[domains] allow_private_addresses`: the network guard is off.
+    allow_private: bool,
 }
 
 impl HttpFetcher {
-    /// A client with our User-Agent, no redirects, timeouts, an optional proxy, and up to
-    /// `connections_per_host` connections kept open per server.
+    /// A client with our User-Agent, no redirects, timeouts, an optional proxy, up to
+    /// `connections_per_host` connections kept open per server, and the network guard
+    /// (`crate::guard`) unless `allow_private`.
     pub fn new(
         user_agent: &str,
         proxy: Option<&str>,
         timeout: Duration,
         max_body_bytes: u64,
         connections_per_host: usize,
+        allow_private: bool,
     ) -> anyhow::Result<HttpFetcher> {
-        let client = http_client(user_agent, proxy, timeout, connections_per_host)?;
+        let client = http_client(
+            user_agent,
+            proxy,
+            timeout,
+            connections_per_host,
+            !allow_private,
+        )?;
         Ok(HttpFetcher {
             client,
             user_agent: user_agent.to_string(),
             max_body_bytes,
+            allow_private,
         })
     }
 
@@ -293,13 +311,16 @@ impl HttpFetcher {
             detail,
             elapsed: started.elapsed(),
         };
+        // The last guard: whatever led here, a private address or credentials are not sent.
+        if let Err(refusal) = crate::guard::check_url(url, self.allow_private) {
+            return Err(fail(refusal.reason, refusal.detail));
+        }
         let accept = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1";
-        let encodings = "gzip, deflate";
         let mut request = self
             .client
             .get(url.as_str())
             .header(reqwest::header::ACCEPT, accept)
-            .header(reqwest::header::ACCEPT_ENCODING, encodings);
+            .header(reqwest::header::ACCEPT_ENCODING, ACCEPT_ENCODING);
         let mut conditional = String::new();
         if let Some(etag) = validators.etag.as_deref().filter(|v| is_header_value(v)) {
             request = request.header(reqwest::header::IF_NONE_MATCH, etag);
@@ -357,7 +378,7 @@ impl HttpFetcher {
             }
         }
         let request_block = format!(
-            "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {}\r\nAccept: {accept}\r\nAccept-Encoding: {encodings}\r\n{conditional}\r\n",
+            "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {}\r\nAccept: {accept}\r\nAccept-Encoding: {ACCEPT_ENCODING}\r\n{conditional}\r\n",
             request_target(url),
             host_header(url),
             self.user_agent
@@ -390,6 +411,15 @@ impl HttpFetcher {
             },
             Decoded::Inflated(inflated) => Body::Own(inflated),
             Decoded::Bomb(why) => return Err(fail("decompression-bomb", why)),
+            Decoded::NotOffered(coding) => {
+                return Err(fail(
+                    "content-encoding",
+                    format!(
+                        "the server sent the body in `{coding}` coding, which glaneur did not \
+                         offer (Accept-Encoding: {ACCEPT_ENCODING}): not stored as text"
+                    ),
+                ));
+            }
             Decoded::TooLarge(why) => return Err(fail("too-large", why)),
         };
         Ok(Response {
@@ -425,17 +455,27 @@ enum Decoded {
     Bomb(String),
     /// Decompressed, larger than the size cap: refused, with the reason.
     TooLarge(String),
+    /// In a coding glaneur did not offer (`br`, `zstd`…): refused, with the coding.
+    NotOffered(String),
 }
+
+/// The codings glaneur offers, and can undo.
+const ACCEPT_ENCODING: &str = "gzip, deflate";
 
 /// Undoes gzip/deflate with the WARC reader's decoder (the same code reads the body back from
 /// the WARC file later), under the size cap and the inflation guard.
 fn decompressed(headers: &[(String, String)], block: &[u8], max_body: u64) -> Decoded {
-    let coded = headers.iter().any(|(k, v)| {
-        k == "content-encoding" && {
-            let v = v.trim().to_ascii_lowercase();
-            v.contains("gzip") || v.contains("deflate")
+    let mut coded = false;
+    for (_, value) in headers.iter().filter(|(k, _)| k == "content-encoding") {
+        for coding in value.split(',') {
+            let coding = coding.trim().to_ascii_lowercase();
+            match coding.as_str() {
+                "" | "identity" => {}
+                "gzip" | "x-gzip" | "deflate" => coded = true,
+                _ => return Decoded::NotOffered(coding),
+            }
         }
-    });
+    }
     if !coded {
         return Decoded::Plain;
     }
@@ -461,6 +501,9 @@ fn decompressed(headers: &[(String, String)], block: &[u8], max_body: u64) -> De
 }
 
 fn classify(error: &reqwest::Error, fail: &impl Fn(&'static str, String) -> Failure) -> Failure {
+    if let Some(detail) = crate::guard::private_name(error) {
+        return fail("private-address", detail);
+    }
     // `{:#}`-style chain: reqwest's top-level message alone ("error sending request") says
     // nothing a linguist can act on.
     let mut detail = error.to_string();

@@ -20,6 +20,7 @@ pub mod crawl;
 pub mod export;
 pub mod extract;
 pub mod fetch;
+pub mod guard;
 pub mod inspect;
 pub mod progress;
 pub mod report;
@@ -40,8 +41,13 @@ pub fn check(path: Option<&Path>) -> anyhow::Result<String> {
         Some(p) => topic::Topic::load(p)?,
         None => topic::Topic::demo(Path::new("corpora").join("demo"))?,
     };
+    // The embedded demo topic falls back on its compiled-in recording.
+    topic::check_files(&topic, path.is_none())?;
     let mut out = String::new();
     out.push_str(&format!("# topic: {} (valid)\n", topic.origin));
+    for warning in topic::warnings(&topic) {
+        out.push_str(&format!("# warning: {warning}\n"));
+    }
     out.push_str(&format!("# formula, normalised: {}\n", topic.formula));
     out.push_str(&format!("# User-Agent: {}\n", topic.user_agent()));
     out.push_str(&format!(
@@ -65,18 +71,6 @@ pub fn check(path: Option<&Path>) -> anyhow::Result<String> {
         ));
         for (_, compiled) in &plan.queries {
             out.push_str(&format!("#   {compiled}\n"));
-        }
-    }
-    for page in topic
-        .file
-        .seeds
-        .result_pages
-        .iter()
-        .chain(&topic.file.seeds.url_lists)
-    {
-        let resolved = topic.resolve(page);
-        if !resolved.is_file() {
-            anyhow::bail!("[seeds] names {}, which does not exist", resolved.display());
         }
     }
     out.push_str(&topic.to_toml());

@@ -25,7 +25,7 @@ use crate::progress::Progress;
 use crate::report::{ReasonCount, Report};
 use crate::runlock::RunLock;
 use crate::store::Store;
-use crate::topic::Topic;
+use crate::topic::{self, Topic};
 use crate::warcfile::{self, WarcFile};
 use crate::{export, extract, seeds};
 
@@ -109,6 +109,21 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
         None => Topic::demo(PathBuf::from("corpora").join("demo"))?,
     };
     let topic = Arc::new(topic);
+    // What `glaneur check` checks, checked again: the files may have changed since.
+    match &options.replay {
+        Some(path) => {
+            let mut flag = (*topic).clone();
+            flag.file.replay = None;
+            topic::check_files(&flag, false)?;
+            if !path.is_file() {
+                bail!("--replay {}: no such file", path.display());
+            }
+        }
+        None => topic::check_files(&topic, options.topic.is_none())?,
+    }
+    for warning in topic::warnings(&topic) {
+        eprintln!("glaneur: warning: {warning}");
+    }
     let run_dir = options.out.clone().unwrap_or_else(|| topic.dir.join("run"));
     std::fs::create_dir_all(&run_dir)
         .with_context(|| format!("cannot create the run folder {}", run_dir.display()))?;
@@ -170,8 +185,7 @@ fn run_locked(
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let crawling = Arc::new(AtomicBool::new(false));
-    let shutdown = install_signal_handlers(&runtime, crawling.clone());
+    let (crawling, shutdown) = signals();
 
     let canonicalizer = topic.file.urls.canonicalizer();
     let scope = Scope::new(&topic.file.domains.allow, &topic.file.domains.deny);
@@ -225,9 +239,10 @@ fn run_locked(
             None => Fetcher::Http(Arc::new(HttpFetcher::new(
                 &topic.user_agent(),
                 options.proxy.as_deref(),
-                Duration::from_secs_f64(topic.file.crawl.timeout_seconds),
+                crate::topic::seconds(topic.file.crawl.timeout_seconds),
                 topic.file.crawl.max_body_bytes,
                 topic.file.politeness.connections_per_host as usize,
+                topic.file.domains.allow_private_addresses,
             )?)),
         };
         let (mut warc, opened) = WarcFile::open(&run_dir.join("warc"), store.warc_horizon()?)?;
@@ -419,44 +434,98 @@ fn check_writable(dir: &Path) -> anyhow::Result<()> {
 /// and are stored). A second one, or one outside the crawl, exits at once: the run folder stays
 /// consistent (the WARC recovery on resume handles a cut crawl, and `docs.jsonl` is replaced
 /// atomically).
-fn install_signal_handlers(
-    runtime: &tokio::runtime::Runtime,
-    crawling: Arc<AtomicBool>,
-) -> watch::Receiver<bool> {
-    let (tx, rx) = watch::channel(false);
-    runtime.spawn(async move {
-        let mut count = 0;
-        loop {
-            wait_for_signal().await;
-            count += 1;
-            if count == 1 && crawling.load(Ordering::SeqCst) {
-                let _ = tx.send(true);
-            } else {
-                eprintln!("glaneur: stopped at once; run the same command again to resume");
-                std::process::exit(130);
-            }
+///
+/// The signals are awaited on a thread of their own, with its own small runtime, started once
+/// per process: the run's runtime is only driven while the crawl (or the search) blocks on it,
+/// and a signal that arrived during the extract or export stages would otherwise wait, unseen,
+/// for a poll that never comes. Returns the flag to set while crawling and a receiver that
+/// turns true on the graceful stop.
+fn signals() -> (Arc<AtomicBool>, watch::Receiver<bool>) {
+    static SIGNALS: std::sync::OnceLock<(Arc<AtomicBool>, watch::Sender<bool>)> =
+        std::sync::OnceLock::new();
+    let (crawling, tx) = SIGNALS.get_or_init(|| {
+        let crawling = Arc::new(AtomicBool::new(false));
+        let (tx, _) = watch::channel(false);
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<()>();
+        let (flag, sender) = (crawling.clone(), tx.clone());
+        let spawned = std::thread::Builder::new()
+            .name("glaneur-signals".into())
+            .spawn(move || {
+                let Ok(signals) = tokio::runtime::Builder::new_current_thread()
+                    .enable_io()
+                    .build()
+                else {
+                    let _ = ready_tx.send(());
+                    return;
+                };
+                signals.block_on(async move {
+                    let mut waiter = SignalWaiter::new();
+                    let _ = ready_tx.send(());
+                    loop {
+                        waiter.wait().await;
+                        // The first one during a crawl stops it gracefully; any other one ends
+                        // the process.
+                        if flag.load(Ordering::SeqCst) && !*sender.borrow() {
+                            sender.send_replace(true);
+                        } else {
+                            eprintln!(
+                                "glaneur: stopped at once; run the same command again to resume"
+                            );
+                            std::process::exit(130);
+                        }
+                    }
+                });
+            });
+        if spawned.is_ok() {
+            // The handlers are in place before the run writes anything.
+            let _ = ready_rx.recv_timeout(Duration::from_secs(5));
         }
+        (crawling, tx)
     });
-    rx
+    (crawling.clone(), tx.subscribe())
 }
 
-#[cfg(unix)]
-async fn wait_for_signal() {
-    use tokio::signal::unix::{SignalKind, signal};
-    match signal(SignalKind::terminate()) {
-        Ok(mut term) => {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-        }
-        Err(_) => {
-            let _ = tokio::signal::ctrl_c().await;
+/// Ctrl-C and SIGTERM, registered once.
+struct SignalWaiter {
+    #[cfg(unix)]
+    term: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    interrupt: Option<tokio::signal::unix::Signal>,
+}
+
+impl SignalWaiter {
+    #[cfg(unix)]
+    fn new() -> SignalWaiter {
+        use tokio::signal::unix::{SignalKind, signal};
+        SignalWaiter {
+            term: signal(SignalKind::terminate()).ok(),
+            interrupt: signal(SignalKind::interrupt()).ok(),
         }
     }
-}
 
-#[cfg(not(unix))]
-async fn wait_for_signal() {
-    let _ = tokio::signal::ctrl_c().await;
+    #[cfg(not(unix))]
+    fn new() -> SignalWaiter {
+        SignalWaiter {}
+    }
+
+    #[cfg(unix)]
+    async fn wait(&mut self) {
+        async fn next(signal: &mut Option<tokio::signal::unix::Signal>) {
+            match signal {
+                Some(s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        }
+        tokio::select! {
+            _ = next(&mut self.interrupt) => {}
+            _ = next(&mut self.term) => {}
+        }
+    }
+
+    #[cfg(not(unix))]
+    async fn wait(&mut self) {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }

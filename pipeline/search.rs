@@ -86,6 +86,23 @@ impl std::fmt::Debug for SearchConfig {
 }
 
 impl SearchConfig {
+    /// `text` with the credentials (as they are, and percent-encoded as a URL carries them)
+    /// replaced by `[redacted]`.
+    pub fn redact(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for secret in self.key.iter().chain(&self.cx) {
+            if secret.is_empty() {
+                continue;
+            }
+            let encoded: String = url::form_urlencoded::byte_serialize(secret.as_bytes()).collect();
+            let escaped = secret.replace('/', "\\/");
+            for form in [secret.as_str(), encoded.as_str(), escaped.as_str()] {
+                out = out.replace(form, "[redacted]");
+            }
+        }
+        out
+    }
+
     /// The configuration of `[search]`, with credentials and the endpoint override read
     /// through `env` (the process environment in `glaneur run`).
     pub fn new(
@@ -132,7 +149,7 @@ impl SearchConfig {
             endpoint,
             key: read(key_var)?,
             cx: read(cx_var)?,
-            delay: Duration::from_secs_f64(section.delay_seconds),
+            delay: crate::topic::seconds(section.delay_seconds),
             max_requests: section.max_requests,
         })
     }
@@ -207,8 +224,21 @@ impl Searcher {
         self.config.backend
     }
 
-    /// Result page `page` (1 = first) of `query`.
+    /// Result page `page` (1 = first) of `query`. No message it returns holds the API key
+    /// or the engine id, even when the API echoes the request in its error body.
     pub async fn page(&mut self, query: &CompiledQuery, page: u32) -> anyhow::Result<PageOutcome> {
+        match self.page_unredacted(query, page).await {
+            Ok(PageOutcome::Stop(why)) => Ok(PageOutcome::Stop(self.config.redact(&why))),
+            Ok(page) => Ok(page),
+            Err(e) => Err(anyhow::anyhow!(self.config.redact(&format!("{e:#}")))),
+        }
+    }
+
+    async fn page_unredacted(
+        &mut self,
+        query: &CompiledQuery,
+        page: u32,
+    ) -> anyhow::Result<PageOutcome> {
         let backend = self.config.backend;
         let name = backend.name();
         let Some(paging) = paging(backend, page) else {

@@ -145,7 +145,7 @@ fn searcher(backend: Backend, endpoint: &str, max_requests: u64) -> Searcher {
     s.max_requests = max_requests;
     let config = SearchConfig::new(&s, &keys()).unwrap();
     let client =
-        crate::fetch::http_client("glaneur-test", None, Duration::from_secs(10), 1).unwrap();
+        crate::fetch::http_client("glaneur-test", None, Duration::from_secs(10), 1, false).unwrap();
     Searcher::new(config, client, 0)
 }
 

@@ -19,7 +19,6 @@
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::Context;
 use rusqlite::OptionalExtension;
@@ -108,7 +107,8 @@ impl Sink<'_> {
     }
 }
 
-/// Gathers and stores the seeds. Search APIs are queried on `runtime` through `proxy`.
+/// Gathers and stores the seeds. Search APIs are queried on `runtime`, through `proxy` only
+/// when `[search] use_proxy` says so.
 pub fn run(
     topic: &Topic,
     store: &mut Store,
@@ -192,11 +192,15 @@ pub fn run(
     }
     if let (Some(plan), Some(section)) = (&topic.search, &topic.file.search) {
         let config = SearchConfig::new(section, &|var| std::env::var(var).ok())?;
+        // The proxy is the crawl's; the API requests carry the key, so they go direct
+        // unless the topic asks otherwise.
         let client = crate::fetch::http_client(
             &topic.user_agent(),
-            proxy,
-            Duration::from_secs_f64(topic.file.crawl.timeout_seconds),
+            proxy.filter(|_| section.use_proxy),
+            crate::topic::seconds(topic.file.crawl.timeout_seconds),
             1,
+            // The endpoint is the user's own choice (a SearXNG instance on this machine).
+            false,
         )?;
         let backend = plan.backend.name();
         let already = sink.store.search_requests(backend)?;

@@ -215,7 +215,7 @@ fn prepare_body(body: &[u8]) -> Cow<'_, [u8]> {
             .and_then(|rest| rest.iter().position(|&byte| is_line_end(byte)))
             .map_or(body.len(), |offset| start + offset);
         let line = body.get(start..end).unwrap_or_default();
-        let rewritten = rewrite_user_agent(line);
+        let rewritten = rewrite_user_agent(line).or_else(|| rewrite_crawl_delay(line));
         if rewritten.is_some() && out.is_none() {
             out = Some(body.get(..start).unwrap_or_default().to_vec());
         }
@@ -233,10 +233,29 @@ fn prepare_body(body: &[u8]) -> Cow<'_, [u8]> {
 /// by the value's product token (`*` when the value is `*` or starts with `*` and a blank);
 /// `None` for any other line or when the value is already a bare token.
 fn rewrite_user_agent(line: &[u8]) -> Option<Vec<u8>> {
+    let (value_start, value) = value_of(line, &USER_AGENT_KEYS)?;
+
+    let token: Cow<'_, str> = match value {
+        [b'*'] => Cow::Borrowed("*"),
+        [b'*', next, ..] if next.is_ascii_whitespace() => Cow::Borrowed("*"),
+        _ => Cow::Owned(product_token(&String::from_utf8_lossy(value))),
+    };
+    if token.as_bytes() == value {
+        return None;
+    }
+    let mut rewritten = line.get(..value_start)?.to_vec();
+    rewritten.extend_from_slice(token.as_bytes());
+    Some(rewritten)
+}
+
+/// Where the value of a line with one of `keys` starts, and the value itself (comment cut,
+/// blanks trimmed), read the way the `robotxt` lexer reads it: optional blanks, a key
+/// spelling, then `:` or at least one blank. `None` for a line with another key.
+fn value_of<'a>(line: &'a [u8], keys: &[&[u8]]) -> Option<(usize, &'a [u8])> {
     let is_blank = |byte: &u8| matches!(byte, b' ' | b'\t');
     let key_start = line.iter().position(|byte| !is_blank(byte))?;
     let rest = line.get(key_start..)?;
-    let key = USER_AGENT_KEYS.iter().find(|key| {
+    let key = keys.iter().find(|key| {
         rest.get(..key.len())
             .is_some_and(|head| head.eq_ignore_ascii_case(key))
     })?;
@@ -253,18 +272,27 @@ fn rewrite_user_agent(line: &[u8]) -> Option<Vec<u8>> {
         .iter()
         .position(|&byte| byte == b'#')
         .map_or(value, |hash| value.get(..hash).unwrap_or_default());
-    let value = value.trim_ascii();
+    Some((value_start, value.trim_ascii()))
+}
 
-    let token: Cow<'_, str> = match value {
-        [b'*'] => Cow::Borrowed("*"),
-        [b'*', next, ..] if next.is_ascii_whitespace() => Cow::Borrowed("*"),
-        _ => Cow::Owned(product_token(&String::from_utf8_lossy(value))),
-    };
-    if token.as_bytes() == value {
+/// The spellings of `Crawl-delay` the `robotxt` lexer accepts.
+const CRAWL_DELAY_KEYS: [&[u8]; 3] = [b"crawl-delay", b"crawl delay", b"crawldelay"];
+
+/// Longest `Crawl-delay` passed on as written, in seconds; a longer one (`inf`, `1e300`),
+/// which `robotxt` would drop as unreadable, is passed on as this, so that the crawler caps it
+/// like any other long delay instead of ignoring it.
+pub const CRAWL_DELAY_CEILING: f64 = 1e9;
+
+/// If the line is a `Crawl-delay` line whose value is a number too large for a duration
+/// (`inf`, `1e300`), the line with the value [`CRAWL_DELAY_CEILING`]; `None` otherwise.
+fn rewrite_crawl_delay(line: &[u8]) -> Option<Vec<u8>> {
+    let (value_start, value) = value_of(line, &CRAWL_DELAY_KEYS)?;
+    let delay: f64 = std::str::from_utf8(value).ok()?.parse().ok()?;
+    if delay.is_nan() || delay <= CRAWL_DELAY_CEILING {
         return None;
     }
     let mut rewritten = line.get(..value_start)?.to_vec();
-    rewritten.extend_from_slice(token.as_bytes());
+    rewritten.extend_from_slice(b" 1000000000");
     Some(rewritten)
 }
 
@@ -358,6 +386,16 @@ mod tests {
         let r = robots("User-agent: *\nCrawl-delay: 4\n");
         assert_eq!(r.crawl_delay(), Some(4.0));
         let r = robots("User-agent: *\nCrawl-delay: soon\n");
+        assert_eq!(r.crawl_delay(), None);
+        // Too long for a duration: passed on as the ceiling, for the crawler to cap.
+        for endless in ["inf", "1e300", "Infinity", "18446744073709551616"] {
+            let r = robots(&format!(
+                "User-agent: *\nCrawl-delay: {endless}\nDisallow: /x\n"
+            ));
+            assert_eq!(r.crawl_delay(), Some(CRAWL_DELAY_CEILING), "{endless}");
+            assert!(!r.is_allowed("/x"));
+        }
+        let r = robots("User-agent: *\ncrawl delay: -inf\n");
         assert_eq!(r.crawl_delay(), None);
     }
 

@@ -10,6 +10,7 @@
 mod crawl;
 mod dedup;
 mod demo;
+mod guard;
 mod hostile;
 mod inspect;
 mod resume;
@@ -18,4 +19,5 @@ mod server;
 mod strategies;
 mod support;
 mod tidy;
+mod topics;
 mod trust;

@@ -17,9 +17,27 @@ use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 use stages::formula::{Formula, FormulaOptions};
 
+mod validate;
+pub use validate::{LIMITS, Limit, check_files, warnings};
+
+/// `x` seconds as a [`Duration`], saturating: NaN and negative values are 0, values too large
+/// for a `Duration` its maximum. Topic values are range-checked before they get here; server
+/// values (`Crawl-delay`) are capped first. Saturation keeps a bug from becoming a panic.
+pub fn seconds(x: f64) -> std::time::Duration {
+    if x.is_nan() || x <= 0.0 {
+        return std::time::Duration::ZERO;
+    }
+    std::time::Duration::try_from_secs_f64(x).unwrap_or(std::time::Duration::MAX)
+}
+
+/// `d × factor`, saturating as [`seconds`].
+pub fn scaled(d: std::time::Duration, factor: f64) -> std::time::Duration {
+    seconds(d.as_secs_f64() * factor)
+}
+
 /// The embedded default topic (`corpora/demo/topic.toml`), used when `glaneur run` is given no
 /// topic.
-pub const DEMO_TOPIC: &str = include_str!("../corpora/demo/topic.toml");
+pub const DEMO_TOPIC: &str = include_str!("../../corpora/demo/topic.toml");
 
 /// The topic file as written by the user.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -140,6 +158,10 @@ pub struct SearchSection {
     /// Seconds between the end of one API response and the next request.
     #[serde(default = "default_delay")]
     pub delay_seconds: f64,
+    /// Send the API requests through `--proxy` too. Off by default: the proxy is for the crawl,
+    /// and the requests carry the API key.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub use_proxy: bool,
 }
 
 fn default_tuple_size() -> usize {
@@ -200,6 +222,11 @@ pub struct Domains {
     /// Host suffixes never crawled (wins over `allow`).
     #[serde(default)]
     pub deny: Vec<String>,
+    /// Crawl hosts whose address is loopback, private, link-local or otherwise not on the
+    /// public internet (an intranet, a test web on this machine). Off by default: a crawl run
+    /// from a university server must not read its intranet because a page linked to it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_private_addresses: bool,
 }
 
 /// `[crawl]`: limits and strategy.
@@ -232,6 +259,13 @@ pub struct Crawl {
     /// Links whose file name ends in an extension of a format glaneur does not keep (`.pdf`,
     /// `.png`, `.zip`…) are recorded as `file-type` without being fetched.
     pub skip_file_extensions: bool,
+    /// Links read from one page (the first ones, in document order); a page with more is
+    /// recorded with `links_cut` in its detail. Heritrix reads 6,000.
+    pub max_links_per_page: usize,
+    /// Attributes read on one element (the first ones); the rest are ignored before parsing,
+    /// so that a page built to make parsers slow (hundreds of thousands of attributes on one
+    /// tag) costs no more than an ordinary one.
+    pub max_attributes_per_element: usize,
 }
 
 impl Default for Crawl {
@@ -247,6 +281,8 @@ impl Default for Crawl {
             timeout_seconds: 30.0,
             frontier_in_memory: 1_000_000,
             skip_file_extensions: true,
+            max_links_per_page: 10_000,
+            max_attributes_per_element: 1_000,
         }
     }
 }
@@ -654,13 +690,13 @@ impl Topic {
                 )
             })?
         };
-        validate(&file).with_context(|| format!("invalid topic file {origin}"))?;
+        validate::validate(&file).with_context(|| format!("invalid topic file {origin}"))?;
         let mut seed_urls = Vec::new();
         for raw in &file.seeds.urls {
             let parsed = url::Url::parse(raw.trim())
-                .with_context(|| format!("invalid seed URL `{raw}` in {origin}"))?;
+                .with_context(|| format!("[seeds] urls: `{raw}` in {origin} is not a URL"))?;
             if !matches!(parsed.scheme(), "http" | "https") {
-                bail!("seed URL `{raw}` in {origin} is not http or https");
+                bail!("[seeds] urls: `{raw}` in {origin} is not an http or https URL");
             }
             seed_urls.push(parsed);
         }
@@ -761,134 +797,6 @@ fn search_plan(
         backend: section.backend,
         queries: compiled,
     })
-}
-
-fn validate(file: &TopicFile) -> anyhow::Result<()> {
-    if file.name.is_empty()
-        || !file
-            .name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    {
-        bail!(
-            "`name = \"{}\"`: use letters, digits, `-` or `_` only (it names files)",
-            file.name
-        );
-    }
-    for lang in &file.languages {
-        if lang.len() != 2 || !lang.chars().all(|c| c.is_ascii_lowercase()) {
-            bail!("`languages`: `{lang}` is not a two-letter ISO 639-1 code such as \"fr\"");
-        }
-    }
-    for (list, patterns) in [("allow", &file.domains.allow), ("deny", &file.domains.deny)] {
-        for pattern in patterns {
-            if let Some(Err(why)) = stages::score::Network::parse(pattern) {
-                bail!("[domains] {list}: {why}");
-            }
-        }
-    }
-    let contact = file.politeness.contact.trim();
-    if !(contact.contains("http://") || contact.contains("https://") || contact.contains('@')) {
-        bail!(
-            "[politeness] `contact = \"{contact}\"`: give a URL or an e-mail address where site owners can reach you; it goes into the User-Agent"
-        );
-    }
-    if contact
-        .chars()
-        .any(|c| c.is_control() || c == '(' || c == ')')
-    {
-        bail!("[politeness] `contact` must be one line without parentheses");
-    }
-    let t = &file.text;
-    if !(t.near_duplicate_threshold > 0.0 && t.near_duplicate_threshold <= 1.0) {
-        bail!("[text] `near_duplicate_threshold` must be in (0, 1] (a Jaccard resemblance)");
-    }
-    if !(t.boilerplate_min_share >= 0.0 && t.boilerplate_min_share <= 1.0) {
-        bail!("[text] `boilerplate_min_share` must be in [0, 1] (a share of the host's pages)");
-    }
-    if t.boilerplate_min_pages < 2 {
-        bail!("[text] `boilerplate_min_pages` must be at least 2 (one page repeats nothing)");
-    }
-    if t.paragraph_language && file.languages.is_empty() {
-        bail!("[text] `paragraph_language = true` needs `languages` (which paragraphs to keep)");
-    }
-    let p = &file.politeness;
-    if !(p.delay_seconds.is_finite() && p.delay_seconds >= 0.0) {
-        bail!("[politeness] `delay_seconds` must be a number of seconds ≥ 0");
-    }
-    if !(p.max_crawl_delay_seconds.is_finite() && p.max_crawl_delay_seconds >= 0.0) {
-        bail!("[politeness] `max_crawl_delay_seconds` must be a number of seconds ≥ 0");
-    }
-    if p.connections_per_host == 0 {
-        bail!("[politeness] `connections_per_host` must be at least 1");
-    }
-    for (name, value) in [
-        ("response_time_factor", p.response_time_factor),
-        ("backoff_seconds", p.backoff_seconds),
-        ("max_retry_after_seconds", p.max_retry_after_seconds),
-        ("robots_ttl_seconds", p.robots_ttl_seconds),
-    ] {
-        if !(value.is_finite() && value >= 0.0) {
-            bail!("[politeness] `{name}` must be a number ≥ 0");
-        }
-    }
-    if p.give_up_after == 0 {
-        bail!("[politeness] `give_up_after` must be at least 1");
-    }
-    let c = &file.crawl;
-    if c.concurrency == 0 {
-        bail!("[crawl] `concurrency` must be at least 1");
-    }
-    if !(c.timeout_seconds.is_finite() && c.timeout_seconds > 0.0) {
-        bail!("[crawl] `timeout_seconds` must be a positive number of seconds");
-    }
-    if !(file.focus.margin.is_finite() && file.focus.margin >= 0.0) {
-        bail!("[focus] `margin` must be a number ≥ 0");
-    }
-    if file.focus.pagerank_every == 0 {
-        bail!("[focus] `pagerank_every` must be at least 1");
-    }
-    let w = &file.score;
-    for (name, value) in [
-        ("density", w.density),
-        ("similarity", w.similarity),
-        ("language", w.language),
-        ("parent", w.parent),
-        ("anchor", w.anchor),
-        ("url", w.url),
-        ("depth", w.depth),
-    ] {
-        if !(value.is_finite() && value >= 0.0) {
-            bail!("[score] `{name}` must be a weight ≥ 0");
-        }
-    }
-    if !(0.0..=1.0).contains(&w.other_language) {
-        bail!("[score] `other_language` must be a factor between 0 and 1 (1 turns it off)");
-    }
-    if c.max_body_bytes < 1024 {
-        bail!("[crawl] `max_body_bytes` must be at least 1024");
-    }
-    if c.backlog_bytes < 1024 * 1024 {
-        bail!("[crawl] `backlog_bytes` must be at least 1048576 (1 MiB)");
-    }
-    file.matrix
-        .options()
-        .validate()
-        .map_err(|e| anyhow::anyhow!("[matrix]: {e}"))?;
-    let t = file.similarity.threshold;
-    if !(t.is_finite() && (0.0..=1.0).contains(&t)) {
-        bail!("[similarity] `threshold` must be a number between 0 and 1");
-    }
-    if file.seeds.urls.is_empty()
-        && file.seeds.result_pages.is_empty()
-        && file.seeds.url_lists.is_empty()
-        && file.search.is_none()
-    {
-        bail!(
-            "[seeds] gives no seed: add `urls`, `result_pages` or `url_lists`, or a [search] table"
-        );
-    }
-    Ok(())
 }
 
 #[cfg(test)]

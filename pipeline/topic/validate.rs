@@ -1,0 +1,668 @@
+//! Validation of a topic file: every number in its range, every name well formed, every file
+//! and endpoint usable — one set of rules for `glaneur check` and `glaneur run`.
+//!
+//! **In:** a parsed [`TopicFile`] (and, for [`check_files`] and [`warnings`], the resolved
+//! [`Topic`]). **Out:** every problem at once, each naming its table, field, the value given
+//! and what is allowed; warnings for what is valid but probably not what the user meant.
+//!
+//! **Invariants:** a topic that passes [`validate`] and [`check_files`] cannot make the crawl
+//! panic or overflow (every duration fits a `Duration` and an `Instant`, every count fits what
+//! it is stored in); the ranges are in one table ([`LIMITS`]), which the README's topic
+//! reference quotes.
+
+use std::fmt::Write as _;
+
+use super::{Topic, TopicFile};
+
+/// The allowed range of one number of the topic file.
+#[derive(Debug, Clone, Copy)]
+pub struct Limit {
+    /// `[table] field`.
+    pub field: &'static str,
+    /// Smallest value allowed.
+    pub min: f64,
+    /// Whether `min` itself is excluded (the value must be greater).
+    pub above_min: bool,
+    /// Largest value allowed.
+    pub max: f64,
+    /// What the number is ("seconds", "a whole number", "a share"…).
+    pub unit: &'static str,
+}
+
+const fn limit(field: &'static str, min: f64, max: f64, unit: &'static str) -> Limit {
+    Limit {
+        field,
+        min,
+        above_min: false,
+        max,
+        unit,
+    }
+}
+
+const fn above(field: &'static str, min: f64, max: f64, unit: &'static str) -> Limit {
+    Limit {
+        field,
+        min,
+        above_min: true,
+        max,
+        unit,
+    }
+}
+
+const DAY: f64 = 86_400.0;
+const WHOLE: &str = "a whole number";
+const SECONDS: &str = "a number of seconds";
+const SHARE: &str = "a number";
+const WEIGHT: &str = "a weight";
+
+/// Every number of the topic file and its range. The upper bounds are far above any sensible
+/// setting; they exist so that an absurd value is an error with a message instead of an
+/// overflow in the middle of a crawl.
+pub const LIMITS: &[Limit] = &[
+    limit("[crawl] max_pages", 1.0, 1e12, WHOLE),
+    limit("[crawl] max_depth", 0.0, 65_535.0, WHOLE),
+    limit("[crawl] max_pages_per_host", 1.0, 1e12, WHOLE),
+    limit("[crawl] concurrency", 1.0, 10_000.0, WHOLE),
+    limit(
+        "[crawl] max_body_bytes",
+        1024.0,
+        256.0 * 1024.0 * 1024.0,
+        "a number of bytes",
+    ),
+    limit(
+        "[crawl] backlog_bytes",
+        1024.0 * 1024.0,
+        1024.0 * 1024.0 * 1024.0 * 1024.0,
+        "a number of bytes",
+    ),
+    above("[crawl] timeout_seconds", 0.0, DAY, SECONDS),
+    limit("[crawl] frontier_in_memory", 0.0, 1e10, WHOLE),
+    limit("[crawl] max_links_per_page", 1.0, 10_000_000.0, WHOLE),
+    limit("[crawl] max_attributes_per_element", 1.0, 100_000.0, WHOLE),
+    limit("[focus] tunnel", 0.0, 65_535.0, WHOLE),
+    limit("[focus] margin", 0.0, 1.0, SHARE),
+    limit("[focus] pagerank_every", 1.0, 1e12, WHOLE),
+    limit("[politeness] delay_seconds", 0.0, DAY, SECONDS),
+    limit("[politeness] max_crawl_delay_seconds", 0.0, DAY, SECONDS),
+    limit("[politeness] connections_per_host", 1.0, 1000.0, WHOLE),
+    limit("[politeness] response_time_factor", 0.0, 100.0, SHARE),
+    limit("[politeness] backoff_seconds", 0.0, DAY, SECONDS),
+    limit("[politeness] give_up_after", 1.0, 1000.0, WHOLE),
+    limit(
+        "[politeness] max_retry_after_seconds",
+        0.0,
+        7.0 * DAY,
+        SECONDS,
+    ),
+    limit("[politeness] retries", 0.0, 100.0, WHOLE),
+    limit("[politeness] robots_ttl_seconds", 0.0, 365.0 * DAY, SECONDS),
+    limit("[search] tuple_size", 1.0, 100.0, WHOLE),
+    limit("[search] tuples", 0.0, 100_000.0, WHOLE),
+    limit("[search] results_per_query", 1.0, 1000.0, WHOLE),
+    limit("[search] max_requests", 1.0, 1e9, WHOLE),
+    limit("[search] delay_seconds", 0.0, 3600.0, SECONDS),
+    limit(
+        "[traps] max_url_length",
+        16.0,
+        1_000_000.0,
+        "a number of bytes",
+    ),
+    limit("[traps] max_path_depth", 1.0, 100_000.0, WHOLE),
+    limit("[traps] max_repeats", 1.0, 100_000.0, WHOLE),
+    limit("[traps] max_query_variants", 0.0, 1e9, WHOLE),
+    limit("[traps] max_calendar_pages", 0.0, 1e9, WHOLE),
+    above("[text] near_duplicate_threshold", 0.0, 1.0, SHARE),
+    limit("[text] boilerplate_min_pages", 2.0, 1e9, WHOLE),
+    limit("[text] boilerplate_min_share", 0.0, 1.0, SHARE),
+    limit("[matrix] min_df", 0.0, 1e9, WHOLE),
+    above("[matrix] max_df_ratio", 0.0, 1.0, SHARE),
+    limit("[matrix] max_vocabulary", 1.0, 1e9, WHOLE),
+    limit("[similarity] threshold", 0.0, 1.0, SHARE),
+    limit("[similarity] top_k", 1.0, 100_000.0, WHOLE),
+    limit("[score] density", 0.0, 1000.0, WEIGHT),
+    limit("[score] similarity", 0.0, 1000.0, WEIGHT),
+    limit("[score] language", 0.0, 1000.0, WEIGHT),
+    limit("[score] parent", 0.0, 1000.0, WEIGHT),
+    limit("[score] anchor", 0.0, 1000.0, WEIGHT),
+    limit("[score] url", 0.0, 1000.0, WEIGHT),
+    limit("[score] depth", 0.0, 1000.0, WEIGHT),
+    limit("[score] other_language", 0.0, 1.0, "a factor"),
+];
+
+/// A number as written in the file.
+#[derive(Debug, Clone, Copy)]
+enum Number {
+    Whole(u64),
+    Real(f64),
+}
+
+impl Number {
+    fn value(self) -> f64 {
+        match self {
+            Number::Whole(n) => n as f64,
+            Number::Real(x) => x,
+        }
+    }
+
+    fn shown(self) -> String {
+        match self {
+            Number::Whole(n) => n.to_string(),
+            // Debug keeps `1e300`, `inf` and `NaN` as the user wrote them.
+            Number::Real(x) => format!("{x:?}"),
+        }
+    }
+}
+
+fn whole(n: impl TryInto<u64>) -> Number {
+    Number::Whole(n.try_into().unwrap_or(u64::MAX))
+}
+
+/// Every number of the file with its `[table] field` name (absent optional ones left out).
+fn numbers(file: &TopicFile) -> Vec<(&'static str, Number)> {
+    let c = &file.crawl;
+    let f = &file.focus;
+    let p = &file.politeness;
+    let t = &file.traps;
+    let x = &file.text;
+    let m = &file.matrix;
+    let w = &file.score;
+    let mut out = vec![
+        ("[crawl] max_pages", whole(c.max_pages)),
+        ("[crawl] max_depth", whole(c.max_depth)),
+        ("[crawl] max_pages_per_host", whole(c.max_pages_per_host)),
+        ("[crawl] concurrency", whole(c.concurrency)),
+        ("[crawl] max_body_bytes", whole(c.max_body_bytes)),
+        ("[crawl] backlog_bytes", whole(c.backlog_bytes)),
+        ("[crawl] timeout_seconds", Number::Real(c.timeout_seconds)),
+        ("[crawl] frontier_in_memory", whole(c.frontier_in_memory)),
+        ("[crawl] max_links_per_page", whole(c.max_links_per_page)),
+        (
+            "[crawl] max_attributes_per_element",
+            whole(c.max_attributes_per_element),
+        ),
+        ("[focus] tunnel", whole(f.tunnel)),
+        ("[focus] margin", Number::Real(f.margin)),
+        ("[focus] pagerank_every", whole(f.pagerank_every)),
+        ("[politeness] delay_seconds", Number::Real(p.delay_seconds)),
+        (
+            "[politeness] max_crawl_delay_seconds",
+            Number::Real(p.max_crawl_delay_seconds),
+        ),
+        (
+            "[politeness] connections_per_host",
+            whole(p.connections_per_host),
+        ),
+        (
+            "[politeness] response_time_factor",
+            Number::Real(p.response_time_factor),
+        ),
+        (
+            "[politeness] backoff_seconds",
+            Number::Real(p.backoff_seconds),
+        ),
+        ("[politeness] give_up_after", whole(p.give_up_after)),
+        (
+            "[politeness] max_retry_after_seconds",
+            Number::Real(p.max_retry_after_seconds),
+        ),
+        ("[politeness] retries", whole(p.retries)),
+        (
+            "[politeness] robots_ttl_seconds",
+            Number::Real(p.robots_ttl_seconds),
+        ),
+        ("[traps] max_url_length", whole(t.max_url_length)),
+        ("[traps] max_path_depth", whole(t.max_path_depth)),
+        ("[traps] max_repeats", whole(t.max_repeats)),
+        ("[traps] max_query_variants", whole(t.max_query_variants)),
+        ("[traps] max_calendar_pages", whole(t.max_calendar_pages)),
+        (
+            "[text] near_duplicate_threshold",
+            Number::Real(x.near_duplicate_threshold),
+        ),
+        (
+            "[text] boilerplate_min_pages",
+            whole(x.boilerplate_min_pages),
+        ),
+        (
+            "[text] boilerplate_min_share",
+            Number::Real(x.boilerplate_min_share),
+        ),
+        ("[matrix] min_df", whole(m.min_df)),
+        ("[matrix] max_df_ratio", Number::Real(m.max_df_ratio)),
+        (
+            "[similarity] threshold",
+            Number::Real(file.similarity.threshold),
+        ),
+        ("[score] density", Number::Real(w.density)),
+        ("[score] similarity", Number::Real(w.similarity)),
+        ("[score] language", Number::Real(w.language)),
+        ("[score] parent", Number::Real(w.parent)),
+        ("[score] anchor", Number::Real(w.anchor)),
+        ("[score] url", Number::Real(w.url)),
+        ("[score] depth", Number::Real(w.depth)),
+        ("[score] other_language", Number::Real(w.other_language)),
+    ];
+    if let Some(n) = m.max_vocabulary {
+        out.push(("[matrix] max_vocabulary", whole(n)));
+    }
+    if let Some(k) = file.similarity.top_k {
+        out.push(("[similarity] top_k", whole(k)));
+    }
+    if let Some(s) = &file.search {
+        out.push(("[search] tuple_size", whole(s.tuple_size)));
+        if let Some(n) = s.tuples {
+            out.push(("[search] tuples", whole(n)));
+        }
+        out.push(("[search] results_per_query", whole(s.results_per_query)));
+        out.push(("[search] max_requests", whole(s.max_requests)));
+        out.push(("[search] delay_seconds", Number::Real(s.delay_seconds)));
+    }
+    out
+}
+
+/// Where a number falls outside its [`Limit`]: the message.
+fn out_of_range(limit: &Limit, number: Number) -> Option<String> {
+    let v = number.value();
+    let low_ok = if limit.above_min {
+        v > limit.min
+    } else {
+        v >= limit.min
+    };
+    if low_ok && v <= limit.max {
+        return None;
+    }
+    let (table, field) = limit.field.split_once(' ').unwrap_or(("", limit.field));
+    let range = if limit.above_min {
+        format!("greater than {} and at most {}", limit.min, limit.max)
+    } else {
+        format!("from {} to {}", limit.min, limit.max)
+    };
+    Some(format!(
+        "{table} `{field} = {}` is out of range: give {} {range}",
+        number.shown(),
+        limit.unit
+    ))
+}
+
+/// Checks every rule of the topic file; the error lists every problem found, one per line.
+pub(super) fn validate(file: &TopicFile) -> anyhow::Result<()> {
+    let mut problems: Vec<String> = Vec::new();
+    for (field, number) in numbers(file) {
+        match LIMITS.iter().find(|l| l.field == field) {
+            Some(limit) => problems.extend(out_of_range(limit, number)),
+            None => problems.push(format!("{field}: no range known (a bug in glaneur)")),
+        }
+    }
+    if file.name.is_empty()
+        || file.name.len() > 100
+        || !file
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        problems.push(format!(
+            "`name = \"{}\"`: use 1 to 100 letters, digits, `-` or `_` (it names files)",
+            file.name
+        ));
+    }
+    for lang in &file.languages {
+        if lang.len() != 2 || !lang.chars().all(|c| c.is_ascii_lowercase()) {
+            problems.push(format!(
+                "`languages`: `{lang}` is not a two-letter ISO 639-1 code such as \"fr\""
+            ));
+        }
+    }
+    for (list, patterns) in [("allow", &file.domains.allow), ("deny", &file.domains.deny)] {
+        for pattern in patterns {
+            if let Some(Err(why)) = stages::score::Network::parse(pattern) {
+                problems.push(format!("[domains] {list}: {why}"));
+            }
+        }
+    }
+    let contact = file.politeness.contact.trim();
+    if !(contact.contains("http://") || contact.contains("https://") || contact.contains('@')) {
+        problems.push(format!(
+            "[politeness] `contact = \"{contact}\"`: give a URL or an e-mail address where site \
+             owners can reach you; it goes into the User-Agent"
+        ));
+    }
+    if contact
+        .chars()
+        .any(|c| c.is_control() || c == '(' || c == ')')
+        || contact.len() > 500
+    {
+        problems.push(
+            "[politeness] `contact` must be one line of at most 500 bytes, without parentheses"
+                .into(),
+        );
+    }
+    if file.text.paragraph_language && file.languages.is_empty() {
+        problems.push(
+            "[text] `paragraph_language = true` needs `languages` (which paragraphs to keep)"
+                .into(),
+        );
+    }
+    if let Err(e) = file.matrix.options().validate() {
+        let field = match e {
+            stages::matrix::MatrixError::UnknownStoplist(_) => "stoplist",
+            _ => "max_df_ratio",
+        };
+        problems.push(format!("[matrix] `{field}`: {e}"));
+    }
+    if let Some(search) = &file.search
+        && let Some(endpoint) = &search.endpoint
+    {
+        match url::Url::parse(endpoint) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") => {}
+            Ok(_) => problems.push(format!(
+                "[search] `endpoint = \"{endpoint}\"` is not an http or https URL"
+            )),
+            Err(e) => problems.push(format!(
+                "[search] `endpoint = \"{endpoint}\"` is not a URL ({e})"
+            )),
+        }
+    }
+    if file.seeds.urls.is_empty()
+        && file.seeds.result_pages.is_empty()
+        && file.seeds.url_lists.is_empty()
+        && file.search.is_none()
+    {
+        problems.push(
+            "[seeds] gives no seed: add `urls`, `result_pages` or `url_lists`, or a [search] \
+             table"
+                .into(),
+        );
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        anyhow::bail!("{}", problems.join("\n"))
+    }
+}
+
+/// Checks the files the topic names: result pages and URL lists must be readable files, and
+/// a `replay` recording must be a readable file (the embedded demo topic, run from elsewhere,
+/// falls back on its compiled-in recording: `embedded_fallback`).
+pub fn check_files(topic: &Topic, embedded_fallback: bool) -> anyhow::Result<()> {
+    let mut problems = Vec::new();
+    let seeds = &topic.file.seeds;
+    for (what, list) in [
+        ("result_pages", &seeds.result_pages),
+        ("url_lists", &seeds.url_lists),
+    ] {
+        for path in list {
+            problems.extend(file_problem(
+                &format!("[seeds] {what}"),
+                &topic.resolve(path),
+            ));
+        }
+    }
+    if let Some(replay) = &topic.file.replay
+        && !embedded_fallback
+    {
+        problems.extend(file_problem("`replay`", &topic.resolve(replay)));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        anyhow::bail!("{}", problems.join("\n"))
+    }
+}
+
+fn file_problem(what: &str, path: &std::path::Path) -> Option<String> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => match std::fs::File::open(path) {
+            Ok(_) => None,
+            Err(e) => Some(format!("{what}: cannot read {} ({e})", path.display())),
+        },
+        Ok(_) => Some(format!(
+            "{what}: {} is a folder, not a file",
+            path.display()
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Some(format!("{what}: {} does not exist", path.display()))
+        }
+        Err(e) => Some(format!("{what}: cannot read {} ({e})", path.display())),
+    }
+}
+
+/// What is valid but probably not what the user meant: seeds that `[domains]` excludes (the
+/// crawl would record them `off-domain` and fetch nothing from them), and formula words that
+/// no seed term or query contains (search results may then rarely satisfy the formula).
+pub fn warnings(topic: &Topic) -> Vec<String> {
+    let mut out = Vec::new();
+    let scope = stages::score::Scope::new(&topic.file.domains.allow, &topic.file.domains.deny);
+    let outside: Vec<&str> = topic
+        .seed_urls
+        .iter()
+        .filter(|u| scope.check(u.host_str().unwrap_or("")).is_err())
+        .map(url::Url::as_str)
+        .collect();
+    if !outside.is_empty() {
+        let mut line = format!(
+            "{} of the {} seed URLs are outside [domains] (allow {:?}, deny {:?}): they will \
+             not be fetched:",
+            outside.len(),
+            topic.seed_urls.len(),
+            topic.file.domains.allow,
+            topic.file.domains.deny
+        );
+        for url in outside.iter().take(5) {
+            let _ = write!(line, " {url}");
+        }
+        if outside.len() > 5 {
+            let _ = write!(line, " …");
+        }
+        out.push(line);
+    }
+    let mut texts: Vec<String> = topic.file.seeds.terms.clone();
+    if let Some(search) = &topic.file.search {
+        texts.extend(search.queries.iter().cloned());
+    }
+    if !texts.is_empty() && !topic.formula.accepts_everything() {
+        let joined = texts.join("\n");
+        let options = topic.formula.options();
+        let prepared = stages::formula::PreparedText::new(&joined, options);
+        // Each positive word alone, as the formula reads it (folding, `*` prefixes).
+        let missing: Vec<String> = topic
+            .formula
+            .positive_terms()
+            .into_iter()
+            .filter(|term| {
+                stages::formula::Formula::parse_with(&format!("\"{term}\""), options)
+                    .is_ok_and(|alone| alone.evaluate_prepared(&prepared).hits == 0)
+            })
+            .collect();
+        if !missing.is_empty() {
+            out.push(format!(
+                "no seed term or query contains the formula words {}: the pages a search \
+                 returns may rarely satisfy [formula]",
+                missing
+                    .iter()
+                    .map(|t| format!("`{t}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::super::Topic;
+    use super::*;
+
+    const MINIMAL: &str = r#"
+name = "graphes"
+languages = ["fr"]
+[seeds]
+urls = ["http://a.test/"]
+terms = ["graphe", "sommet"]
+[formula]
+expression = '(NON "graffiti") ET ("graphe*" OU "sommet")'
+[domains]
+allow = [".test"]
+[politeness]
+contact = "mailto:linguiste@example.org"
+"#;
+
+    fn parse(text: &str) -> anyhow::Result<Topic> {
+        Topic::from_str(text, PathBuf::from("."), "test".into())
+    }
+
+    fn with(table: &str, line: &str) -> String {
+        if MINIMAL.contains(&format!("[{table}]\n")) {
+            MINIMAL.replace(&format!("[{table}]\n"), &format!("[{table}]\n{line}\n"))
+        } else {
+            format!("{MINIMAL}[{table}]\n{line}\n")
+        }
+    }
+
+    #[test]
+    fn every_limit_is_checked_and_every_number_has_a_limit() {
+        let file = parse(MINIMAL).unwrap().file;
+        let mut file = file;
+        file.matrix.max_vocabulary = Some(10);
+        file.similarity.top_k = Some(5);
+        file.search = Some(toml::from_str("backend = \"brave\"\ntuples = 3").unwrap());
+        let checked: Vec<&str> = numbers(&file).iter().map(|(f, _)| *f).collect();
+        for limit in LIMITS {
+            assert!(
+                checked.contains(&limit.field),
+                "{} is never checked",
+                limit.field
+            );
+            assert!(limit.min <= limit.max, "{}", limit.field);
+        }
+        for field in checked {
+            assert!(
+                LIMITS.iter().any(|l| l.field == field),
+                "{field} has no limit"
+            );
+        }
+    }
+
+    #[test]
+    fn absurd_numbers_are_refused_naming_the_field_and_the_range() {
+        for (table, line, field) in [
+            (
+                "crawl",
+                "timeout_seconds = 1e300",
+                "timeout_seconds = 1e300",
+            ),
+            (
+                "politeness",
+                "delay_seconds = 1e300",
+                "delay_seconds = 1e300",
+            ),
+            (
+                "politeness",
+                "robots_ttl_seconds = 1e300",
+                "robots_ttl_seconds",
+            ),
+            (
+                "politeness",
+                "response_time_factor = 1e300",
+                "response_time_factor",
+            ),
+            (
+                "politeness",
+                "backoff_seconds = inf",
+                "backoff_seconds = inf",
+            ),
+            ("politeness", "delay_seconds = nan", "delay_seconds = NaN"),
+            ("politeness", "delay_seconds = -1", "delay_seconds = -1"),
+            (
+                "crawl",
+                "concurrency = 18446744073709551615",
+                "concurrency = 18446744073709551615",
+            ),
+            ("crawl", "max_body_bytes = 10", "max_body_bytes = 10"),
+            ("crawl", "max_depth = 4000000000", "max_depth = 4000000000"),
+            ("focus", "margin = 2", "margin = 2"),
+            ("score", "parent = 1e308", "parent"),
+            ("traps", "max_url_length = 0", "max_url_length = 0"),
+        ] {
+            let err = format!("{:#}", parse(&with(table, line)).unwrap_err());
+            assert!(
+                err.contains(&format!("[{table}] `{field}")) && err.contains("out of range"),
+                "{line}: {err}"
+            );
+            assert!(
+                err.contains(" to ") || err.contains("at most"),
+                "{line}: {err}"
+            );
+        }
+        let search = format!("{MINIMAL}[search]\nbackend = \"brave\"\ndelay_seconds = 1e300\n");
+        let err = format!("{:#}", parse(&search).unwrap_err());
+        assert!(err.contains("[search] `delay_seconds = 1e300"), "{err}");
+    }
+
+    #[test]
+    fn all_problems_are_listed_at_once() {
+        let text = with("crawl", "concurrency = 0\nmax_pages = 0");
+        let err = format!("{:#}", parse(&text).unwrap_err());
+        assert!(
+            err.contains("concurrency = 0") && err.contains("max_pages = 0"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn endpoints_must_be_http() {
+        for endpoint in ["file:///etc/passwd", "gopher://a.test/", "not a url"] {
+            let text =
+                format!("{MINIMAL}[search]\nbackend = \"searxng\"\nendpoint = \"{endpoint}\"\n");
+            let err = format!("{:#}", parse(&text).unwrap_err());
+            assert!(err.contains("[search] `endpoint"), "{endpoint}: {err}");
+        }
+    }
+
+    #[test]
+    fn files_must_be_readable_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("pages")).unwrap();
+        let text = MINIMAL.replace(
+            "terms =",
+            "result_pages = [\"pages\"]\nurl_lists = [\"absent.txt\"]\nterms =",
+        ) + "replay = \"pages\"\n";
+        // `replay` is a top-level key: it must come before the first table.
+        let text = format!(
+            "replay = \"pages\"\n{}",
+            text.replace("replay = \"pages\"\n", "")
+        );
+        let topic = Topic::from_str(&text, dir.path().to_path_buf(), "test".into()).unwrap();
+        let err = format!("{:#}", check_files(&topic, false).unwrap_err());
+        assert!(
+            err.contains("[seeds] result_pages") && err.contains("is a folder"),
+            "{err}"
+        );
+        assert!(
+            err.contains("[seeds] url_lists") && err.contains("does not exist"),
+            "{err}"
+        );
+        assert!(err.contains("`replay`"), "{err}");
+    }
+
+    #[test]
+    fn seeds_outside_the_domains_and_formula_words_no_seed_term_has_are_warned_about() {
+        let topic = parse(MINIMAL).unwrap();
+        assert!(warnings(&topic).is_empty(), "{:?}", warnings(&topic));
+        let text = MINIMAL
+            .replace("http://a.test/", "https://fr.wikipedia.org/wiki/Graphe")
+            .replace("terms = [\"graphe\", \"sommet\"]", "terms = [\"graphes\"]");
+        let found = warnings(&parse(&text).unwrap());
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(
+            found[0].contains("https://fr.wikipedia.org/wiki/Graphe"),
+            "{found:?}"
+        );
+        assert!(
+            found[1].contains("`sommet`") && !found[1].contains("graphe"),
+            "{found:?}"
+        );
+    }
+}
