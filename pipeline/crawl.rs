@@ -148,8 +148,16 @@ pub struct CrawlOutcome {
     pub budget_reached: bool,
     /// URLs still queued at the end.
     pub frontier_left: u64,
+    /// Pages with more links than `[crawl] max_links_per_page`: only the first ones were
+    /// followed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub pages_links_cut: u64,
     /// Seconds spent.
     pub seconds: f64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One entry of a host's queue: 16 bytes. What else the frontier knows of the URL is in the
@@ -304,6 +312,8 @@ pub struct Analysis {
     /// The links' targets, in the order of `links` (None: not an http(s) URL); filled by
     /// [`CrawlContext::resolve_links`].
     pub targets: Vec<Option<Target>>,
+    /// Links past `[crawl] max_links_per_page`, not followed.
+    pub links_cut: usize,
 }
 
 impl Analysis {
@@ -364,7 +374,12 @@ pub fn analyze(
     let skimmed = if is_plain {
         stages::skim::skim_plain(&decoded.text)
     } else {
-        stages::skim::skim_html(&decoded.text, url)
+        stages::skim::skim_html_with(
+            &decoded.text,
+            url,
+            topic.file.crawl.max_links_per_page,
+            topic.file.crawl.max_attributes_per_element,
+        )
     };
     let mut text = skimmed.title.clone().unwrap_or_default();
     text.push_str("\n\n");
@@ -400,6 +415,7 @@ pub fn analyze(
         }
     });
     Analysis {
+        links_cut: skimmed.links_cut,
         facts: PageFacts {
             score,
             verdict: verdict.satisfied,
@@ -510,7 +526,8 @@ pub async fn crawl(
         },
         last_commit: Instant::now(),
     };
-    crawler.load_frontier()?;
+    let resumed = crawler.store.begin_crawl()?;
+    crawler.load_frontier(resumed)?;
     crawler.recover_from_warc()?;
 
     let concurrency = ctx.topic.file.crawl.concurrency;
@@ -598,6 +615,8 @@ pub async fn crawl(
         }
     }
     crawler.outcome.frontier_left = crawler.explain_frontier(max_pages)?;
+    let interrupted = crawler.outcome.interrupted;
+    crawler.store.end_crawl(interrupted)?;
     crawler.commit()?;
     crawler.outcome.seconds = started.elapsed().as_secs_f64();
     Ok(crawler.outcome)
@@ -819,9 +838,25 @@ impl Crawler<'_> {
         Ok(entry)
     }
 
-    fn load_frontier(&mut self) -> anyhow::Result<()> {
+    /// The frontier and the servers' state from `crawl.sqlite`; `resumed`: the last crawl did
+    /// not finish, and its per-run state goes on (servers given up, trap counters, retries).
+    fn load_frontier(&mut self, resumed: bool) -> anyhow::Result<()> {
         for (host, fetched) in self.store.host_counts()? {
             self.host_mut(&host).fetched = fetched;
+        }
+        if resumed {
+            for host in self.store.given_up_hosts()? {
+                self.host_mut(&host).gave_up = true;
+            }
+            for (host, path, count) in self.store.trap_counts()? {
+                let h = self.host_mut(&host);
+                if path.is_empty() {
+                    h.calendar_pages = count;
+                } else {
+                    h.query_variants.insert(fingerprint(&path), count);
+                }
+            }
+            self.attempts.extend(self.store.attempts()?);
         }
         self.restore_focus()?;
         // Revisits stay in memory (they are as many as the pages already stored), and the
@@ -1528,7 +1563,7 @@ impl Crawler<'_> {
                     &format!("{what}; tried again after {:.1} s", pause.as_secs_f64()),
                 )?;
                 self.host_mut(host_key).next_at = ended + pause;
-                self.requeue_retry(host_key, &entry);
+                self.requeue_retry(host_key, &entry)?;
                 // The budget counts URLs settled, so a retry does not spend it.
                 self.requests_total = self.requests_total.saturating_sub(1);
                 return Ok(());
@@ -1591,6 +1626,17 @@ impl Crawler<'_> {
             return Ok(());
         };
         self.store.page_facts(entry.id, &analysis.facts)?;
+        if analysis.links_cut > 0 {
+            self.outcome.pages_links_cut += 1;
+            if self.outcome.pages_links_cut == 1 {
+                let max = self.ctx.topic.file.crawl.max_links_per_page;
+                self.progress.note(&format!(
+                    "{url} has {} links: the first {max} are read ([crawl] \
+                     max_links_per_page); report.json counts such pages",
+                    max + analysis.links_cut,
+                ));
+            }
+        }
         let is_seed = self.store.is_seed(entry.id)?;
         if is_seed {
             self.store.seed_verdict(entry.id, analysis.facts.verdict)?;
@@ -1613,9 +1659,7 @@ impl Crawler<'_> {
             &self.ctx.product_token,
         );
         if analysis.nofollow || header.nofollow || (is_seed && !analysis.facts.verdict) {
-            let rekeyed = self.prio.page_done(entry.id);
-            self.push_rekeyed(rekeyed);
-            return Ok(());
+            return self.links_taken_in(entry.id);
         }
         // Tunnelling: off-topic pages in a row ending here; past the limit, the links are
         // recorded but not queued.
@@ -1660,7 +1704,10 @@ impl Crawler<'_> {
             // The page's links to one URL arrive as one, with their number.
             self.store
                 .link(entry.id, dst, link_kind_name(*kind), anchor, *count)?;
-            self.prio.link(entry.id, dst, priority);
+            if self.prio.link(entry.id, dst, priority) {
+                // Stored, so that a resumed crawl queues it where this one has it.
+                self.store.raise_priority(dst, priority)?;
+            }
             if !new {
                 continue;
             }
@@ -1700,9 +1747,7 @@ impl Crawler<'_> {
             }
             self.queue_url(target_host, dst, child_depth, priority, run);
         }
-        let rekeyed = self.prio.page_done(entry.id);
-        self.push_rekeyed(rekeyed);
-        Ok(())
+        self.links_taken_in(entry.id)
     }
 
     /// Records a response (or a failure) as the URL's final state. Returns the response when
@@ -1814,11 +1859,13 @@ impl Crawler<'_> {
         let limits = self.ctx.topic.file.traps.limits();
         let verdict = stages::traps::check_shape(url, &limits).and_then(|()| {
             let host = self.host_mut(host_key);
+            let mut counted: Vec<&str> = Vec::new();
             if stages::traps::is_calendar_like(url) {
                 if host.calendar_pages >= limits.max_calendar_pages {
                     return Err(stages::traps::Trap::Calendar);
                 }
                 host.calendar_pages += 1;
+                counted.push("");
             }
             if let Some(path) = stages::traps::query_variant_key(url) {
                 let count = host.query_variants.entry(fingerprint(path)).or_insert(0);
@@ -1826,9 +1873,20 @@ impl Crawler<'_> {
                     return Err(stages::traps::Trap::QueryVariants);
                 }
                 *count += 1;
+                counted.push(path);
             }
-            Ok(())
+            Ok(counted)
         });
+        // The counters are stored, so that a resumed crawl refuses what this one would.
+        let verdict = match verdict {
+            Ok(counted) => {
+                for path in counted {
+                    self.store.count_trap(host_key, path)?;
+                }
+                Ok(())
+            }
+            Err(trap) => Err(trap),
+        };
         match verdict {
             Ok(()) => Ok(true),
             Err(trap) => {
@@ -1869,9 +1927,10 @@ impl Crawler<'_> {
         )?;
         self.store.link(entry.id, dst, "redirect", "", 1)?;
         // The target is the same page: it takes the source's links' share (OPIC cash, in-links).
-        self.prio.link(entry.id, dst, entry.priority);
-        let rekeyed = self.prio.page_done(entry.id);
-        self.push_rekeyed(rekeyed);
+        if self.prio.link(entry.id, dst, entry.priority) {
+            self.store.raise_priority(dst, entry.priority)?;
+        }
+        self.links_taken_in(entry.id)?;
         if !new {
             // Already seen: a loop or a second path to the same page; nothing more to do.
             return Ok(());

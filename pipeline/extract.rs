@@ -155,6 +155,9 @@ struct Processed {
     encoding: String,
     encoding_decision: String,
     paragraphs: Vec<Para>,
+    /// Links and attributes past the topic's caps, left out (`[crawl] max_links_per_page`,
+    /// `max_attributes_per_element`).
+    cut: (usize, usize),
 }
 
 struct Para {
@@ -327,6 +330,7 @@ fn process(
         lang_attr: extracted.lang_attr.clone(),
         canonical: extracted.canonical.clone(),
         dates: extracted.dates.clone(),
+        cut: (extracted.links_cut, extracted.attributes_cut),
         encoding: decoded.encoding.name().to_string(),
         encoding_decision: serde_json::to_value(decoded.decision)
             .ok()
@@ -509,6 +513,8 @@ pub fn run(
     bar.set_length(pages.len() as u64);
     let options = ExtractOptions {
         keep_everything: topic.file.output.keep_everything,
+        max_links: topic.file.crawl.max_links_per_page,
+        max_attributes: topic.file.crawl.max_attributes_per_element,
         ..ExtractOptions::default()
     };
     let warc_dir = run_dir.join("warc");
@@ -531,6 +537,12 @@ pub fn run(
         pages: processed.len() as u64,
         ..ExtractReport::default()
     };
+    for (_, p) in &processed {
+        if let Ok(p) = p {
+            report.pages_links_cut += u64::from(p.cut.0 > 0);
+            report.pages_attributes_cut += u64::from(p.cut.1 > 0);
+        }
+    }
 
     // Host boilerplate: counted over every readable page of the run (kept or not), since a
     // footer is a footer whatever the page's topic. `keep_everything` keeps it too.

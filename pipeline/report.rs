@@ -88,10 +88,21 @@ pub struct ExtractReport {
     /// Paragraphs removed from kept documents after per-page cleaning, per cause
     /// (`host-boilerplate`, `language`); each is listed in `removed-paragraphs.csv`.
     pub paragraphs_removed: BTreeMap<String, u64>,
+    /// Pages with more links than `[crawl] max_links_per_page` (the first ones were read).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub pages_links_cut: u64,
+    /// Pages with an element bearing more attributes than `[crawl]
+    /// max_attributes_per_element` (the first ones were read).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub pages_attributes_cut: u64,
     /// Seconds.
     pub seconds: f64,
     /// Pages per second.
     pub pages_per_second: f64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Export stage figures.
@@ -277,6 +288,18 @@ impl Report {
                 "  {:<8} {:>8}  pages → {} documents kept ({:.0} pages/s)",
                 "extract", extract.pages, extract.kept, extract.pages_per_second
             );
+            if extract.pages_links_cut + extract.pages_attributes_cut > 0 {
+                let _ = writeln!(
+                    out,
+                    "  {:<8} {:>8}  pages read only in part: {} with more links than [crawl] \
+                     max_links_per_page, {} with an element of more attributes than \
+                     max_attributes_per_element",
+                    "",
+                    extract.pages_links_cut.max(extract.pages_attributes_cut),
+                    extract.pages_links_cut,
+                    extract.pages_attributes_cut
+                );
+            }
             if let Some(n) = extract.dropped.get("unreadable").filter(|n| **n > 0) {
                 let _ = writeln!(
                     out,

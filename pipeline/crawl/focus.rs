@@ -317,12 +317,26 @@ impl Crawler<'_> {
         self.push_queued(q, 0, true);
     }
 
-    /// A URL whose request failed in a way worth another try: back in its queue.
-    pub(super) fn requeue_retry(&mut self, host: &str, job: &Job) {
+    /// A URL whose request failed in a way worth another try: back in its queue (its count of
+    /// requests stored, so that a resumed crawl tries it no more often than this one would).
+    pub(super) fn requeue_retry(&mut self, host: &str, job: &Job) -> anyhow::Result<()> {
+        self.store.set_attempts(job.id, job.attempts + 1)?;
         let q = self
             .prio
             .queue(job.id, host, job.depth, job.priority, job.hops);
         self.push_queued(q, job.attempts + 1, job.revisit);
+        Ok(())
+    }
+
+    /// The frontier has taken in the links of page `id`: the strategy re-keys what that
+    /// changed (graph strategies store the moment, to replay it on resume).
+    pub(super) fn links_taken_in(&mut self, id: i64) -> anyhow::Result<()> {
+        if self.prio.needs_graph() {
+            self.store.page_done(id)?;
+        }
+        let rekeyed = self.prio.page_done(id);
+        self.push_rekeyed(rekeyed);
+        Ok(())
     }
 
     fn push_queued(&mut self, q: Queued, attempts: u32, revisit: bool) {
@@ -448,19 +462,8 @@ impl Crawler<'_> {
             self.prio.seed(id);
         }
         let links = self.store.link_pairs()?;
-        for &(src, dst) in &links {
-            self.prio.link(src, dst, 0.0);
-        }
-        if matches!(
-            self.prio.strategy(),
-            Strategy::Opic | Strategy::ForwardLinkCount
-        ) {
-            for id in self.store.fetch_order()? {
-                self.prio.page_done(id);
-            }
-        }
-        if self.prio.strategy() == Strategy::PageRank && !links.is_empty() {
-            self.prio.recompute_pagerank();
+        if self.prio.needs_graph() {
+            self.replay_graph(&links)?;
         }
         // The servers' yields, from the verdicts of the pages fetched so far.
         for (host, on_topic) in self.store.judged_pages()? {
@@ -488,6 +491,50 @@ impl Crawler<'_> {
                 }
             }
             self.maybe_learn()?;
+        }
+        Ok(())
+    }
+
+    /// Rebuilds the known link graph, cash and partial PageRank as the interrupted crawl built
+    /// them: each page's links, then its `page_done`, in the order the crawl took them in (the
+    /// PageRank is recomputed at the same pages, over the graph known then). A run folder of an
+    /// older glaneur has no such order: its links, then the fetched pages in fetch order.
+    fn replay_graph(&mut self, links: &[(i64, i64)]) -> anyhow::Result<()> {
+        let order = self.store.page_done_order()?;
+        if order.is_empty() {
+            for &(src, dst) in links {
+                self.prio.link(src, dst, 0.0);
+            }
+            if matches!(
+                self.prio.strategy(),
+                Strategy::Opic | Strategy::ForwardLinkCount
+            ) {
+                for id in self.store.fetch_order()? {
+                    self.prio.page_done(id);
+                }
+            }
+            if self.prio.strategy() == Strategy::PageRank && !links.is_empty() {
+                self.prio.recompute_pagerank();
+            }
+            return Ok(());
+        }
+        let mut by_source: HashMap<i64, Vec<i64>> = HashMap::new();
+        for &(src, dst) in links {
+            by_source.entry(src).or_default().push(dst);
+        }
+        for id in order {
+            for dst in by_source.remove(&id).unwrap_or_default() {
+                self.prio.link(id, dst, 0.0);
+            }
+            self.prio.page_done(id);
+        }
+        // Links of pages not taken in yet (a crash between the two): known all the same.
+        let mut rest: Vec<(i64, Vec<i64>)> = by_source.into_iter().collect();
+        rest.sort_unstable_by_key(|(src, _)| *src);
+        for (src, dsts) in rest {
+            for dst in dsts {
+                self.prio.link(src, dst, 0.0);
+            }
         }
         Ok(())
     }

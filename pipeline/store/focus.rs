@@ -1,13 +1,19 @@
-//! The focused crawl's own state in `crawl.sqlite`: tunnelling hops, the seed centroid and the
-//! term counts of the `G_F` seed pages, so that a resumed crawl scores and expands exactly as
-//! the interrupted one would have.
+//! The crawl's own state in `crawl.sqlite`, beyond the URLs: tunnelling hops, raised
+//! priorities, the order in which pages gave their links (graph strategies), the trap rules'
+//! counters, retry counts, servers given up, the seed centroid and the term counts of the
+//! `G_F` seed pages — so that a crawl stopped at any moment (Ctrl-C, `kill -9`) and run again
+//! orders, expands and refuses exactly as the uninterrupted one would have.
 //!
-//! **In:** what `crawl::focus` computes. **Out:** table `tunnel` and `meta` keys
-//! `focus_centroid` (JSON of `stages::centroid::Centroid`) and `focus_seed_terms:ID`; read
-//! back: links, fetch order, seeds, and the verdicts of fetched pages (servers' yields).
+//! **In:** what `crawl::focus` computes. **Out:** tables `tunnel`, `page_done`,
+//! `trap_counts`, `attempts`, and `meta` keys `crawl_state`, `focus_centroid` (JSON of
+//! `stages::centroid::Centroid`) and `focus_seed_terms:ID`; read back: links, seeds, and the
+//! verdicts of fetched pages (servers' yields).
 //!
-//! **Invariants:** the table is created with the rest of the schema ([`SCHEMA`], run by
-//! `Store::open`); writes go into the store's open transaction like every other write.
+//! **Invariants:** the tables are created with the rest of the schema ([`SCHEMA`], run by
+//! `Store::open`; a run folder of an older glaneur gets them empty); writes go into the
+//! store's open transaction like every other write, so they are committed with the URL states
+//! they go with; per-run state (`trap_counts`, `attempts`, servers given up) carries over only
+//! to a crawl that continues an unfinished one ([`Store::begin_crawl`]).
 
 use rusqlite::{OptionalExtension, params};
 
@@ -19,7 +25,24 @@ CREATE TABLE IF NOT EXISTS tunnel (
     url_id INTEGER PRIMARY KEY REFERENCES urls(id),
     hops   INTEGER NOT NULL   -- off-topic pages in a row between the last on-topic page and this URL
 );
+CREATE TABLE IF NOT EXISTS page_done (   -- graph strategies: pages whose links the frontier took in, in order
+    url_id INTEGER NOT NULL REFERENCES urls(id)
+);
+CREATE TABLE IF NOT EXISTS trap_counts ( -- the trap rules' counters of the crawl under way
+    host  TEXT NOT NULL,                 -- politeness key
+    path  TEXT NOT NULL,                 -- path whose query variants are counted; '' = calendar-like URLs
+    count INTEGER NOT NULL,
+    PRIMARY KEY (host, path)
+);
+CREATE TABLE IF NOT EXISTS attempts (    -- requests already made for a URL waiting to be tried again
+    url_id   INTEGER PRIMARY KEY REFERENCES urls(id),
+    attempts INTEGER NOT NULL
+);
 ";
+
+/// Meta key of the crawl's state: `running` while a crawl runs (also what a killed crawl
+/// leaves), `interrupted` after a graceful stop, `finished` when it ended by itself.
+const CRAWL_STATE_KEY: &str = "crawl_state";
 
 impl Store {
     /// Records the tunnelling hops of a URL entering the frontier.
@@ -96,6 +119,132 @@ impl Store {
             .query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? != 0)))?
             .collect::<Result<_, _>>()?;
         Ok(rows)
+    }
+
+    /// A waiting URL's priority was raised by a better page linking to it (best-first).
+    pub fn raise_priority(&mut self, url_id: i64, priority: f64) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached("UPDATE urls SET priority = ?2 WHERE id = ?1 AND priority < ?2")?
+            .execute(params![url_id, priority])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// The frontier took in the links of this page (graph strategies replay these in order).
+    pub fn page_done(&mut self, url_id: i64) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached("INSERT INTO page_done(url_id) VALUES (?1)")?
+            .execute([url_id])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// [`Store::page_done`]'s pages, in order (empty for a run folder of an older glaneur).
+    pub fn page_done_order(&self) -> anyhow::Result<Vec<i64>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT url_id FROM page_done ORDER BY rowid")?;
+        let rows = stmt
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// One more URL counted by a trap rule (`path` '' for calendar-like URLs).
+    pub fn count_trap(&mut self, host: &str, path: &str) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO trap_counts(host, path, count) VALUES (?1, ?2, 1)
+                 ON CONFLICT(host, path) DO UPDATE SET count = count + 1",
+            )?
+            .execute(params![host, path])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// The trap rules' counters: (host, path, count).
+    pub fn trap_counts(&self) -> anyhow::Result<Vec<(String, String, u32)>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT host, path, count FROM trap_counts")?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    u32::try_from(r.get::<_, i64>(2)?).unwrap_or(u32::MAX),
+                ))
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// Requests already made for a URL that waits to be tried again.
+    pub fn set_attempts(&mut self, url_id: i64, attempts: u32) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO attempts(url_id, attempts) VALUES (?1, ?2)
+                 ON CONFLICT(url_id) DO UPDATE SET attempts = excluded.attempts",
+            )?
+            .execute(params![url_id, attempts])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// [`Store::set_attempts`]'s counts of the URLs still queued.
+    pub fn attempts(&self) -> anyhow::Result<Vec<(i64, u32)>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT a.url_id, a.attempts FROM attempts a JOIN urls u ON u.id = a.url_id
+             WHERE u.state = 'queued'",
+        )?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    u32::try_from(r.get::<_, i64>(1)?).unwrap_or(u32::MAX),
+                ))
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// Servers the crawl gave up on (`hosts.gave_up`).
+    pub fn given_up_hosts(&self) -> anyhow::Result<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT host FROM hosts WHERE gave_up IS NOT NULL")?;
+        let rows = stmt
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// Starts a crawl: returns whether it continues one that did not finish (stopped or
+    /// killed), whose per-run state (servers given up, trap counters, retry counts) then
+    /// goes on; otherwise that state starts over, as for a new run.
+    pub fn begin_crawl(&mut self) -> anyhow::Result<bool> {
+        let resumed = matches!(
+            self.meta(CRAWL_STATE_KEY)?.as_deref(),
+            Some("running" | "interrupted")
+        );
+        if !resumed {
+            self.conn
+                .execute_batch("DELETE FROM trap_counts; DELETE FROM attempts;")?;
+        }
+        self.set_meta(CRAWL_STATE_KEY, "running")?;
+        Ok(resumed)
+    }
+
+    /// Ends a crawl: `interrupted` (a graceful stop) or finished.
+    pub fn end_crawl(&mut self, interrupted: bool) -> anyhow::Result<()> {
+        self.set_meta(
+            CRAWL_STATE_KEY,
+            if interrupted {
+                "interrupted"
+            } else {
+                "finished"
+            },
+        )
     }
 
     /// URL ids of the seeds (the `seeds` table).

@@ -78,7 +78,7 @@ pub const LIMITS: &[Limit] = &[
     above("[crawl] timeout_seconds", 0.0, DAY, SECONDS),
     limit("[crawl] frontier_in_memory", 0.0, 1e10, WHOLE),
     limit("[crawl] max_links_per_page", 1.0, 10_000_000.0, WHOLE),
-    limit("[crawl] max_attributes_per_element", 1.0, 100_000.0, WHOLE),
+    limit("[crawl] max_attributes_per_element", 1.0, 10_000.0, WHOLE),
     limit("[focus] tunnel", 0.0, 65_535.0, WHOLE),
     limit("[focus] margin", 0.0, 1.0, SHARE),
     limit("[focus] pagerank_every", 1.0, 1e12, WHOLE),

@@ -96,8 +96,14 @@ pub const MAIN_REGION_LINK_DENSITY: f32 = 0.7;
 /// to be kept for its place alone ("Close", "Caption", "Photo: AP" are not sentences).
 pub const MIN_PROMOTED_WORDS: usize = 3;
 
+/// Links read from one page by default (Heritrix reads 6,000).
+pub const DEFAULT_MAX_LINKS: usize = 10_000;
+
+/// Attributes read on one element by default; real pages stay below a hundred.
+pub const DEFAULT_MAX_ATTRIBUTES: usize = 1_000;
+
 /// Options of [`extract_html`].
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ExtractOptions {
     /// Keep every text block (each still labelled with the classifier's reason).
@@ -106,6 +112,24 @@ pub struct ExtractOptions {
     /// boilerplate. Off by default: comments are running text, and the CleanEval gold, made
     /// for linguistic corpora, keeps them.
     pub drop_comments: bool,
+    /// Links kept from one page, the first ones in document order ([`Extracted::links_cut`]
+    /// counts the others).
+    pub max_links: usize,
+    /// Attributes handed to the parser on one element, the first ones: the HTML parser checks
+    /// every new attribute against the element's others, so n attributes cost n² (300,000 on
+    /// one tag take minutes). [`Extracted::attributes_cut`] counts the others.
+    pub max_attributes: usize,
+}
+
+impl Default for ExtractOptions {
+    fn default() -> ExtractOptions {
+        ExtractOptions {
+            keep_everything: false,
+            drop_comments: false,
+            max_links: DEFAULT_MAX_LINKS,
+            max_attributes: DEFAULT_MAX_ATTRIBUTES,
+        }
+    }
 }
 
 /// What [`extract_html`] or [`extract_plain`] found in a page.
@@ -131,6 +155,16 @@ pub struct Extracted {
     /// The stop-word list the classifier used (ISO 639-1), `None` when the page language has
     /// no list and stop words were not used.
     pub stopword_lang: Option<String>,
+    /// Links past [`ExtractOptions::max_links`], left out.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub links_cut: usize,
+    /// Attributes past [`ExtractOptions::max_attributes`] on one element, left out.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub attributes_cut: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Extracted {
@@ -316,14 +350,19 @@ pub enum LinkKind {
 
 /// Extract blocks, links and metadata from an HTML page.
 pub fn extract_html(html: &str, page_url: &Url, options: &ExtractOptions) -> Extracted {
-    let document = Html::parse_document(&prepare(html));
+    let mut attributes_cut = 0;
+    let document =
+        Html::parse_document(&prepare(html, options.max_attributes, &mut attributes_cut));
     let mut walker = Walker {
         drop_comments: options.drop_comments,
+        max_links: options.max_links,
         ..Walker::default()
     };
     walker.walk(&document);
     drop(document);
-    walker.finish(page_url, options)
+    let mut extracted = walker.finish(page_url, options);
+    extracted.attributes_cut = attributes_cut;
+    extracted
 }
 
 /// Deepest element nesting handed to the parser; deeper start tags (and their end tags) are
@@ -346,7 +385,36 @@ pub const MAX_NESTING: usize = 1024;
 /// of script text (whose `<!--`…`<script>` escapes can hide a `</script>`); it does not cut
 /// inside SVG/MathML (where `<script>` holds markup) or after `<frameset>` (which ignores a
 /// `<script>` tag).
-pub(crate) fn prepare(html: &str) -> Cow<'_, str> {
+///
+/// Attribute bombs: html5ever checks each new attribute of a tag against the tag's others, so
+/// n attributes on one element cost O(n²). Past `max_attributes` on one start tag, the rest of
+/// its attributes are left out (their number is added to `attributes_cut`).
+pub(crate) fn prepare<'a>(
+    html: &'a str,
+    max_attributes: usize,
+    attributes_cut: &mut usize,
+) -> Cow<'a, str> {
+    scan_and_cut(html, true, max_attributes, attributes_cut)
+}
+
+/// Only the attribute cut of [`prepare`], for a tokenizer that needs no other (the crawl's
+/// skim: html5gum reads attributes with one nested call each, so tens of thousands of them on
+/// one tag overflow a thread's stack). Nothing is copied unless a tag has too many.
+pub(crate) fn cap_attributes<'a>(
+    html: &'a str,
+    max_attributes: usize,
+    attributes_cut: &mut usize,
+) -> Cow<'a, str> {
+    scan_and_cut(html, false, max_attributes, attributes_cut)
+}
+
+/// The scan of [`prepare`]; `structure`: also cut nesting bombs and raw text.
+fn scan_and_cut<'a>(
+    html: &'a str,
+    structure: bool,
+    max_attributes: usize,
+    attributes_cut: &mut usize,
+) -> Cow<'a, str> {
     let bytes = html.as_bytes();
     let mut depth = 0usize;
     let mut foreign = 0usize;
@@ -395,9 +463,20 @@ pub(crate) fn prepare(html: &str) -> Cow<'_, str> {
         let name = bytes
             .get(name_start..name_start + name_len)
             .unwrap_or_default();
-        let tag_end = tag_end(bytes, name_start + name_len);
+        let (tag_end, excess_attributes) =
+            tag_end_counting(bytes, name_start + name_len, max_attributes);
         i = tag_end;
-        if !is_end && is_one_of(name, RAW_TEXT_ELEMENTS) {
+        if let Some((from, to, count)) = excess_attributes.filter(|_| !is_end) {
+            cut(&mut out, &mut copied, from, to);
+            *attributes_cut += count;
+        }
+        // Raw-text element names start with one of these letters: most tags are told apart
+        // by one byte instead of nine comparisons.
+        let first = name.first().map_or(0, u8::to_ascii_lowercase);
+        if !is_end
+            && matches!(first, b'i' | b'n' | b's' | b't' | b'x')
+            && is_one_of(name, RAW_TEXT_ELEMENTS)
+        {
             let is_script = name.eq_ignore_ascii_case(b"script");
             let end = if is_script {
                 script_end(bytes, tag_end)
@@ -409,7 +488,7 @@ pub(crate) fn prepare(html: &str) -> Cow<'_, str> {
                 break;
             };
             let strippable = is_script || name.eq_ignore_ascii_case(b"style");
-            if end > tag_end && foreign == 0 && !frameset && strippable {
+            if structure && end > tag_end && foreign == 0 && !frameset && strippable {
                 cut(&mut out, &mut copied, tag_end, end);
             }
             i = self::tag_end(bytes, end + 2 + name.len());
@@ -421,19 +500,21 @@ pub(crate) fn prepare(html: &str) -> Cow<'_, str> {
         if !is_end && name.eq_ignore_ascii_case(b"frameset") {
             frameset = true;
         }
-        if is_one_of(name, UNCOUNTED_ELEMENTS) {
-            continue;
-        }
         // `<path/>` closes itself inside SVG or MathML; in HTML the parser ignores the slash.
         let self_closing = tag_end >= 2 && bytes.get(tag_end - 2) == Some(&b'/');
-        if is_one_of(name, &["svg", "math"]) && !self_closing {
+        let svg_or_math = matches!(first, b's' | b'm') && is_one_of(name, &["svg", "math"]);
+        if svg_or_math && !self_closing {
             if is_end {
                 foreign = foreign.saturating_sub(1);
             } else {
                 foreign += 1;
             }
         }
-        if !is_end && self_closing && (foreign > 0 || is_one_of(name, &["svg", "math"])) {
+        // The depth is only needed for the nesting cut.
+        if !structure || is_one_of(name, UNCOUNTED_ELEMENTS) {
+            continue;
+        }
+        if !is_end && self_closing && (foreign > 0 || svg_or_math) {
             continue;
         }
         let excess = if is_end {
@@ -444,7 +525,7 @@ pub(crate) fn prepare(html: &str) -> Cow<'_, str> {
             depth += 1;
             depth > MAX_NESTING
         };
-        if excess {
+        if excess && structure {
             cut(&mut out, &mut copied, lt, tag_end);
         }
     }
@@ -486,6 +567,16 @@ fn find(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
 /// attribute name's `=` (spaces allowed); a `>` anywhere else ends the tag. The end of the
 /// input if none does.
 fn tag_end(bytes: &[u8], from: usize) -> usize {
+    tag_end_counting(bytes, from, usize::MAX).0
+}
+
+/// [`tag_end`], counting the attributes: past `max_attributes`, also the byte range of the
+/// excess ones (up to the `/` or `>` that ends the tag) and how many they are.
+fn tag_end_counting(
+    bytes: &[u8],
+    from: usize,
+    max_attributes: usize,
+) -> (usize, Option<(usize, usize, usize)>) {
     /// The tokenizer's attribute states (after a quoted value and `/` act as `Before`).
     #[derive(Clone, Copy)]
     enum State {
@@ -497,12 +588,39 @@ fn tag_end(bytes: &[u8], from: usize) -> usize {
         Unquoted,
     }
     let mut state = State::Before;
-    for (k, &b) in bytes.get(from..).unwrap_or_default().iter().enumerate() {
+    let mut attributes = 0usize;
+    let mut excess_from = None;
+    let excess = |excess_from: Option<usize>, gt: usize, attributes: usize| {
+        excess_from.map(|start| {
+            // A `/` just before the `>` stays: it closes the tag in SVG and MathML.
+            let end = if gt > start && bytes.get(gt - 1) == Some(&b'/') {
+                gt - 1
+            } else {
+                gt
+            };
+            (start, end.max(start), attributes - max_attributes)
+        })
+    };
+    let mut k = from;
+    while let Some(&b) = bytes.get(k) {
+        if let State::Quoted(q) = state {
+            // A quoted value ends at its quote, and nothing in it matters: jump there.
+            match bytes.get(k..).and_then(|rest| memchr::memchr(q, rest)) {
+                Some(p) => {
+                    k += p + 1;
+                    state = State::Before;
+                    continue;
+                }
+                None => break,
+            }
+        }
         let space = matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ');
+        let before = state;
         state = match state {
-            State::Quoted(q) if b == q => State::Before,
             State::Quoted(q) => State::Quoted(q),
-            _ if b == b'>' => return from + k + 1,
+            _ if b == b'>' => {
+                return (k + 1, excess(excess_from, k, attributes));
+            }
             State::BeforeValue if space => State::BeforeValue,
             State::BeforeValue if matches!(b, b'"' | b'\'') => State::Quoted(b),
             State::BeforeValue => State::Unquoted,
@@ -515,8 +633,16 @@ fn tag_end(bytes: &[u8], from: usize) -> usize {
             // Any other character starts or continues a name (an `=` starting one included).
             _ => State::Name,
         };
+        // A name starts after a blank, a quoted value or a `/`: one more attribute.
+        if matches!(state, State::Name) && matches!(before, State::Before | State::AfterName) {
+            attributes += 1;
+            if attributes == max_attributes.saturating_add(1) {
+                excess_from = Some(k);
+            }
+        }
+        k += 1;
     }
-    bytes.len()
+    (bytes.len(), None)
 }
 
 /// Offset just after the comment whose text starts at `from` (after `<!--`): `<!-->` and
@@ -858,6 +984,10 @@ struct Walker {
     meta_lang: Option<String>,
     robots: MetaRobots,
     drop_comments: bool,
+    /// [`ExtractOptions::max_links`].
+    max_links: usize,
+    /// Links past `max_links`, not kept.
+    links_cut: usize,
 }
 
 impl Walker {
@@ -1244,7 +1374,13 @@ impl Walker {
         }
     }
 
+    /// Records a link; returns its index (`usize::MAX`, which no link has, for a link past
+    /// `max_links`: its text is still read as link text, the link itself is not kept).
     fn push_link(&mut self, href: &str, anchor: &str, kind: LinkKind, nofollow: bool) -> usize {
+        if self.links.len() >= self.max_links {
+            self.links_cut += 1;
+            return usize::MAX;
+        }
         let mut collapsed = String::new();
         let mut pending = false;
         push_collapsed(&mut collapsed, anchor, &mut pending);
@@ -1446,6 +1582,8 @@ impl Walker {
             links,
             language,
             stopword_lang: stop_lang.map(str::to_owned),
+            links_cut: self.links_cut,
+            attributes_cut: 0,
         }
     }
 }
@@ -1925,17 +2063,21 @@ pub(crate) fn refresh_url(content: &str) -> Option<&str> {
 pub(crate) fn context_around(text: &str, start: usize, end: usize) -> String {
     let start = floor_boundary(text, start.min(text.len()));
     let end = floor_boundary(text, end.clamp(start, text.len()));
-    let total = text.chars().count();
-    let (from, to) = if total <= CONTEXT_CHARS {
+    // Every count stops at what can matter (about CONTEXT_CHARS characters): a block holding
+    // a hundred thousand links must cost a hundred thousand short looks, not as many walks
+    // over the whole block.
+    let short = text.chars().nth(CONTEXT_CHARS).is_none();
+    let (from, to) = if short {
         (0, text.len())
     } else {
-        let span = text[start..end].chars().count();
+        let span = text[start..end].chars().take(CONTEXT_CHARS).count();
         if span >= CONTEXT_CHARS {
             (start, advance(text, start, CONTEXT_CHARS))
         } else {
             let budget = CONTEXT_CHARS - span;
-            let left_room = text[..start].chars().count();
-            let right_room = total - left_room - span;
+            // The room on each side, counted up to the budget (more changes nothing below).
+            let left_room = text[..start].chars().rev().take(budget).count();
+            let right_room = text[end..].chars().take(budget).count();
             let mut left = budget / 2;
             let mut right = budget - left;
             if left > left_room {
@@ -3286,18 +3428,30 @@ mod tests {
             "<!DOCTYPE html><html><!-- <div><div> --><script>'<div>'.repeat(9)</script>\
              <div title='a>b'><p>{PARA_EN}<li><td><br></div></html>"
         );
-        assert_eq!(prepare(&page), page.replace("'<div>'.repeat(9)", ""));
+        assert_eq!(
+            prepare(&page, usize::MAX, &mut 0),
+            page.replace("'<div>'.repeat(9)", "")
+        );
         let no_script = page.replace("'<div>'.repeat(9)", "");
-        assert!(matches!(prepare(&no_script), Cow::Borrowed(_)));
+        assert!(matches!(
+            prepare(&no_script, usize::MAX, &mut 0),
+            Cow::Borrowed(_)
+        ));
         let icons =
             "<svg viewBox='0 0 9 9'><path d='M0 0'/><circle r='1'/></svg><svg/>".repeat(3000);
-        assert!(matches!(prepare(&icons), Cow::Borrowed(_)));
+        assert!(matches!(
+            prepare(&icons, usize::MAX, &mut 0),
+            Cow::Borrowed(_)
+        ));
         let unclosed = "<li><p>item<option>x<td>y".repeat(3000);
-        assert!(matches!(prepare(&unclosed), Cow::Borrowed(_)));
+        assert!(matches!(
+            prepare(&unclosed, usize::MAX, &mut 0),
+            Cow::Borrowed(_)
+        ));
         let deep = "<div class=\"x\">".repeat(MAX_NESTING + 10)
             + "text"
             + &"</div>".repeat(MAX_NESTING + 10);
-        let limited = prepare(&deep);
+        let limited = prepare(&deep, usize::MAX, &mut 0);
         assert!(matches!(limited, Cow::Owned(_)));
         assert_eq!(limited.matches("<div").count(), MAX_NESTING);
         assert_eq!(limited.matches("</div>").count(), MAX_NESTING);
@@ -3312,13 +3466,13 @@ mod tests {
             "<a",
             "<plaintext><div>",
         ] {
-            let _ = prepare(input);
+            let _ = prepare(input, usize::MAX, &mut 0);
         }
     }
 
     #[test]
     fn script_and_style_content_is_left_out_only_where_the_parser_agrees() {
-        let cut = |html: &str| prepare(html).into_owned();
+        let cut = |html: &str| prepare(html, usize::MAX, &mut 0).into_owned();
         assert_eq!(
             cut("<SCRIPT type=x>if (a</b) {}</Script ><style>p{}</style/><p>t"),
             "<SCRIPT type=x></Script ><style></style/><p>t"
@@ -3355,7 +3509,10 @@ mod tests {
             "</ <script>x</script> >",
             "<title><script>x</script></title>",
         ] {
-            assert!(matches!(prepare(kept), Cow::Borrowed(_)), "{kept}");
+            assert!(
+                matches!(prepare(kept, usize::MAX, &mut 0), Cow::Borrowed(_)),
+                "{kept}"
+            );
         }
         // The tree, hence the extraction, is the same with and without the content.
         let page = format!(
@@ -3365,7 +3522,9 @@ mod tests {
         );
         let url = Url::parse("http://example.com/").expect("valid");
         let whole = Html::parse_document(&page).root_element().html();
-        let prepared = Html::parse_document(&prepare(&page)).root_element().html();
+        let prepared = Html::parse_document(&prepare(&page, usize::MAX, &mut 0))
+            .root_element()
+            .html();
         assert_eq!(
             whole
                 .replace("var s = '<p>no</p>';", "")
@@ -3421,6 +3580,130 @@ mod tests {
         ] {
             let ex = extract(input);
             assert!(ex.blocks.iter().all(|b| !b.text.is_empty()), "{input:?}");
+        }
+    }
+
+    #[test]
+    fn attributes_past_the_limit_are_left_out_before_parsing() {
+        let attrs: String = (0..50).map(|i| format!(" a{i}=\"v{i}\"")).collect();
+        let page = format!(
+            "<html><body><div id=\"d\"{attrs}>Un graphe.</div><p title='x>y' b c>z</p>\
+             <svg><path d=\"M0\"{attrs}/></svg></body></html>"
+        );
+        let mut cut = 0;
+        let prepared = prepare(&page, 10, &mut cut);
+        // 41 of the div's and 41 of the path's 51 attributes.
+        assert_eq!(cut, 82);
+        let document = Html::parse_document(&prepared);
+        let div = document
+            .select(&scraper::Selector::parse("div").unwrap())
+            .next()
+            .unwrap();
+        let names: Vec<&str> = div.value().attrs().map(|(k, _)| k).collect();
+        assert_eq!(names.len(), 10);
+        assert!(names.contains(&"id") && names.contains(&"a8") && !names.contains(&"a9"));
+        // A quoted `>` does not end the tag; the tag's self-closing slash stays.
+        assert!(prepared.contains("<p title='x>y' b c>z</p>"), "{prepared}");
+        assert!(prepared.contains(" a8=\"v8\" /></svg>"), "{prepared}");
+        // Under the limit nothing is copied.
+        assert!(matches!(prepare(&page, 100, &mut cut), Cow::Borrowed(_)));
+        let options = ExtractOptions {
+            max_attributes: 10,
+            ..ExtractOptions::default()
+        };
+        let ex = extract_html(&page, &Url::parse("http://a.test/").unwrap(), &options);
+        assert_eq!(ex.attributes_cut, 82);
+    }
+
+    #[test]
+    fn links_past_the_limit_are_counted_not_kept_and_their_text_still_reads_as_links() {
+        let links: String = (0..30)
+            .map(|i| format!("<a href=\"/p{i}\">lien {i}</a> "))
+            .collect();
+        let page = format!("<html><body><p>{links}</p></body></html>");
+        let url = Url::parse("http://a.test/").unwrap();
+        let options = ExtractOptions {
+            max_links: 12,
+            ..ExtractOptions::default()
+        };
+        let capped = extract_html(&page, &url, &options);
+        let whole = extract_html(&page, &url, &ExtractOptions::default());
+        assert_eq!(capped.links.len(), 12);
+        assert_eq!(capped.links_cut, 18);
+        assert_eq!(capped.links[11].url, "http://a.test/p11");
+        assert_eq!(whole.links.len(), 30);
+        // The block is a list of links either way: the cut changes no text decision.
+        let keep = |ex: &Extracted| ex.blocks.iter().map(|b| b.keep).collect::<Vec<_>>();
+        assert_eq!(keep(&capped), keep(&whole));
+    }
+
+    /// The context as it was computed before the counts were bounded: every count over the
+    /// whole block.
+    fn context_around_reference(text: &str, start: usize, end: usize) -> String {
+        let start = floor_boundary(text, start.min(text.len()));
+        let end = floor_boundary(text, end.clamp(start, text.len()));
+        let total = text.chars().count();
+        let (from, to) = if total <= CONTEXT_CHARS {
+            (0, text.len())
+        } else {
+            let span = text[start..end].chars().count();
+            if span >= CONTEXT_CHARS {
+                (start, advance(text, start, CONTEXT_CHARS))
+            } else {
+                let budget = CONTEXT_CHARS - span;
+                let left_room = text[..start].chars().count();
+                let right_room = total - left_room - span;
+                let mut left = budget / 2;
+                let mut right = budget - left;
+                if left > left_room {
+                    right += left - left_room;
+                    left = left_room;
+                }
+                if right > right_room {
+                    left = (left + right - right_room).min(left_room);
+                    right = right_room;
+                }
+                let mut from = retreat(text, start, left);
+                let mut to = advance(text, end, right);
+                if from > 0
+                    && let Some(space) = text[from..start].find(' ')
+                {
+                    from += space + 1;
+                }
+                if to < text.len()
+                    && let Some(space) = text[end..to].rfind(' ')
+                {
+                    to = end + space;
+                }
+                (from, to)
+            }
+        };
+        text.get(from..to)
+            .unwrap_or_default()
+            .trim()
+            .replace('\n', " ")
+    }
+
+    #[test]
+    fn bounded_link_contexts_are_the_contexts_of_the_whole_block() {
+        let words = ["graphe", "é", "sommet", "arête", "x", "chemin", "ü", "a"];
+        for n in [1usize, 5, 17, 30, 60, 200] {
+            let text: String = (0..n)
+                .map(|i| words[i % words.len()])
+                .collect::<Vec<_>>()
+                .join(" ");
+            let bounds: Vec<usize> = (0..=text.len())
+                .filter(|&i| text.is_char_boundary(i))
+                .collect();
+            for (k, &start) in bounds.iter().enumerate().step_by(7) {
+                for &end in bounds[k..].iter().step_by(11).take(6) {
+                    assert_eq!(
+                        context_around(&text, start, end),
+                        context_around_reference(&text, start, end),
+                        "{n} words, {start}..{end}"
+                    );
+                }
+            }
         }
     }
 }

@@ -54,18 +54,50 @@ pub struct Skim {
     pub meta_robots: MetaRobots,
     /// Language detected on the text.
     pub language: Option<LangGuess>,
+    /// Links past the limit, left out.
+    pub links_cut: usize,
+    /// Attributes past the limit on one element, left out.
+    pub attributes_cut: usize,
 }
+
+/// Stack a thread that skims pages should have. The tokenizer reads each attribute of a tag
+/// with one more nested call (about 200 bytes of stack each, optimised; 4 KB in a debug build):
+/// the attributes past `max_attributes` are cut before it reads them, and this leaves room for
+/// the most a topic may allow (10,000) in either build. Only the pages a thread touches are
+/// committed, so a large reservation costs nothing.
+pub const STACK_BYTES: usize = 64 << 20;
 
 /// Skims `html` (already decoded) found at `page_url`.
 pub fn skim_html(html: &str, page_url: &Url) -> Skim {
-    let mut state = State::default();
+    skim_html_with(
+        html,
+        page_url,
+        extract::DEFAULT_MAX_LINKS,
+        extract::DEFAULT_MAX_ATTRIBUTES,
+    )
+}
+
+/// [`skim_html`] keeping at most `max_links` links, the first ones in document order
+/// ([`Skim::links_cut`] counts the others; a page of a hundred thousand links would cost the
+/// crawl a hundred thousand rows, URL checks and priorities), and reading at most
+/// `max_attributes` attributes on one element ([`Skim::attributes_cut`]).
+pub fn skim_html_with(html: &str, page_url: &Url, max_links: usize, max_attributes: usize) -> Skim {
+    let mut attributes_cut = 0;
+    let html = extract::cap_attributes(html, max_attributes, &mut attributes_cut);
+    let html = html.as_ref();
+    let mut state = State {
+        max_links,
+        ..State::default()
+    };
     // The page is read as it is: the extractor's pre-scan (`extract::prepare`), which cuts the
     // content of scripts and style sheets, made the skim slower with html5gum, which crosses
     // that content by byte search and copies none of it (0.37 s against 0.50 s on the fixture
     // pages). Reading a `&str` cannot fail, and the emitter yields no tokens: the tokenizer's
     // work is all in the calls it makes to the emitter.
     let Ok(()) = Tokenizer::new_with_emitter(html, Reader::new(&mut state)).finish();
-    state.finish(page_url)
+    let mut skim = state.finish(page_url);
+    skim.attributes_cut = attributes_cut;
+    skim
 }
 
 /// Skims a `text/plain` page: all of it is text, it has no links, no title and no directives.
@@ -247,6 +279,10 @@ struct State {
     spans: Vec<(usize, usize, Option<usize>)>,
     /// Where each block is in `text`: (start, length).
     blocks: Vec<(usize, usize)>,
+    /// Links kept at most.
+    max_links: usize,
+    /// Links past `max_links`.
+    links_cut: usize,
 }
 
 impl State {
@@ -299,7 +335,13 @@ impl State {
         }
     }
 
+    /// Records a link; returns its index (`usize::MAX`, which no link has, past `max_links`:
+    /// its text still reads as link text).
     fn push_link(&mut self, href: &str, kind: LinkKind, nofollow: bool) -> usize {
+        if self.links.len() >= self.max_links {
+            self.links_cut += 1;
+            return usize::MAX;
+        }
         self.links.push(RawLink::new(href, kind, nofollow));
         self.links.len() - 1
     }
@@ -512,6 +554,8 @@ impl State {
             links,
             meta_robots: self.robots,
             language,
+            links_cut: self.links_cut,
+            attributes_cut: 0,
         }
     }
 }
@@ -980,5 +1024,47 @@ mod tests {
                 "{html:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_tag_of_a_hundred_thousand_attributes_is_read_without_exhausting_the_stack() {
+        // html5gum reads each attribute with one more nested call: tens of thousands on one
+        // tag overflowed the analysis thread's stack and aborted the whole crawl. The test
+        // thread gets the stack the crawl's analysis threads have.
+        let attrs: String = (0..100_000).map(|i| format!(" a{i}=\"v\"")).collect();
+        let page = format!(
+            "<html lang=fr><head><title>Graphes</title></head><body><div{attrs}>Un graphe \
+             et ses sommets.</div><a href=\"/suite\">suite</a></body></html>"
+        );
+        let url = Url::parse("http://a.test/").unwrap();
+        let skim = std::thread::Builder::new()
+            .stack_size(STACK_BYTES)
+            .spawn(move || skim_html(&page, &url))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(
+            skim.attributes_cut,
+            100_000 - extract::DEFAULT_MAX_ATTRIBUTES
+        );
+        assert!(
+            skim.text.contains("Un graphe et ses sommets."),
+            "{}",
+            skim.text
+        );
+        assert_eq!(skim.links.len(), 1);
+    }
+
+    #[test]
+    fn links_past_the_limit_are_counted_not_kept() {
+        let links: String = (0..40)
+            .map(|i| format!("<a href=\"/p{i}\">lien {i}</a> "))
+            .collect();
+        let page = format!("<html><body><p>{links}</p></body></html>");
+        let url = Url::parse("http://a.test/").unwrap();
+        let skim = skim_html_with(&page, &url, 25, 1000);
+        assert_eq!((skim.links.len(), skim.links_cut), (25, 15));
+        assert_eq!(skim.links[24].url, "http://a.test/p24");
+        assert!(skim.text.contains("lien 39"));
     }
 }

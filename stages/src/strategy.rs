@@ -318,7 +318,7 @@ impl Prioritizer {
 
     /// Whether the strategy needs the link graph (in-links, out-links, cash, PageRank). The
     /// others keep nothing per link, which keeps the frontier small.
-    fn needs_graph(&self) -> bool {
+    pub fn needs_graph(&self) -> bool {
         matches!(
             self.settings.strategy,
             Strategy::BacklinkCount
@@ -482,8 +482,10 @@ impl Prioritizer {
     }
 
     /// A link `src → dst` was seen, with the priority the link gives `dst`. A best-first URL
-    /// still waiting takes the best priority any of its known parents gives it.
-    pub fn link(&mut self, src: i64, dst: i64, priority: f64) {
+    /// still waiting takes the best priority any of its known parents gives it. Returns
+    /// whether that raised its priority (which the crawl stores, so that a resumed crawl
+    /// queues the URL where the interrupted one had it).
+    pub fn link(&mut self, src: i64, dst: i64, priority: f64) -> bool {
         if self.needs_graph() {
             self.graph_link(src, dst);
         }
@@ -494,7 +496,9 @@ impl Prioritizer {
         {
             q.priority = priority as f32;
             self.dirty.insert(dst);
+            return true;
         }
+        false
     }
 
     fn graph_link(&mut self, src: i64, dst: i64) {

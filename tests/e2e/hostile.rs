@@ -253,3 +253,70 @@ fn revisit_asks_conditionally_and_keeps_unchanged_pages() {
     );
     assert_eq!(revisit("http://a.test/").as_deref(), Some("refetched"));
 }
+
+#[test]
+fn pages_built_to_choke_parsers_are_read_in_part_and_the_crawl_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("_routes.toml"),
+        r#"[[route]]
+host = "lourd.test"
+path = "/"
+headers = { Content-Type = "text/html; charset=utf-8" }
+body = '<html lang="fr"><head><title>Graphes</title></head><body><p>Un graphe et ses sommets.</p><a href="/attributs.html">attributs</a> <a href="/liens.html">liens</a></body></html>'
+
+[[route]]
+host = "lourd.test"
+path = "/attributs.html"
+generate = "attributes"
+
+[[route]]
+host = "lourd.test"
+path = "/liens.html"
+generate = "links"
+"#,
+    )
+    .unwrap();
+    let topic = dir.path().join("topic.toml");
+    std::fs::write(
+        &topic,
+        "name = \"lourd\"\nlanguages = [\"fr\"]\n[seeds]\nurls = [\"http://lourd.test/\"]\n\
+         [formula]\nexpression = '\"graphe*\"'\n[crawl]\nmax_pages = 6\nmax_depth = 3\n\
+         max_links_per_page = 500\n[politeness]\ncontact = \"mailto:test@example.org\"\n\
+         delay_seconds = 0\n",
+    )
+    .unwrap();
+    let web = TestWeb::start(dir.path());
+    let out = dir.path().join("run");
+    let output = run_topic(&topic, &out, &web.proxy(), &[]);
+    assert_exit(&output, 0);
+    // Both pages were read (the crawl went on past them), and the page after the attribute
+    // bomb was reached through the link that follows it.
+    for url in [
+        "http://lourd.test/attributs.html",
+        "http://lourd.test/liens.html",
+        "http://lourd.test/apres.html",
+    ] {
+        let (reason, _) = reason_of(&out, url).unwrap();
+        assert!(
+            reason != "queued" && reason != "unreadable",
+            "{url}: {reason}"
+        );
+    }
+    // The page of 20,000 links gave its first 500, and the reports say it was cut.
+    let rows: i64 = db(&out)
+        .query_row(
+            "SELECT COUNT(*) FROM links WHERE src = (SELECT id FROM urls WHERE url = ?1)",
+            ["http://lourd.test/liens.html"],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(rows, 500);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["crawl"]["pages_links_cut"], 1, "{report:#}");
+    assert_eq!(report["extract"]["pages_attributes_cut"], 1, "{report:#}");
+    assert_eq!(report["extract"]["pages_links_cut"], 1, "{report:#}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("max_links_per_page"), "{stderr}");
+}

@@ -63,7 +63,8 @@ pub struct Route {
     pub times: Option<u32>,
     /// Generate the page instead of reading a file: `trap` makes an endless calendar, an
     /// endless paged list and an endlessly nesting path, each page on topic; `large` makes a
-    /// page of about 2 MiB that links to `/p0.html` … `/p4.html` of its host.
+    /// page of about 2 MiB that links to `/p0.html` … `/p4.html` of its host; `attributes` a
+    /// page with an element of 100,000 attributes; `links` a page of 20,000 links.
     #[serde(default)]
     pub generate: Option<String>,
 }
@@ -341,8 +342,35 @@ fn generate(kind: &str, path: &str) -> Vec<u8> {
     match kind {
         "trap" => trap_page(path),
         "large" => large_page(path),
+        "attributes" => attributes_page(),
+        "links" => links_page(),
         _ => panic!("unknown generator `{kind}`"),
     }
+}
+
+/// A page on graphs whose `<div>` has 100,000 attributes (parsers slow to a crawl or run out
+/// of stack on such tags).
+fn attributes_page() -> Vec<u8> {
+    let attrs: String = (0..100_000).map(|i| format!(" data-a{i}=\"v\"")).collect();
+    format!(
+        "<!DOCTYPE html><html lang=\"fr\"><head><title>Attributs</title></head><body>\
+         <div{attrs}><p>Un graphe est un ensemble de sommets reliés par des arêtes ; cette page \
+         en parle assez longuement pour être gardée comme un document du corpus.</p></div>\
+         <a href=\"/apres.html\">la suite sur les graphes</a></body></html>"
+    )
+    .into_bytes()
+}
+
+/// A page of 20,000 links to pages of its host.
+fn links_page() -> Vec<u8> {
+    let links: String = (0..20_000)
+        .map(|i| format!("<a href=\"/l{i}.html\">graphe {i}</a>\n"))
+        .collect();
+    format!(
+        "<!DOCTYPE html><html lang=\"fr\"><head><title>Liens</title></head><body>\
+         <p>Tous les graphes du site, avec leurs sommets et leurs arêtes.</p>{links}</body></html>"
+    )
+    .into_bytes()
 }
 
 /// About 2 MiB of paragraphs on graphs, each with a link to one of five pages of the host.
