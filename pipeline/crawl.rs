@@ -56,6 +56,7 @@ use crate::topic::Topic;
 
 mod focus;
 mod pool;
+mod schedule;
 use crate::warcfile::{self, Packed, WarcFile};
 pub use focus::Shared as FocusShared;
 
@@ -244,6 +245,12 @@ struct Host {
     query_variants: HashMap<u64, u32>,
     /// Calendar-like URLs accepted, for the trap rule.
     calendar_pages: u32,
+    /// Its politeness key, shared by its schedule entries.
+    name: std::sync::Arc<str>,
+    /// Changes with every new placement in the schedule: older entries are stale.
+    stamp: u32,
+    /// Changed since it was last placed (see `schedule`).
+    marked: bool,
 }
 
 /// A job's result, sent back to the loop. (One message per request: boxing the larger
@@ -491,6 +498,8 @@ struct Crawler<'a> {
     requests_total: u64,
     outcome: CrawlOutcome,
     last_commit: Instant,
+    /// Which server gets the next request.
+    sched: schedule::Schedule,
 }
 
 /// Runs the crawl until the frontier is empty, the budget is spent or `shutdown` fires.
@@ -525,6 +534,7 @@ pub async fn crawl(
             ..CrawlOutcome::default()
         },
         last_commit: Instant::now(),
+        sched: schedule::Schedule::default(),
     };
     let resumed = crawler.store.begin_crawl()?;
     crawler.load_frontier(resumed)?;
@@ -552,7 +562,6 @@ pub async fn crawl(
     let mut stopping = *shutdown.borrow();
 
     loop {
-        crawler.prune_stale();
         load.observe(&tx.waiting);
         // Start as many requests as the global limit, the budget and the servers' clocks allow.
         if !stopping {
@@ -773,12 +782,19 @@ impl Crawler<'_> {
             self.add_host(key);
         }
         // A borrowed lookup: the entry API would allocate the key on every call.
-        self.hosts.get_mut(key).expect("the host was just added")
+        let host = self.hosts.get_mut(key).expect("the host was just added");
+        // Whatever is changed through here, the schedule looks at the server again.
+        schedule::mark_host(&mut self.sched, host);
+        host
     }
 
     fn add_host(&mut self, key: &str) {
         let delay = self.base_delay();
+        let name: std::sync::Arc<str> = key.into();
         self.hosts.entry(key.to_string()).or_insert_with(|| Host {
+            name,
+            stamp: 0,
+            marked: false,
             queue: BinaryHeap::new(),
             in_flight: 0,
             flying: Vec::new(),
@@ -964,6 +980,7 @@ impl Crawler<'_> {
     /// Takes a queued URL out of its server's queue (its entries, stale ones included).
     fn take_queued(&mut self, host: &str, id: i64) -> Option<Job> {
         let h = self.hosts.get_mut(host)?;
+        schedule::mark_host(&mut self.sched, h);
         let before = h.queue.len();
         h.queue.retain(|e| e.id != id);
         let removed = before - h.queue.len();
@@ -997,77 +1014,6 @@ impl Crawler<'_> {
         } else {
             crate::topic::seconds(self.ctx.topic.file.politeness.robots_ttl_seconds)
         }
-    }
-
-    /// Whether a request could start on this server once its clock allows: robots.txt goes
-    /// alone (nothing else is in flight while it is read), pages go up to the connection limit.
-    fn can_start(&self, h: &Host, per_host: u64) -> bool {
-        if h.gave_up || h.queue.is_empty() || h.fetched + u64::from(h.in_flight) >= per_host {
-            return false;
-        }
-        match h.robots {
-            RobotsState::Fetching => false,
-            RobotsState::Known(..) => {
-                h.in_flight < self.ctx.topic.file.politeness.connections_per_host
-            }
-            RobotsState::Unknown | RobotsState::Unavailable => h.in_flight == 0,
-        }
-    }
-
-    /// The ready server whose best URL comes first (ties: the server waiting longest).
-    fn pick_host(&self, now: Instant, max_pages: u64) -> Option<String> {
-        // With the budget spent nothing starts, not even a robots.txt: no page would follow it.
-        if self.requests_total >= max_pages {
-            return None;
-        }
-        let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
-        // Hosts compete by their best entry (`larger-site-first`: by their waiting URLs), over
-        // all servers; the hold-back rule keeps a free server idle when its best URL is far
-        // below the best waiting anywhere and the budget cannot take everything.
-        let best = self.global_best();
-        self.hosts
-            .iter()
-            .filter(|(_, h)| h.next_at <= now && self.can_start(h, per_host))
-            .filter_map(|(k, h)| h.queue.peek().map(|top| (k, h, top)))
-            .filter(|(k, _, top)| !self.held_back(k, f64::from(top.key), best, max_pages))
-            // Each server's rank once (a look-up by name), not once per comparison.
-            .map(|(k, h, top)| (self.prio.host_rank(k, f64::from(top.key)), k, h, top))
-            .max_by(|(ra, ka, a, x), (rb, kb, b, y)| {
-                ra.total_cmp(rb)
-                    .then_with(|| x.cmp(y))
-                    .then_with(|| b.next_at.cmp(&a.next_at))
-                    .then_with(|| kb.cmp(ka))
-            })
-            .map(|(_, k, _, _)| k.clone())
-    }
-
-    /// When the next server becomes ready (None: none is waiting on its clock).
-    fn next_wake(&self, max_pages: u64) -> Option<Instant> {
-        if self.requests_total >= max_pages {
-            return None;
-        }
-        let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
-        let best = self.global_best();
-        self.hosts
-            .iter()
-            .filter(|(_, h)| self.can_start(h, per_host))
-            .filter(|(k, h)| {
-                h.queue
-                    .peek()
-                    .is_some_and(|top| !self.held_back(k, f64::from(top.key), best, max_pages))
-            })
-            .map(|(_, h)| h.next_at)
-            .min()
-    }
-
-    /// Whether a URL waits that the budgets still allow to fetch.
-    fn has_fetchable(&self) -> bool {
-        let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
-        self.hosts
-            .values()
-            .any(|h| !h.gave_up && !h.queue.is_empty() && h.fetched < per_host)
-        // (A server's URLs on disk are read back as soon as its queue empties, so a
-        // server with an empty queue has nothing left.)
     }
 
     /// URLs left in the frontier keep their `queued` state (a later run with a larger budget

@@ -358,17 +358,7 @@ fn write_graphs(store: &Store, dir: &Path, graph: &LinkGraph) -> anyhow::Result<
     std::fs::create_dir_all(&sitemap_dir)
         .with_context(|| format!("cannot create {}", sitemap_dir.display()))?;
     for map in sitemap::site_maps(graph, &pagerank, &titles) {
-        let name: String = map
-            .host
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+        let name = sitemap_stem(&map.host);
         write(
             &sitemap_dir.join(format!("{name}.xml")),
             map.to_xml().as_bytes(),
@@ -379,6 +369,35 @@ fn write_graphs(store: &Store, dir: &Path, graph: &LinkGraph) -> anyhow::Result<
         )?;
     }
     Ok(())
+}
+
+/// Longest host part of a site map's file name, in bytes: with the hash and the extension the
+/// name stays under the 255 bytes file systems allow (a host name may have 253).
+const STEM_BYTES: usize = 180;
+
+/// The file name (without extension) of a host's site map: the host with every character but
+/// letters, digits, `.` and `-` replaced by `_`; when that changed it or it is too long for a
+/// file name, cut and followed by a hash of the host, so that two hosts never share a file.
+fn sitemap_stem(host: &str) -> String {
+    let clean: String = host
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if clean == host && clean.len() <= STEM_BYTES {
+        return clean;
+    }
+    // FNV-1a: the same name for the same host in every run and every version.
+    let hash = host.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    let cut: String = clean.chars().take(STEM_BYTES).collect();
+    format!("{cut}-{hash:016x}")
 }
 
 /// Tabs and line breaks would break a TSV row; titles and URLs rarely have them, but web
@@ -460,4 +479,19 @@ fn build_graph(store: &Store) -> anyhow::Result<LinkGraph> {
         })?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(LinkGraph::build(nodes, edges))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn site_map_names_fit_a_file_system_and_never_collide() {
+        assert_eq!(sitemap_stem("docs.gimp.test"), "docs.gimp.test");
+        let long = format!("{}.test", vec!["a".repeat(63); 3].join("."));
+        let stem = sitemap_stem(&long);
+        assert!(stem.len() + ".html".len() < 255, "{}", stem.len());
+        assert_ne!(sitemap_stem("a.test:8080"), sitemap_stem("a.test_8080"));
+        assert_eq!(sitemap_stem("a.test:8080"), sitemap_stem("a.test:8080"));
+    }
 }

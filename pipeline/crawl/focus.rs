@@ -355,6 +355,7 @@ impl Crawler<'_> {
         let host = self.prio.host_name(q.host);
         if let Some(h) = self.hosts.get_mut(host) {
             h.queue.push(entry);
+            super::schedule::mark_host(&mut self.sched, h);
             self.in_memory += 1;
         } else {
             let host = host.to_string();
@@ -372,67 +373,13 @@ impl Crawler<'_> {
     /// The host's best live entry, removed from its queue (stale entries are dropped).
     pub(super) fn pop_live(&mut self, host_key: &str) -> Option<Entry> {
         let host = self.hosts.get_mut(host_key)?;
+        super::schedule::mark_host(&mut self.sched, host);
         while let Some(entry) = host.queue.pop() {
             if self.prio.is_live(entry.id, u64::from(entry.stamp)) {
                 return Some(entry);
             }
         }
         None
-    }
-
-    /// Drops the stale entries at the top of every queue, so that `peek` shows live ones.
-    pub(super) fn prune_stale(&mut self) {
-        let prio = &self.prio;
-        let mut dropped = 0;
-        for host in self.hosts.values_mut() {
-            while let Some(top) = host.queue.peek() {
-                if prio.is_live(top.id, u64::from(top.stamp)) {
-                    break;
-                }
-                host.queue.pop();
-                dropped += 1;
-            }
-        }
-        self.in_memory = self.in_memory.saturating_sub(dropped);
-    }
-
-    /// The level the hold-back rule compares a free server with (None when the rule cannot
-    /// apply): the best key waiting on servers that may still be asked (per-host budget not
-    /// spent), busy or not, or being fetched, weighed by the servers' yields (see
-    /// `Prioritizer::hold_back`). A page in flight counts because its links are about to join
-    /// the frontier: while the on-topic server's only URL is being fetched, its queue is empty,
-    /// and without it the free slots would go to the off-topic servers' worst URLs.
-    pub(super) fn global_best(&self) -> Option<Level> {
-        let left = self
-            .ctx
-            .topic
-            .file
-            .crawl
-            .max_pages
-            .saturating_sub(self.requests_total);
-        // A scan of every server, on every scheduling step: only when it can matter.
-        if !self.prio.may_hold_back(left) {
-            return None;
-        }
-        let per_host = self.ctx.topic.file.crawl.max_pages_per_host;
-        let candidates = self.hosts.iter().filter_map(|(key, h)| {
-            let waiting = h
-                .queue
-                .peek()
-                .filter(|_| h.fetched < per_host)
-                .map(|e| f64::from(e.key));
-            let flying = h
-                .flying
-                .iter()
-                .filter_map(|id| self.flying_keys.get(id))
-                .map(|&k| f64::from(k));
-            waiting
-                .into_iter()
-                .chain(flying)
-                .max_by(f64::total_cmp)
-                .map(|k| (key.as_str(), k))
-        });
-        self.prio.hold_back_level(candidates)
     }
 
     /// Whether the hold-back rule keeps this host waiting (see `Prioritizer::hold_back`): its
@@ -452,6 +399,8 @@ impl Crawler<'_> {
     /// yield, which weighs its URLs against other servers' (`[focus] host_yield`).
     pub(super) fn page_judged(&mut self, host: &str, on_topic: bool) {
         self.prio.page_judged(host, on_topic);
+        // Its yield weighs its rank and its value in the hold-back rule.
+        self.mark(host);
     }
 
     /// Rebuilds the strategy state from `crawl.sqlite` (a resumed crawl), then queues the

@@ -320,3 +320,50 @@ generate = "links"
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("max_links_per_page"), "{stderr}");
 }
+
+#[test]
+fn a_host_name_too_long_for_a_file_name_does_not_block_the_exports() {
+    let dir = tempfile::tempdir().unwrap();
+    // 251 bytes, a valid DNS name: the site map `HOST.html` would be 256 bytes long.
+    let host = format!(
+        "{}.{}.test",
+        vec!["graphe".repeat(10); 3].join("."),
+        "s".repeat(63)
+    );
+    assert!(host.len() > 250, "{}", host.len());
+    std::fs::create_dir(dir.path().join(&host)).unwrap();
+    std::fs::write(
+        dir.path().join(&host).join("index.html"),
+        "<html lang=fr><head><title>Graphes</title></head><body><p>Un graphe est un ensemble \
+         de sommets reliés par des arêtes, et cette page en parle assez longuement pour être \
+         gardée dans le corpus des graphes.</p></body></html>",
+    )
+    .unwrap();
+    let topic = dir.path().join("topic.toml");
+    std::fs::write(
+        &topic,
+        format!(
+            "name = \"long\"\nlanguages = [\"fr\"]\n[seeds]\nurls = [\"http://{host}/\"]\n\
+             [formula]\nexpression = '\"graphe*\"'\n[politeness]\n\
+             contact = \"mailto:test@example.org\"\ndelay_seconds = 0\n"
+        ),
+    )
+    .unwrap();
+    let web = TestWeb::start(dir.path());
+    let out = dir.path().join("run");
+    assert_exit(&run_topic(&topic, &out, &web.proxy(), &[]), 0);
+    assert_exit(
+        &run_topic(&topic, &out, &web.proxy(), &["--from", "export"]),
+        0,
+    );
+    let maps: Vec<_> = std::fs::read_dir(out.join("graph/sitemaps"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(maps.len(), 2, "{maps:?}");
+    assert!(
+        maps.iter()
+            .all(|m| m.starts_with("graphe") && m.len() < 255),
+        "{maps:?}"
+    );
+}
