@@ -437,6 +437,31 @@ pub fn analyze(
     }
 }
 
+/// [`analyze`] on a thread with the analysis threads' stack (see `stages::skim::STACK_BYTES`):
+/// a page recovered from the WARC is read on the loop's own thread otherwise, whose stack is
+/// the system's. Inline when no thread can be started.
+fn analyze_on_a_deep_stack(
+    ctx: &CrawlContext,
+    url: &url::Url,
+    response: &Response,
+) -> Option<Analysis> {
+    let spawned = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("glaneur-recovery".into())
+            .stack_size(stages::skim::STACK_BYTES)
+            .spawn_scoped(scope, || analyze(&ctx.topic, &ctx.focus, url, response))
+            .ok()
+            .map(|handle| handle.join())
+    });
+    match spawned {
+        Some(Ok(analysis)) => Some(analysis),
+        // The thread panicked: the page is settled without an analysis (as a panic in the
+        // pool is), not analysed again inline to panic again.
+        Some(Err(_)) => None,
+        None => Some(analyze(&ctx.topic, &ctx.focus, url, response)),
+    }
+}
+
 /// The last DNS label, lower-case ASCII, as chardetng wants its TLD hint (None for IPs).
 pub fn tld_of(url: &url::Url) -> Option<String> {
     match url.host() {
@@ -559,7 +584,9 @@ pub async fn crawl(
     };
     let mut load = Load::default();
     let mut cpu = CpuUse::new(Instant::now());
+    // A stop asked while the frontier was loading (its `changed` is then already seen).
     let mut stopping = *shutdown.borrow();
+    crawler.outcome.interrupted = stopping;
 
     loop {
         load.observe(&tx.waiting);
@@ -623,6 +650,8 @@ pub async fn crawl(
             crawler.commit()?;
         }
     }
+    // A stop asked after the last look at the signal still makes this an interrupted crawl.
+    crawler.outcome.interrupted |= *shutdown.borrow();
     crawler.outcome.frontier_left = crawler.explain_frontier(max_pages)?;
     let interrupted = crawler.outcome.interrupted;
     crawler.store.end_crawl(interrupted)?;
@@ -873,11 +902,22 @@ impl Crawler<'_> {
                 }
             }
             self.attempts.extend(self.store.attempts()?);
+            let now = now_epoch();
+            for (host, failures, rest_until) in self.store.host_rests()? {
+                let h = self.host_mut(&host);
+                h.failures = failures;
+                h.next_at = Instant::now() + crate::topic::seconds(rest_until - now);
+            }
         }
         self.restore_focus()?;
         // Revisits stay in memory (they are as many as the pages already stored), and the
         // page they refresh no longer counts against its server's budget.
         for q in self.store.pending_revisits()? {
+            if self.hosts.get(&q.host).is_some_and(|h| h.gave_up) {
+                // A server this crawl gave up on gets no revisit either.
+                self.store.revisited(q.id, "failed", now_epoch())?;
+                continue;
+            }
             self.queue_revisit(&q.host, q.id, q.depth, q.priority);
             let host = self.host_mut(&q.host);
             host.fetched = host.fetched.saturating_sub(1);
@@ -959,7 +999,8 @@ impl Crawler<'_> {
                 continue;
             };
             let analysis = (response.status == 200 && !response.body_skipped)
-                .then(|| analyze(&self.ctx.topic, &self.ctx.focus, &url, &response));
+                .then(|| analyze_on_a_deep_stack(&self.ctx, &url, &response))
+                .flatten();
             self.settle_page(
                 entry,
                 &host,
@@ -1346,7 +1387,7 @@ impl Crawler<'_> {
                 ended,
                 ..
             } => {
-                self.release_host(&host, elapsed, ended);
+                self.release_host(&host, elapsed, ended)?;
                 Ok(())
             }
         }
@@ -1409,9 +1450,12 @@ impl Crawler<'_> {
                 host.failures
             } else {
                 host.robots = RobotsState::Known(robots, Instant::now());
-                host.failures = 0;
+                let was_failing = std::mem::take(&mut host.failures) > 0;
                 if live {
                     host.next_at = ended + host.delay;
+                }
+                if was_failing {
+                    self.store.host_rest(host_key, 0, 0.0)?;
                 }
                 return Ok(());
             }
@@ -1424,20 +1468,39 @@ impl Crawler<'_> {
             );
         }
         let pause = self.pause_after_failure(failures, delay, retry_after, elapsed);
-        self.host_mut(host_key).next_at = ended + pause;
-        Ok(())
+        self.rest(host_key, ended, pause)
     }
 
     #[allow(clippy::too_many_lines)]
     /// A request to `host_key` ended well: the server may take the next one after its delay
     /// (or k times this response's time, if longer: a slow answer is a busy server).
-    fn release_host(&mut self, host_key: &str, elapsed: Duration, ended: Instant) {
+    fn release_host(
+        &mut self,
+        host_key: &str,
+        elapsed: Duration,
+        ended: Instant,
+    ) -> anyhow::Result<()> {
         let factor = self.ctx.topic.file.politeness.response_time_factor;
         let host = self.host_mut(host_key);
         host.in_flight = host.in_flight.saturating_sub(1);
-        host.failures = 0;
+        let was_failing = std::mem::take(&mut host.failures) > 0;
         host.fetched += 1;
         host.next_at = ended + host.delay.max(crate::topic::scaled(elapsed, factor));
+        if was_failing {
+            self.store.host_rest(host_key, 0, 0.0)?;
+        }
+        Ok(())
+    }
+
+    /// A failing server rests for `pause` from `ended`; stored with its count of failures in a
+    /// row, so that a resumed crawl lets it rest as long and gives it up at the same failure.
+    fn rest(&mut self, host_key: &str, ended: Instant, pause: Duration) -> anyhow::Result<()> {
+        let host = self.host_mut(host_key);
+        host.next_at = ended + pause;
+        let failures = host.failures;
+        let left = host.next_at.saturating_duration_since(Instant::now());
+        self.store
+            .host_rest(host_key, failures, now_epoch() + left.as_secs_f64())
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1472,7 +1535,7 @@ impl Crawler<'_> {
         };
         self.flying_keys.remove(&entry.id);
         if !released && !transient {
-            self.release_host(host_key, elapsed, ended);
+            self.release_host(host_key, elapsed, ended)?;
         }
         let (failures, delay) = {
             let host = self.host_mut(host_key);
@@ -1508,7 +1571,7 @@ impl Crawler<'_> {
                     "retry",
                     &format!("{what}; tried again after {:.1} s", pause.as_secs_f64()),
                 )?;
-                self.host_mut(host_key).next_at = ended + pause;
+                self.rest(host_key, ended, pause)?;
                 self.requeue_retry(host_key, &entry)?;
                 // The budget counts URLs settled, so a retry does not spend it.
                 self.requests_total = self.requests_total.saturating_sub(1);
@@ -1533,8 +1596,8 @@ impl Crawler<'_> {
                 return self.give_up(host_key, "server-gave-up", &detail);
             }
             // Out of retries for this URL; the server still answers others.
-            self.host_mut(host_key).next_at =
-                ended + self.pause_after_failure(failures, delay, asked_to_wait, elapsed);
+            let pause = self.pause_after_failure(failures, delay, asked_to_wait, elapsed);
+            self.rest(host_key, ended, pause)?;
         }
         if entry.revisit {
             match &outcome {
@@ -1650,7 +1713,12 @@ impl Crawler<'_> {
             // The page's links to one URL arrive as one, with their number.
             self.store
                 .link(entry.id, dst, link_kind_name(*kind), anchor, *count)?;
-            if self.prio.link(entry.id, dst, priority) {
+            let raised = self.prio.link(entry.id, dst, priority);
+            // A URL waiting on disk (over the in-memory budget) is raised there: it is read
+            // back with the best priority its parents gave it.
+            let on_disk =
+                !new && !raised && self.hosts.get(target_host).is_some_and(|h| h.on_disk > 0);
+            if raised || on_disk {
                 // Stored, so that a resumed crawl queues it where this one has it.
                 self.store.raise_priority(dst, priority)?;
             }
@@ -1803,22 +1871,30 @@ impl Crawler<'_> {
             return Ok(false);
         }
         let limits = self.ctx.topic.file.traps.limits();
+        // Both counters are checked before either is counted, so that a refused URL counts
+        // nowhere (in memory and in the store alike).
         let verdict = stages::traps::check_shape(url, &limits).and_then(|()| {
             let host = self.host_mut(host_key);
+            let calendar = stages::traps::is_calendar_like(url);
+            if calendar && host.calendar_pages >= limits.max_calendar_pages {
+                return Err(stages::traps::Trap::Calendar);
+            }
+            let variant = stages::traps::query_variant_key(url);
+            if let Some(path) = variant
+                && host
+                    .query_variants
+                    .get(&fingerprint(path))
+                    .is_some_and(|&n| n >= limits.max_query_variants)
+            {
+                return Err(stages::traps::Trap::QueryVariants);
+            }
             let mut counted: Vec<&str> = Vec::new();
-            if stages::traps::is_calendar_like(url) {
-                if host.calendar_pages >= limits.max_calendar_pages {
-                    return Err(stages::traps::Trap::Calendar);
-                }
+            if calendar {
                 host.calendar_pages += 1;
                 counted.push("");
             }
-            if let Some(path) = stages::traps::query_variant_key(url) {
-                let count = host.query_variants.entry(fingerprint(path)).or_insert(0);
-                if *count >= limits.max_query_variants {
-                    return Err(stages::traps::Trap::QueryVariants);
-                }
-                *count += 1;
+            if let Some(path) = variant {
+                *host.query_variants.entry(fingerprint(path)).or_insert(0) += 1;
                 counted.push(path);
             }
             Ok(counted)
@@ -1842,9 +1918,12 @@ impl Crawler<'_> {
         }
     }
 
-    /// The network guard (`crate::guard`) with the topic's setting.
+    /// The network guard (`crate::guard`) with the topic's setting. A recording reaches no
+    /// network: its addresses are only names (credentials are still refused).
     fn guard(&self, url: &url::Url) -> Result<(), crate::guard::Refusal> {
-        crate::guard::check_url(url, self.ctx.topic.file.domains.allow_private_addresses)
+        let allow =
+            self.ctx.topic.file.domains.allow_private_addresses || self.ctx.fetcher.is_replay();
+        crate::guard::check_url(url, allow)
     }
 
     fn follow_redirect(
@@ -1928,11 +2007,12 @@ impl Crawler<'_> {
 }
 
 /// RFC 9309 status rules: 2xx parse; 4xx (except 429) allow all; 5xx, 429 and no answer
-/// disallow all. (3xx is followed by [`fetch_robots`] before we get here.)
+/// disallow all. A 3xx is followed by [`fetch_robots`] before we get here; one left (a
+/// redirect the network guard would not follow) makes the file unavailable: allow all.
 fn robots_from_status(status: u16, body: &[u8], product_token: &str) -> Robots {
     match status {
         200..=299 => Robots::from_response(status, body, product_token),
-        400..=499 if status != 429 => Robots::allow_all(),
+        300..=499 if status != 429 => Robots::allow_all(),
         _ => Robots::disallow_all(),
     }
 }
@@ -2003,14 +2083,25 @@ async fn fetch_robots(fetcher: Fetcher, url: String) -> Result<Response, Failure
         detail: e.to_string(),
         elapsed: Duration::ZERO,
     })?;
+    let mut redirect: Option<Response> = None;
     for _ in 0..=MAX_REDIRECTS {
-        let response = fetcher.fetch(&current).await?;
+        let response = match fetcher.fetch(&current).await {
+            Ok(response) => response,
+            // A redirect the network guard refuses to follow: the file is unavailable, as
+            // after too many redirects (RFC 9309 §2.3.1.2), which allows everything; the
+            // server itself is not at fault.
+            Err(f) if matches!(f.reason, "private-address" | "credentials") => {
+                return redirect.ok_or(f);
+            }
+            Err(f) => return Err(f),
+        };
         if (300..400).contains(&response.status)
             && let Some(next) = response
                 .header("location")
                 .and_then(|l| current.join(l).ok())
         {
             current = next;
+            redirect = Some(response);
             continue;
         }
         let mut response = response;

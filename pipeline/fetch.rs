@@ -258,7 +258,16 @@ pub fn http_client(
         .pool_max_idle_per_host(idle_per_host.max(1))
         .pool_idle_timeout(POOL_IDLE_TIMEOUT);
     if guard {
-        builder = builder.dns_resolver(crate::guard::GuardedResolver);
+        // The proxies' own names are the user's choice (often `localhost` or an intranet
+        // name): they resolve freely. Behind a proxy the proxy resolves the crawled names, so
+        // only the literal checks of `guard::check_url` apply there.
+        let mut proxies: Vec<&str> = proxy.into_iter().collect();
+        let from_env: Vec<String> = PROXY_VARIABLES
+            .iter()
+            .filter_map(|var| std::env::var(var).ok())
+            .collect();
+        proxies.extend(from_env.iter().map(String::as_str));
+        builder = builder.dns_resolver(crate::guard::GuardedResolver::exempting(&proxies));
     }
     if let Some(proxy) = proxy {
         let proxy =
@@ -267,6 +276,16 @@ pub fn http_client(
     }
     builder.build().context("cannot build the HTTP client")
 }
+
+/// The environment variables reqwest reads its proxies from (when `--proxy` is not given).
+const PROXY_VARIABLES: [&str; 6] = [
+    "HTTP_PROXY",
+    "http_proxy",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+];
 
 /// Live HTTP fetcher.
 pub struct HttpFetcher {
@@ -470,9 +489,13 @@ fn decompressed(headers: &[(String, String)], block: &[u8], max_body: u64) -> De
         for coding in value.split(',') {
             let coding = coding.trim().to_ascii_lowercase();
             match coding.as_str() {
-                "" | "identity" => {}
                 "gzip" | "x-gzip" | "deflate" => coded = true,
-                _ => return Decoded::NotOffered(coding),
+                // Codings that do compress, which glaneur did not offer and cannot undo.
+                "br" | "zstd" | "compress" | "x-compress" | "dcb" | "dcz" | "aes128gcm" | "exi"
+                | "pack200-gzip" => return Decoded::NotOffered(coding),
+                // `identity`, and what misconfigured servers send for it (`none`, `utf-8`,
+                // `binary`…): browsers read such bodies as they are, and so does glaneur.
+                _ => {}
             }
         }
     }
@@ -552,7 +575,7 @@ impl Replay {
     ) -> anyhow::Result<Replay> {
         let mut pages = HashMap::new();
         for record in warc::Reader::new(data) {
-            let record = record.context("the recorded web (WARC) is damaged")?;
+            let record = record.context("damaged WARC record")?;
             if record.record_type() != Some("response") {
                 continue;
             }

@@ -83,6 +83,7 @@ fn non_public_v4(ip: Ipv4Addr) -> Option<&'static str> {
         (192, 0, 0) => "IETF protocol assignment",
         (192, 0, 2) | (198, 51, 100) | (203, 0, 113) => "documentation",
         (198, 18 | 19, _) => "benchmarking",
+        (192, 88, 99) => "reserved (6to4 relay)",
         (224..=239, ..) => "multicast",
         (240..=255, ..) => "reserved or broadcast",
         _ => return None,
@@ -100,6 +101,19 @@ fn non_public_v6(ip: Ipv6Addr) -> Option<&'static str> {
     // IPv4 inside IPv6: mapped (::ffff:a.b.c.d), NAT64 (64:ff9b::/96), 6to4 (2002::/16).
     if let Some(v4) = ip.to_ipv4_mapped() {
         return non_public_v4(v4);
+    }
+    // SIIT (::ffff:0:a.b.c.d): as the IPv4 address.
+    if s[..4] == [0, 0, 0, 0] && s[4] == 0xffff && s[5] == 0 {
+        return non_public_v4(Ipv4Addr::new(
+            (s[6] >> 8) as u8,
+            s[6] as u8,
+            (s[7] >> 8) as u8,
+            s[7] as u8,
+        ));
+    }
+    // Local-use NAT64 (64:ff9b:1::/48): a network's own translator.
+    if s[0] == 0x64 && s[1] == 0xff9b && s[2] == 1 {
+        return Some("private (local-use NAT64)");
     }
     if s[0] == 0x64 && s[1] == 0xff9b && s[2..6] == [0, 0, 0, 0] {
         return non_public_v4(Ipv4Addr::new(
@@ -152,16 +166,48 @@ impl std::fmt::Display for PrivateName {
 impl std::error::Error for PrivateName {}
 
 /// The HTTP client's name resolver: the system's (`getaddrinfo`, as reqwest's own), with the
-/// addresses that are not public left out.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct GuardedResolver;
+/// addresses that are not public left out — except for the names it exempts (the proxies'
+/// own).
+#[derive(Debug, Clone, Default)]
+pub struct GuardedResolver {
+    exempt: std::sync::Arc<Vec<String>>,
+}
+
+impl GuardedResolver {
+    /// A resolver that lets the hosts of these proxy URLs resolve to any address.
+    pub fn exempting(proxies: &[&str]) -> GuardedResolver {
+        let exempt = proxies
+            .iter()
+            .filter_map(|p| {
+                let p = p.trim();
+                url::Url::parse(p)
+                    .or_else(|_| url::Url::parse(&format!("http://{p}")))
+                    .ok()
+            })
+            .filter_map(|u| {
+                u.host_str()
+                    .map(|h| h.trim_matches(['[', ']']).to_ascii_lowercase())
+            })
+            .collect();
+        GuardedResolver {
+            exempt: std::sync::Arc::new(exempt),
+        }
+    }
+}
 
 impl reqwest::dns::Resolve for GuardedResolver {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
         let host = name.as_str().to_string();
+        let exempt = self
+            .exempt
+            .iter()
+            .any(|e| e.eq_ignore_ascii_case(host.trim_end_matches('.')));
         Box::pin(async move {
             let found: Vec<SocketAddr> =
                 tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            if exempt {
+                return Ok(Box::new(found.into_iter()) as reqwest::dns::Addrs);
+            }
             let (public, private): (Vec<SocketAddr>, Vec<SocketAddr>) = found
                 .into_iter()
                 .partition(|a| non_public(a.ip()).is_none());
@@ -225,6 +271,9 @@ mod tests {
             "http://224.0.0.1/",
             "http://255.255.255.255/",
             "http://[fd00::1]/",
+            "http://[::ffff:0:a00:1]/",
+            "http://[64:ff9b:1::a00:1]/",
+            "http://192.88.99.1/",
             "http://[fe80::1]/",
             "http://[ff02::1]/",
             "http://[::]/",
@@ -276,10 +325,21 @@ mod tests {
             .unwrap();
         let resolve = |host: &str| {
             let name: reqwest::dns::Name = host.parse().unwrap();
-            runtime.block_on(reqwest::dns::Resolve::resolve(&GuardedResolver, name))
+            runtime.block_on(reqwest::dns::Resolve::resolve(
+                &GuardedResolver::default(),
+                name,
+            ))
         };
         let err = resolve("localhost").err().unwrap();
         let detail = private_name(err.as_ref()).unwrap();
         assert!(detail.contains("localhost resolves to"), "{detail}");
+        // A proxy named `localhost` is the user's choice: it resolves.
+        let exempting = GuardedResolver::exempting(&["http://localhost:3128"]);
+        let name: reqwest::dns::Name = "localhost".parse().unwrap();
+        let found: Vec<SocketAddr> = runtime
+            .block_on(reqwest::dns::Resolve::resolve(&exempting, name))
+            .unwrap()
+            .collect();
+        assert!(!found.is_empty());
     }
 }

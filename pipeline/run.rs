@@ -131,8 +131,8 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
     let lock = RunLock::acquire(&run_dir)?;
     if let Some(holder) = &lock.stale {
         eprintln!(
-            "glaneur: the last run in {} ({holder}) ended without letting go of the folder \
-             (killed or crashed); taking over: what it left half-written is checked first",
+            "glaneur: the last run in {} ({holder}) did not end normally (killed, crashed or \
+             stopped at once); taking over: what it left half-written is checked first",
             run_dir.display()
         );
     }
@@ -231,11 +231,14 @@ fn run_locked(
     }
     if options.from <= Stage::Crawl && options.to >= Stage::Crawl {
         let fetcher = match &replay {
-            Some(source) => Fetcher::Replay(Arc::new(Replay::from_bytes(
-                &source.bytes()?,
-                &canonicalizer,
-                topic.file.crawl.max_body_bytes,
-            )?)),
+            Some(source) => Fetcher::Replay(Arc::new(
+                Replay::from_bytes(
+                    &source.bytes()?,
+                    &canonicalizer,
+                    topic.file.crawl.max_body_bytes,
+                )
+                .with_context(|| format!("the recorded web {}", source.name()))?,
+            )),
             None => Fetcher::Http(Arc::new(HttpFetcher::new(
                 &topic.user_agent(),
                 options.proxy.as_deref(),
@@ -482,6 +485,8 @@ fn signals() -> (Arc<AtomicBool>, watch::Receiver<bool>) {
         }
         (crawling, tx)
     });
+    // A stop asked of an earlier run in this process is not this run's.
+    tx.send_replace(false);
     (crawling.clone(), tx.subscribe())
 }
 
@@ -527,5 +532,32 @@ impl SignalWaiter {
     #[cfg(not(unix))]
     async fn wait(&mut self) {
         let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_disk_is_named_with_the_folder() {
+        let dir = Path::new("/data/corpus/run");
+        let full = anyhow::Error::new(std::io::Error::from(std::io::ErrorKind::StorageFull))
+            .context("cannot write to /data/corpus/run/warc/glaneur-00000.warc.gz");
+        let shown = format!("{:#}", name_the_cause(full, dir));
+        assert!(
+            shown.starts_with("the disk holding /data/corpus/run is full")
+                && shown.contains("glaneur-00000.warc.gz"),
+            "{shown}"
+        );
+        let busy = anyhow::Error::new(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(5),
+            None,
+        ));
+        let shown = format!("{:#}", name_the_cause(busy, dir));
+        assert!(
+            shown.contains("/data/corpus/run/crawl.sqlite is locked by another program"),
+            "{shown}"
+        );
     }
 }

@@ -332,6 +332,41 @@ impl Drop for Checkpointer {
 }
 
 impl Store {
+    /// Opens an existing store to read it only (`glaneur verify` without `--refetch`): nothing
+    /// is created or changed, and a folder one may not write to can still be checked.
+    pub fn open_read_only(path: &Path) -> anyhow::Result<Store> {
+        use rusqlite::OpenFlags;
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .with_context(|| format!("cannot open the crawl database {}", path.display()))?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .with_context(|| format!("cannot configure {}", path.display()))?;
+        let version: Option<String> = conn
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'format_version'",
+                [],
+                |r| r.get(0),
+            )
+            .optional()
+            .with_context(|| format!("{} is not a glaneur crawl database", path.display()))?;
+        if version.as_deref() != Some(FORMAT_VERSION.to_string().as_str()) {
+            bail!(
+                "{} was written by a glaneur with storage format {}; this one reads format \
+                 {FORMAT_VERSION}",
+                path.display(),
+                version.as_deref().unwrap_or("(none)")
+            );
+        }
+        Ok(Store {
+            conn,
+            uncommitted: 0,
+            checkpointer: None,
+            log_restart_pages: LOG_RESTART_PAGES,
+        })
+    }
+
     /// Opens (or creates) the store at `path`.
     pub fn open(path: &Path) -> anyhow::Result<Store> {
         let conn = Connection::open(path)
@@ -793,6 +828,11 @@ impl Store {
                  ON CONFLICT(host) DO UPDATE SET gave_up = excluded.gave_up",
             )?
             .execute(params![host, why])?;
+        // The crawl under way's own list (`store/focus.rs`): a resumed crawl goes on without
+        // the server, a new one tries it again.
+        self.conn
+            .prepare_cached("INSERT OR IGNORE INTO given_up(host) VALUES (?1)")?
+            .execute([host])?;
         self.uncommitted += 1;
         Ok(())
     }
@@ -1052,9 +1092,13 @@ impl Store {
     }
 
     /// Puts a fetched URL whose stored response is damaged back in the frontier (what the
-    /// fetch recorded is forgotten; the links it gave stay), so that the next crawl fetches it
-    /// again; its server's page count gives it back.
+    /// fetch recorded is forgotten, its links with it: the new fetch records them again), so
+    /// that the next crawl fetches it again; its server's page count gives it back.
     pub fn requeue_damaged(&mut self, id: i64) -> anyhow::Result<()> {
+        self.conn
+            .execute("DELETE FROM links WHERE src = ?1", [id])?;
+        self.conn
+            .execute("DELETE FROM page_done WHERE url_id = ?1", [id])?;
         self.conn.execute(
             "UPDATE hosts SET fetched = MAX(fetched - 1, 0)
              WHERE host = (SELECT host FROM urls WHERE id = ?1 AND state != 'queued')",
@@ -1075,17 +1119,18 @@ impl Store {
         Ok(())
     }
 
-    /// Sets the WARC file's committed horizon back to the end of the last record a URL still
-    /// refers to: what follows is checked, and cut if unfinished, when the crawl next opens
-    /// the file (after pages were re-queued because their records were damaged).
-    pub fn reset_warc_horizon(&mut self) -> anyhow::Result<()> {
-        let referenced: i64 = self.conn.query_row(
-            "SELECT COALESCE(MAX(warc_offset + warc_length), 0) FROM urls
-             WHERE warc_file = ?1",
-            [crate::warcfile::WARC_NAME],
-            |r| r.get(0),
-        )?;
-        self.set_meta("warc_committed_len", &referenced.max(0).to_string())
+    /// Lowers the WARC file's committed horizon to `limit` when it is past it (the file was cut
+    /// shorter than what was committed, and the pages whose records were lost are queued
+    /// again): the crawl can open the file again, and checks what follows `limit`.
+    pub fn clamp_warc_horizon(&mut self, limit: u64) -> anyhow::Result<()> {
+        let recorded: u64 = self
+            .meta("warc_committed_len")?
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        if recorded > limit {
+            self.set_meta("warc_committed_len", &limit.to_string())?;
+        }
+        Ok(())
     }
 
     /// Runs `f` over every row of a query (read-only access for the exports).

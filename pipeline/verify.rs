@@ -7,9 +7,11 @@
 //! next run will recover. With `--refetch`, the pages whose stored response is damaged go back
 //! to the frontier, so that the next `glaneur run` fetches them again.
 //!
-//! **Invariants:** without `--refetch` nothing in the folder is changed; the folder is locked
-//! like a run (a crawl in progress is not checked, it is named); the damaged bytes themselves
-//! are never rewritten or cut (they stay in the WARC file, no longer referred to).
+//! **Invariants:** without `--refetch` nothing the folder holds is changed (`crawl.sqlite` is
+//! opened read-only; a folder one may not write to is checked without the lock); the folder is
+//! locked like a run otherwise (a crawl in progress is not checked, it is named); the damaged
+//! bytes themselves are never rewritten or cut (they stay in the WARC file, no longer referred
+//! to), and the committed horizon is lowered only to the end of a file cut shorter than it.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -60,13 +62,27 @@ pub fn verify(run_dir: &Path, refetch: bool) -> anyhow::Result<Verdict> {
             run_dir.display()
         );
     }
-    let _lock = RunLock::acquire(run_dir)?;
+    // A folder one may not write to (an archived run) is still checked, without the lock:
+    // nothing can crawl in it either. `--refetch` writes, so it needs the lock.
+    let _lock = match RunLock::acquire(run_dir) {
+        Ok(lock) => Some(lock),
+        Err(e) if !refetch && is_permission(&e) => None,
+        Err(e) => return Err(e),
+    };
     let mut v = Verdict::default();
     let mut out = String::new();
     let _ = writeln!(out, "glaneur verify {}", run_dir.display());
 
-    let mut store = match Store::open(&db_path) {
+    let opened = if refetch {
+        Store::open(&db_path)
+    } else {
+        Store::open_read_only(&db_path)
+    };
+    let mut store = match opened {
         Ok(store) => store,
+        Err(e) if format!("{e:#}").contains("storage format") => {
+            anyhow::bail!("{e:#}: use the glaneur that wrote it to check it");
+        }
         Err(e) => {
             v.database_problems += 1;
             let _ = writeln!(out, "  crawl.sqlite: cannot be opened: {e:#}");
@@ -125,6 +141,7 @@ pub fn verify(run_dir: &Path, refetch: bool) -> anyhow::Result<Verdict> {
             &mut store,
             refetch,
             stored.iter().map(|r| r.id).collect(),
+            None,
         );
     };
 
@@ -143,6 +160,18 @@ pub fn verify(run_dir: &Path, refetch: bool) -> anyhow::Result<Verdict> {
         }
     );
     v.damaged_stretches = scan.damaged.len() as u64;
+    // The file was cut shorter than what crawl.sqlite committed (a lost tail): the crawl
+    // refuses to append to it until the horizon is brought back to what is there.
+    let short = size < horizon;
+    if short {
+        v.database_problems += 1;
+        let _ = writeln!(
+            out,
+            "  the file is {size} bytes long, but crawl.sqlite committed records up to byte \
+             {horizon}: its end was lost (the pages concerned are listed below; --refetch \
+             queues them and lets the crawl go on from what is left)"
+        );
+    }
     let by_offset: HashMap<u64, &warcfile::Scanned> =
         scan.records.iter().map(|r| (r.offset, r)).collect();
 
@@ -239,7 +268,20 @@ pub fn verify(run_dir: &Path, refetch: bool) -> anyhow::Result<Verdict> {
         );
     }
     let ids = bad.iter().map(|(id, _)| *id).collect();
-    finish(v, out, &mut store, refetch, ids)
+    // Where the last readable record ends: what the crawl may go on from.
+    let readable_end = scan
+        .records
+        .last()
+        .map_or(0, |r| r.offset + r.length)
+        .min(size);
+    finish(
+        v,
+        out,
+        &mut store,
+        refetch,
+        ids,
+        short.then_some(readable_end),
+    )
 }
 
 /// The verdict line, and the re-queueing when asked.
@@ -249,12 +291,23 @@ fn finish(
     store: &mut Store,
     refetch: bool,
     damaged: Vec<i64>,
+    lost_tail: Option<u64>,
 ) -> anyhow::Result<Verdict> {
-    if refetch && !damaged.is_empty() {
+    if refetch && (!damaged.is_empty() || lost_tail.is_some()) {
         for &id in &damaged {
             store.requeue_damaged(id)?;
         }
-        store.reset_warc_horizon()?;
+        // Never lowered otherwise: committed records no page refers to (robots.txt, requests)
+        // are not cut either.
+        if let Some(end) = lost_tail {
+            store.clamp_warc_horizon(end)?;
+            v.database_problems = v.database_problems.saturating_sub(1);
+            let _ = writeln!(
+                out,
+                "  --refetch: the crawl goes on from byte {end}, the end of the last readable \
+                 record"
+            );
+        }
         store
             .commit()
             .context("cannot record the pages to fetch again")?;
@@ -285,6 +338,18 @@ fn finish(
     let _ = writeln!(out, "{verdict}");
     v.text = out;
     Ok(v)
+}
+
+/// Whether an error is that the folder may not be written to.
+fn is_permission(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause.downcast_ref::<std::io::Error>().is_some_and(|e| {
+            matches!(
+                e.kind(),
+                std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+            )
+        })
+    })
 }
 
 fn more(out: &mut String, n: usize) {

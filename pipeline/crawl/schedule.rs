@@ -146,6 +146,8 @@ impl Crawler<'_> {
         for name in &marked {
             self.place(name, now);
         }
+        // `place` marks nothing: a mark made there would be lost with the vector swapped out.
+        debug_assert!(self.sched.marked.is_empty());
         // The vector's memory is kept for the next step.
         self.sched.marked = marked;
         self.sched.marked.clear();
@@ -175,9 +177,11 @@ impl Crawler<'_> {
             return;
         };
         let top = h.queue.peek().copied();
-        // The hold-back level: the best URL waiting (per-server budget permitting) or flying.
+        // The hold-back level: the best URL waiting (per-server budget permitting) or flying
+        // — never on a server given up, which will not be asked again (were it the best, every
+        // other server would be held back for good).
         let waiting = top
-            .filter(|_| h.fetched < per_host)
+            .filter(|_| h.fetched < per_host && !h.gave_up)
             .map(|e| f64::from(e.key));
         let flying = h
             .flying

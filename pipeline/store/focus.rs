@@ -1,18 +1,18 @@
 //! The crawl's own state in `crawl.sqlite`, beyond the URLs: tunnelling hops, raised
 //! priorities, the order in which pages gave their links (graph strategies), the trap rules'
-//! counters, retry counts, servers given up, the seed centroid and the term counts of the
+//! counters, retry counts, servers given up or resting after failures, the seed centroid and the term counts of the
 //! `G_F` seed pages — so that a crawl stopped at any moment (Ctrl-C, `kill -9`) and run again
 //! orders, expands and refuses exactly as the uninterrupted one would have.
 //!
 //! **In:** what `crawl::focus` computes. **Out:** tables `tunnel`, `page_done`,
-//! `trap_counts`, `attempts`, and `meta` keys `crawl_state`, `focus_centroid` (JSON of
+//! `trap_counts`, `attempts`, `given_up`, `host_rest`, and `meta` keys `crawl_state`, `focus_centroid` (JSON of
 //! `stages::centroid::Centroid`) and `focus_seed_terms:ID`; read back: links, seeds, and the
 //! verdicts of fetched pages (servers' yields).
 //!
 //! **Invariants:** the tables are created with the rest of the schema ([`SCHEMA`], run by
 //! `Store::open`; a run folder of an older glaneur gets them empty); writes go into the
 //! store's open transaction like every other write, so they are committed with the URL states
-//! they go with; per-run state (`trap_counts`, `attempts`, servers given up) carries over only
+//! they go with; per-run state (`trap_counts`, `attempts`, `given_up`, `host_rest`) carries over only
 //! to a crawl that continues an unfinished one ([`Store::begin_crawl`]).
 
 use rusqlite::{OptionalExtension, params};
@@ -37,6 +37,14 @@ CREATE TABLE IF NOT EXISTS trap_counts ( -- the trap rules' counters of the craw
 CREATE TABLE IF NOT EXISTS attempts (    -- requests already made for a URL waiting to be tried again
     url_id   INTEGER PRIMARY KEY REFERENCES urls(id),
     attempts INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS given_up (    -- servers the crawl under way gave up on (hosts.gave_up says why)
+    host TEXT PRIMARY KEY
+);
+CREATE TABLE IF NOT EXISTS host_rest (   -- servers resting after failures in a row
+    host       TEXT PRIMARY KEY,
+    failures   INTEGER NOT NULL,         -- failures in a row
+    rest_until REAL NOT NULL             -- no request before this, seconds since 1970
 );
 ";
 
@@ -124,7 +132,9 @@ impl Store {
     /// A waiting URL's priority was raised by a better page linking to it (best-first).
     pub fn raise_priority(&mut self, url_id: i64, priority: f64) -> anyhow::Result<()> {
         self.conn
-            .prepare_cached("UPDATE urls SET priority = ?2 WHERE id = ?1 AND priority < ?2")?
+            .prepare_cached(
+                "UPDATE urls SET priority = ?2 WHERE id = ?1 AND state = 'queued' AND priority < ?2",
+            )?
             .execute(params![url_id, priority])?;
         self.uncommitted += 1;
         Ok(())
@@ -208,11 +218,12 @@ impl Store {
         Ok(rows)
     }
 
-    /// Servers the crawl gave up on (`hosts.gave_up`).
+    /// Servers the crawl under way gave up on (an earlier, finished crawl's are in
+    /// `hosts.gave_up` only).
     pub fn given_up_hosts(&self) -> anyhow::Result<Vec<String>> {
         let mut stmt = self
             .conn
-            .prepare("SELECT host FROM hosts WHERE gave_up IS NOT NULL")?;
+            .prepare("SELECT host FROM given_up ORDER BY host")?;
         let rows = stmt
             .query_map([], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
@@ -228,8 +239,10 @@ impl Store {
             Some("running" | "interrupted")
         );
         if !resumed {
-            self.conn
-                .execute_batch("DELETE FROM trap_counts; DELETE FROM attempts;")?;
+            self.conn.execute_batch(
+                "DELETE FROM trap_counts; DELETE FROM attempts; DELETE FROM given_up;
+                 DELETE FROM host_rest;",
+            )?;
         }
         self.set_meta(CRAWL_STATE_KEY, "running")?;
         Ok(resumed)
@@ -245,6 +258,43 @@ impl Store {
                 "finished"
             },
         )
+    }
+
+    /// A server rests after `failures` failures in a row, until `rest_until` (seconds since
+    /// 1970); 0 failures: it answered again.
+    pub fn host_rest(&mut self, host: &str, failures: u32, rest_until: f64) -> anyhow::Result<()> {
+        if failures == 0 {
+            self.conn
+                .prepare_cached("DELETE FROM host_rest WHERE host = ?1")?
+                .execute([host])?;
+        } else {
+            self.conn
+                .prepare_cached(
+                    "INSERT INTO host_rest(host, failures, rest_until) VALUES (?1, ?2, ?3)
+                     ON CONFLICT(host) DO UPDATE SET failures = excluded.failures,
+                       rest_until = excluded.rest_until",
+                )?
+                .execute(params![host, failures, rest_until])?;
+        }
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// [`Store::host_rest`]'s servers: (host, failures, rest until).
+    pub fn host_rests(&self) -> anyhow::Result<Vec<(String, u32, f64)>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT host, failures, rest_until FROM host_rest")?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    u32::try_from(r.get::<_, i64>(1)?).unwrap_or(u32::MAX),
+                    r.get(2)?,
+                ))
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
     }
 
     /// URL ids of the seeds (the `seeds` table).

@@ -129,6 +129,47 @@ pub const LIMITS: &[Limit] = &[
     limit("[score] other_language", 0.0, 1.0, "a factor"),
 ];
 
+/// The ranges of [`LIMITS`] as the README's table shows them (a test keeps the two equal).
+#[cfg(test)]
+fn limits_markdown() -> String {
+    let number = |x: f64| -> String {
+        if x >= 1e9 && (x.log10().fract() == 0.0) {
+            format!("10^{}", x.log10() as i64)
+        } else if x.fract() == 0.0 {
+            let digits = format!("{}", x as u64);
+            let mut grouped = String::new();
+            for (i, c) in digits.chars().enumerate() {
+                if i > 0 && (digits.len() - i) % 3 == 0 {
+                    grouped.push(',');
+                }
+                grouped.push(c);
+            }
+            grouped
+        } else {
+            format!("{x}")
+        }
+    };
+    let mut rows: Vec<(String, Vec<String>)> = Vec::new();
+    for limit in LIMITS {
+        let (table, field) = limit.field.split_once(' ').unwrap_or(("", limit.field));
+        let low = if limit.above_min {
+            format!("> {}", number(limit.min))
+        } else {
+            number(limit.min)
+        };
+        let cell = format!("`{field}` {low} – {}", number(limit.max));
+        match rows.iter_mut().find(|(t, _)| t == table) {
+            Some((_, cells)) => cells.push(cell),
+            None => rows.push((table.to_string(), vec![cell])),
+        }
+    }
+    let mut out = String::from("| table | allowed values |\n|---|---|\n");
+    for (table, cells) in rows {
+        out.push_str(&format!("| `{table}` | {} |\n", cells.join(", ")));
+    }
+    out
+}
+
 /// A number as written in the file.
 #[derive(Debug, Clone, Copy)]
 enum Number {
@@ -599,6 +640,16 @@ contact = "mailto:linguiste@example.org"
         let search = format!("{MINIMAL}[search]\nbackend = \"brave\"\ndelay_seconds = 1e300\n");
         let err = format!("{:#}", parse(&search).unwrap_err());
         assert!(err.contains("[search] `delay_seconds = 1e300"), "{err}");
+    }
+
+    #[test]
+    fn the_readme_lists_the_ranges_checked() {
+        let readme = include_str!("../../README.md");
+        let table = limits_markdown();
+        assert!(
+            readme.contains(&table),
+            "the README's table of ranges is not LIMITS; it should read:\n{table}"
+        );
     }
 
     #[test]

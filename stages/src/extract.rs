@@ -394,27 +394,46 @@ pub(crate) fn prepare<'a>(
     max_attributes: usize,
     attributes_cut: &mut usize,
 ) -> Cow<'a, str> {
-    scan_and_cut(html, true, max_attributes, attributes_cut)
+    scan_and_cut(html, Tokenizer::Tree, max_attributes, attributes_cut)
 }
 
-/// Only the attribute cut of [`prepare`], for a tokenizer that needs no other (the crawl's
-/// skim: html5gum reads attributes with one nested call each, so tens of thousands of them on
-/// one tag overflow a thread's stack). Nothing is copied unless a tag has too many.
+/// Only the attribute cut of [`prepare`], for the crawl's skim: html5gum reads attributes with
+/// one nested call each, so tens of thousands of them on one tag overflow a thread's stack.
+/// Nothing is copied unless a tag has too many.
 pub(crate) fn cap_attributes<'a>(
     html: &'a str,
     max_attributes: usize,
     attributes_cut: &mut usize,
 ) -> Cow<'a, str> {
-    scan_and_cut(html, false, max_attributes, attributes_cut)
+    scan_and_cut(html, Tokenizer::Skim, max_attributes, attributes_cut)
 }
 
-/// The scan of [`prepare`]; `structure`: also cut nesting bombs and raw text.
+/// Whose reading of the page a scan follows: it must see the tags that tokenizer will see
+/// (an attribute bomb the scan misses reaches the tokenizer whole).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tokenizer {
+    /// html5ever with its tree builder (the extractor): `<noscript>` is raw text (scripting
+    /// on), nothing is raw text inside SVG or MathML, where `<![CDATA[` opens a CDATA section.
+    Tree,
+    /// html5gum with the skim's emitter: the raw-text elements of `skim::raw_text`, switched
+    /// by name wherever they are unless self-closing, and `<![CDATA[` is a bogus comment.
+    Skim,
+}
+
+/// Elements the skim's tokenizer reads as raw text (its `raw_text`).
+const SKIM_RAW_TEXT_ELEMENTS: &[&str] = &[
+    "iframe", "noembed", "noframes", "script", "style", "textarea", "title", "xmp",
+];
+
+/// The scan of [`prepare`] and [`cap_attributes`]: with `Tokenizer::Tree`, also the nesting
+/// and raw-text cuts.
 fn scan_and_cut<'a>(
     html: &'a str,
-    structure: bool,
+    reader: Tokenizer,
     max_attributes: usize,
     attributes_cut: &mut usize,
 ) -> Cow<'a, str> {
+    let structure = reader == Tokenizer::Tree;
     let bytes = html.as_bytes();
     let mut depth = 0usize;
     let mut foreign = 0usize;
@@ -435,7 +454,7 @@ fn scan_and_cut<'a>(
             i = comment_end(bytes, lt + 4);
             continue;
         }
-        if foreign > 0 && after.starts_with(b"![CDATA[") {
+        if structure && foreign > 0 && after.starts_with(b"![CDATA[") {
             i = find(bytes, lt + 9, b"]]>").map_or(bytes.len(), |end| end + 3);
             continue;
         }
@@ -463,20 +482,22 @@ fn scan_and_cut<'a>(
         let name = bytes
             .get(name_start..name_start + name_len)
             .unwrap_or_default();
-        let (tag_end, excess_attributes) =
-            tag_end_counting(bytes, name_start + name_len, max_attributes);
+        // An end tag's attributes are read by both tokenizers and ignored: all of them go.
+        let allowed = if is_end { 0 } else { max_attributes };
+        let tag = tag_end_counting(bytes, name_start + name_len, allowed);
+        let tag_end = tag.end;
         i = tag_end;
-        if let Some((from, to, count)) = excess_attributes.filter(|_| !is_end) {
-            cut(&mut out, &mut copied, from, to);
-            *attributes_cut += count;
-        }
         // Raw-text element names start with one of these letters: most tags are told apart
         // by one byte instead of nine comparisons.
         let first = name.first().map_or(0, u8::to_ascii_lowercase);
-        if !is_end
+        let raw = !is_end
             && matches!(first, b'i' | b'n' | b's' | b't' | b'x')
-            && is_one_of(name, RAW_TEXT_ELEMENTS)
-        {
+            && match reader {
+                Tokenizer::Tree => foreign == 0 && is_one_of(name, RAW_TEXT_ELEMENTS),
+                Tokenizer::Skim => !tag.self_closing && is_one_of(name, SKIM_RAW_TEXT_ELEMENTS),
+            };
+        if raw {
+            apply_attribute_cut(&tag, &mut out, &mut copied, attributes_cut, &cut);
             let is_script = name.eq_ignore_ascii_case(b"script");
             let end = if is_script {
                 script_end(bytes, tag_end)
@@ -488,22 +509,24 @@ fn scan_and_cut<'a>(
                 break;
             };
             let strippable = is_script || name.eq_ignore_ascii_case(b"style");
-            if structure && end > tag_end && foreign == 0 && !frameset && strippable {
+            if structure && end > tag_end && !frameset && strippable {
                 cut(&mut out, &mut copied, tag_end, end);
             }
-            i = self::tag_end(bytes, end + 2 + name.len());
+            let closing = tag_end_counting(bytes, end + 2 + name.len(), 0);
+            apply_attribute_cut(&closing, &mut out, &mut copied, attributes_cut, &cut);
+            i = closing.end;
             continue;
         }
         if !is_end && name.eq_ignore_ascii_case(b"plaintext") {
+            apply_attribute_cut(&tag, &mut out, &mut copied, attributes_cut, &cut);
             break;
         }
         if !is_end && name.eq_ignore_ascii_case(b"frameset") {
             frameset = true;
         }
         // `<path/>` closes itself inside SVG or MathML; in HTML the parser ignores the slash.
-        let self_closing = tag_end >= 2 && bytes.get(tag_end - 2) == Some(&b'/');
         let svg_or_math = matches!(first, b's' | b'm') && is_one_of(name, &["svg", "math"]);
-        if svg_or_math && !self_closing {
+        if svg_or_math && !tag.self_closing {
             if is_end {
                 foreign = foreign.saturating_sub(1);
             } else {
@@ -511,22 +534,24 @@ fn scan_and_cut<'a>(
             }
         }
         // The depth is only needed for the nesting cut.
-        if !structure || is_one_of(name, UNCOUNTED_ELEMENTS) {
-            continue;
-        }
-        if !is_end && self_closing && (foreign > 0 || svg_or_math) {
-            continue;
-        }
-        let excess = if is_end {
-            let excess = depth > MAX_NESTING;
-            depth = depth.saturating_sub(1);
-            excess
-        } else {
-            depth += 1;
-            depth > MAX_NESTING
-        };
-        if excess && structure {
+        let counted = structure
+            && !is_one_of(name, UNCOUNTED_ELEMENTS)
+            && !(!is_end && tag.self_closing && (foreign > 0 || svg_or_math));
+        let excess = counted
+            && if is_end {
+                let excess = depth > MAX_NESTING;
+                depth = depth.saturating_sub(1);
+                excess
+            } else {
+                depth += 1;
+                depth > MAX_NESTING
+            };
+        if excess {
+            // The whole tag goes, its attributes with it.
+            *attributes_cut += tag.excess.map_or(0, |(_, _, n)| n);
             cut(&mut out, &mut copied, lt, tag_end);
+        } else {
+            apply_attribute_cut(&tag, &mut out, &mut copied, attributes_cut, &cut);
         }
     }
     match out {
@@ -535,6 +560,20 @@ fn scan_and_cut<'a>(
             Cow::Owned(buffer)
         }
         None => Cow::Borrowed(html),
+    }
+}
+
+/// Leaves out a tag's excess attributes, if it has any.
+fn apply_attribute_cut(
+    tag: &TagEnd,
+    out: &mut Option<String>,
+    copied: &mut usize,
+    attributes_cut: &mut usize,
+    cut: &impl Fn(&mut Option<String>, &mut usize, usize, usize),
+) {
+    if let Some((from, to, count)) = tag.excess {
+        cut(out, copied, from, to);
+        *attributes_cut += count;
     }
 }
 
@@ -562,21 +601,23 @@ fn find(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
     memchr::memmem::find(bytes.get(from..)?, needle).map(|p| from + p)
 }
 
-/// Offset just after the `>` that ends a tag whose attributes start at `from`, read as the
-/// HTML tokenizer reads attributes: a value is quoted only when a quote opens it after an
-/// attribute name's `=` (spaces allowed); a `>` anywhere else ends the tag. The end of the
-/// input if none does.
-fn tag_end(bytes: &[u8], from: usize) -> usize {
-    tag_end_counting(bytes, from, usize::MAX).0
+/// Where a tag ends, read as the tokenizer reads it, and what its attributes make of it.
+#[derive(Debug, Clone, Copy)]
+struct TagEnd {
+    /// Offset just after its `>` (the end of the input if none).
+    end: usize,
+    /// Past `max_attributes`: the byte range of the excess attributes (up to the `/` or `>`
+    /// that ends the tag) and how many they are.
+    excess: Option<(usize, usize, usize)>,
+    /// It ends with `/>` read outside an attribute value (the tokenizer's self-closing flag).
+    self_closing: bool,
 }
 
-/// [`tag_end`], counting the attributes: past `max_attributes`, also the byte range of the
-/// excess ones (up to the `/` or `>` that ends the tag) and how many they are.
-fn tag_end_counting(
-    bytes: &[u8],
-    from: usize,
-    max_attributes: usize,
-) -> (usize, Option<(usize, usize, usize)>) {
+/// Where the tag whose attributes start at `from` ends, read as the HTML tokenizer reads
+/// attributes: a value is quoted only when a quote opens it after an attribute name's `=`
+/// (spaces allowed); a `>` anywhere else ends the tag (the end of the input if none does).
+/// Its attributes are counted against `max_attributes`.
+fn tag_end_counting(bytes: &[u8], from: usize, max_attributes: usize) -> TagEnd {
     /// The tokenizer's attribute states (after a quoted value and `/` act as `Before`).
     #[derive(Clone, Copy)]
     enum State {
@@ -590,6 +631,8 @@ fn tag_end_counting(
     let mut state = State::Before;
     let mut attributes = 0usize;
     let mut excess_from = None;
+    // The previous byte was a `/` read between attributes.
+    let mut slash = false;
     let excess = |excess_from: Option<usize>, gt: usize, attributes: usize| {
         excess_from.map(|start| {
             // A `/` just before the `>` stays: it closes the tag in SVG and MathML.
@@ -609,6 +652,7 @@ fn tag_end_counting(
                 Some(p) => {
                     k += p + 1;
                     state = State::Before;
+                    slash = false;
                     continue;
                 }
                 None => break,
@@ -616,17 +660,25 @@ fn tag_end_counting(
         }
         let space = matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ');
         let before = state;
+        let was_slash = std::mem::take(&mut slash);
         state = match state {
             State::Quoted(q) => State::Quoted(q),
             _ if b == b'>' => {
-                return (k + 1, excess(excess_from, k, attributes));
+                return TagEnd {
+                    end: k + 1,
+                    excess: excess(excess_from, k, attributes),
+                    self_closing: was_slash,
+                };
             }
             State::BeforeValue if space => State::BeforeValue,
             State::BeforeValue if matches!(b, b'"' | b'\'') => State::Quoted(b),
             State::BeforeValue => State::Unquoted,
             State::Unquoted if space => State::Before,
             State::Unquoted => State::Unquoted,
-            _ if b == b'/' => State::Before,
+            _ if b == b'/' => {
+                slash = true;
+                State::Before
+            }
             State::Name | State::AfterName if b == b'=' => State::BeforeValue,
             State::Name | State::AfterName if space => State::AfterName,
             State::Before if space => State::Before,
@@ -642,7 +694,11 @@ fn tag_end_counting(
         }
         k += 1;
     }
-    (bytes.len(), None)
+    TagEnd {
+        end: bytes.len(),
+        excess: None,
+        self_closing: false,
+    }
 }
 
 /// Offset just after the comment whose text starts at `from` (after `<!--`): `<!-->` and
@@ -3705,5 +3761,32 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn attributes_of_end_tags_and_inside_foreign_content_are_cut_for_the_tree_builder() {
+        let bomb: String = (0..5_000).map(|i| format!(" a{i}")).collect();
+        let mut cut = 0;
+        // End tags: every attribute goes (the parser ignores them anyway).
+        let page = format!("<p>un</p{bomb}><p>deux</p>");
+        let prepared = prepare(&page, 10, &mut cut);
+        assert_eq!(cut, 5_000);
+        assert!(prepared.contains("<p>un</p ><p>deux</p>"), "{prepared}");
+        // Inside SVG a `<style>` holds markup for the tree builder: its tags are scanned.
+        cut = 0;
+        let page = format!("<svg><style><g{bomb}/></style></svg><p>texte</p>");
+        let _ = prepare(&page, 10, &mut cut);
+        assert_eq!(cut, 4_990);
+        // A tag past the nesting limit goes whole, its attributes with it, and what follows
+        // keeps its own `>`.
+        cut = 0;
+        let deep = "<div>".repeat(MAX_NESTING) + &format!("<div{bomb}>x</div><p>y</p>");
+        let prepared = prepare(&deep, 10, &mut cut);
+        assert_eq!(cut, 4_990);
+        assert!(
+            prepared.ends_with("<div>x<p>y</p>"),
+            "{}",
+            &prepared[prepared.len() - 40..]
+        );
     }
 }

@@ -62,8 +62,8 @@ pub struct Skim {
 
 /// Stack a thread that skims pages should have. The tokenizer reads each attribute of a tag
 /// with one more nested call (about 200 bytes of stack each, optimised; 4 KB in a debug build):
-/// the attributes past `max_attributes` are cut before it reads them, and this leaves room for
-/// the most a topic may allow (10,000) in either build. Only the pages a thread touches are
+/// the skim leaves a tag at `max_attributes`, and this leaves room for the most a topic may
+/// allow (10,000) in either build. Only the pages a thread touches are
 /// committed, so a large reservation costs nothing.
 pub const STACK_BYTES: usize = 64 << 20;
 
@@ -82,11 +82,47 @@ pub fn skim_html(html: &str, page_url: &Url) -> Skim {
 /// crawl a hundred thousand rows, URL checks and priorities), and reading at most
 /// `max_attributes` attributes on one element ([`Skim::attributes_cut`]).
 pub fn skim_html_with(html: &str, page_url: &Url, max_links: usize, max_attributes: usize) -> Skim {
-    let mut attributes_cut = 0;
-    let html = extract::cap_attributes(html, max_attributes, &mut attributes_cut);
-    let html = html.as_ref();
+    // html5gum reads each attribute of a tag one call deeper: the reader counts them, and on
+    // the first tag past `max_attributes` leaves the tokenizer by unwinding (its depth is then
+    // bounded by the limit). Only such a page is scanned for tags to cut (`cap_attributes`)
+    // and read again; the others cost a counter per attribute.
+    let first = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        skim_once(html, page_url, max_links, max_attributes)
+    }));
+    match first {
+        Ok(skim) => skim,
+        Err(payload) if payload.is::<TooManyAttributes>() => {
+            let mut attributes_cut = 0;
+            let capped = extract::cap_attributes(html, max_attributes, &mut attributes_cut);
+            let second = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                skim_once(&capped, page_url, max_links, max_attributes)
+            }));
+            match second {
+                Ok(mut skim) => {
+                    skim.attributes_cut = attributes_cut;
+                    skim
+                }
+                // A tag the scan did not cut (it reads the page as the tokenizer does; this
+                // would be a bug): the page gives no text and no links rather than a crash.
+                Err(_) => Skim {
+                    attributes_cut: attributes_cut.max(1),
+                    ..Skim::default()
+                },
+            }
+        }
+        Err(other) => std::panic::resume_unwind(other),
+    }
+}
+
+/// Unwinds the tokenizer out of a tag with too many attributes (see [`skim_html_with`]).
+struct TooManyAttributes;
+
+/// One reading of the page; unwinds with [`TooManyAttributes`] at a tag of more than
+/// `max_attributes` attributes.
+fn skim_once(html: &str, page_url: &Url, max_links: usize, max_attributes: usize) -> Skim {
     let mut state = State {
         max_links,
+        max_attributes,
         ..State::default()
     };
     // The page is read as it is: the extractor's pre-scan (`extract::prepare`), which cuts the
@@ -95,9 +131,7 @@ pub fn skim_html_with(html: &str, page_url: &Url, max_links: usize, max_attribut
     // pages). Reading a `&str` cannot fail, and the emitter yields no tokens: the tokenizer's
     // work is all in the calls it makes to the emitter.
     let Ok(()) = Tokenizer::new_with_emitter(html, Reader::new(&mut state)).finish();
-    let mut skim = state.finish(page_url);
-    skim.attributes_cut = attributes_cut;
-    skim
+    state.finish(page_url)
 }
 
 /// Skims a `text/plain` page: all of it is text, it has no links, no title and no directives.
@@ -281,6 +315,8 @@ struct State {
     blocks: Vec<(usize, usize)>,
     /// Links kept at most.
     max_links: usize,
+    /// Attributes read on one tag at most.
+    max_attributes: usize,
     /// Links past `max_links`.
     links_cut: usize,
 }
@@ -603,6 +639,8 @@ struct Reader<'s> {
     /// The current tag's attribute names and values, and where each is (see [`Tag`]).
     attr_bytes: Vec<u8>,
     attrs: Vec<(usize, usize, usize)>,
+    /// Attributes of the current tag so far.
+    attributes: usize,
 }
 
 impl<'s> Reader<'s> {
@@ -617,6 +655,7 @@ impl<'s> Reader<'s> {
             keep_attrs: false,
             attr_bytes: Vec::new(),
             attrs: Vec::new(),
+            attributes: 0,
         }
     }
 
@@ -643,6 +682,7 @@ impl<'s> Reader<'s> {
         self.keep_attrs = false;
         self.attr_bytes.clear();
         self.attrs.clear();
+        self.attributes = 0;
     }
 }
 
@@ -724,6 +764,12 @@ impl Emitter for Reader<'_> {
     fn init_doctype(&mut self) {}
 
     fn init_attribute(&mut self) {
+        self.attributes += 1;
+        if self.attributes > self.state.max_attributes {
+            // Out of the tokenizer's nested calls before they exhaust the stack (see
+            // `skim_html_with`); not a panic: no hook runs, no message is printed.
+            std::panic::resume_unwind(Box::new(TooManyAttributes));
+        }
         // The name is complete when the first attribute starts.
         self.keep_attrs = !self.is_end_tag && self.state.reads_attributes_of(&self.name);
         if self.keep_attrs {
@@ -1066,5 +1112,31 @@ mod tests {
         assert_eq!((skim.links.len(), skim.links_cut), (25, 15));
         assert_eq!(skim.links[24].url, "http://a.test/p24");
         assert!(skim.text.contains("lien 39"));
+    }
+
+    #[test]
+    fn attribute_bombs_in_end_tags_and_noscript_are_cut_too() {
+        let bomb: String = (0..100_000).map(|_| " a=\"\"").collect();
+        let url = Url::parse("http://a.test/").unwrap();
+        for page in [
+            format!("<html><body><p>Un graphe.</p{bomb}><p>Des sommets.</p></body></html>"),
+            format!(
+                "<html><body><noscript><div{bomb}>caché</div></noscript><p>Un graphe.</p>\
+                 </body></html>"
+            ),
+            format!(
+                "<html><body><svg><title x{bomb}>t</title></svg><p>Un graphe.</p></body></html>"
+            ),
+        ] {
+            let url = url.clone();
+            let skim = std::thread::Builder::new()
+                .stack_size(STACK_BYTES)
+                .spawn(move || skim_html(&page, &url))
+                .unwrap()
+                .join()
+                .unwrap();
+            assert!(skim.attributes_cut >= 99_000, "{}", skim.attributes_cut);
+            assert!(skim.text.contains("Un graphe."), "{}", skim.text);
+        }
     }
 }

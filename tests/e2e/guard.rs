@@ -196,3 +196,24 @@ body = '{"type": "ErrorResponse", "error": {"status": 401, "code": "SUBSCRIPTION
     assert_eq!(api.log().len(), 1, "{:?}", api.log());
     assert!(crawl_web.log().is_empty(), "{:?}", crawl_web.log());
 }
+
+#[test]
+fn a_proxy_named_by_its_host_name_is_reached() {
+    // The proxy's own name resolves to a loopback address: the user chose it, the guard lets
+    // it through (the crawled names are the proxy's to resolve).
+    let web = TestWeb::start(&scenario("basic"));
+    let out = tempfile::tempdir().unwrap();
+    let proxy = format!("http://localhost:{}", web.addr.port());
+    let output = run_topic(
+        &scenario("basic").join("topic.toml"),
+        out.path(),
+        &proxy,
+        &[],
+    );
+    assert_exit(&output, 0);
+    assert!(
+        web.log().iter().any(|h| h.host == "a.test"),
+        "{:?}",
+        web.log()
+    );
+}

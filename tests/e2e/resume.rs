@@ -200,6 +200,11 @@ fn killed_crawl_loses_no_stored_page_and_refetches_at_most_what_was_in_flight() 
 const MAZE: usize = 120;
 
 fn maze_web(root: &Path) {
+    maze_web_with(root, "")
+}
+
+/// The maze web with `crawl` lines added to the topic's `[crawl]` table.
+fn maze_web_with(root: &Path, crawl: &str) {
     let host = root.join("dedale.test");
     std::fs::create_dir_all(&host).unwrap();
     let on_topic = |i: usize| !i.is_multiple_of(5) && i % 7 != 3;
@@ -268,13 +273,15 @@ expression = '"graphe*" OU "sommet*"'
 max_pages = 60
 max_depth = 50
 concurrency = 4
+CRAWL_EXTRA
 [politeness]
 contact = "mailto:test@example.org"
 delay_seconds = 0.02
 [text]
 near_duplicates = false
 boilerplate_min_pages = 1000
-"#,
+"#
+        .replace("CRAWL_EXTRA", crawl),
     )
     .unwrap();
 }
@@ -344,4 +351,26 @@ fn a_crawl_stopped_at_many_points_gives_the_corpus_of_an_uninterrupted_one() {
             "{signal_name}: fetched twice: {twice:?}"
         );
     }
+}
+
+#[test]
+fn a_partial_pagerank_crawl_killed_at_many_points_gives_the_same_corpus() {
+    // The graph strategies rebuild their state (the known graph, the ranks recomputed every
+    // few pages) from the order in which pages gave their links.
+    let dir = tempfile::tempdir().unwrap();
+    maze_web_with(
+        dir.path(),
+        "strategy = \"pagerank\"\n[focus]\npagerank_every = 4",
+    );
+    let topic = dir.path().join("topic.toml");
+    let baseline = {
+        let web = TestWeb::start(dir.path());
+        let out = dir.path().join("baseline");
+        assert_exit(&run_topic(&topic, &out, &web.proxy(), &[]), 0);
+        kept(&out)
+    };
+    let web = TestWeb::start(dir.path());
+    let out = dir.path().join("stopped");
+    stopped_chain(&web, &topic, &out, "KILL", &[5, 9, 4]);
+    assert_eq!(kept(&out), baseline);
 }

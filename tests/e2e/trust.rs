@@ -169,3 +169,83 @@ fn verify_refuses_what_is_not_a_run_folder() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("no crawl.sqlite"), "{stderr}");
 }
+
+#[test]
+fn fatal_errors_name_the_damaged_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // A damaged crawl database.
+    let out = dir.path().join("run");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("crawl.sqlite"), vec![0x5a; 4096]).unwrap();
+    let output = glaneur()
+        .args(["run", "--quiet", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_exit(&output, 2);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&out.join("crawl.sqlite").display().to_string())
+            && stderr.contains("damaged")
+            && stderr.contains("glaneur verify"),
+        "{stderr}"
+    );
+    // A damaged recorded web.
+    let mut web = std::fs::read(repo().join("corpora/demo/web.warc.gz")).unwrap();
+    let middle = web.len() / 2;
+    web[middle] ^= 0xff;
+    let replay = dir.path().join("abime.warc.gz");
+    std::fs::write(&replay, web).unwrap();
+    let output = glaneur()
+        .args(["run", "--quiet", "--out"])
+        .arg(dir.path().join("run2"))
+        .arg("--replay")
+        .arg(&replay)
+        .output()
+        .unwrap();
+    assert_exit(&output, 2);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&replay.display().to_string()) && stderr.contains("damaged"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_warc_file_cut_short_is_refused_then_repaired_by_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    chain_web(dir.path());
+    std::fs::write(dir.path().join("_routes.toml"), "").unwrap();
+    let web = TestWeb::start(dir.path());
+    let topic = dir.path().join("topic.toml");
+    let out = dir.path().join("run");
+    assert_exit(&run_topic(&topic, &out, &web.proxy(), &[]), 0);
+    // The file loses its last third (a copy gone wrong, a disk that lost its tail).
+    let warc = out.join("warc").join("glaneur-00000.warc.gz");
+    let size = std::fs::metadata(&warc).unwrap().len();
+    let file = std::fs::OpenOptions::new().write(true).open(&warc).unwrap();
+    file.set_len(size * 2 / 3).unwrap();
+    drop(file);
+    // The crawl refuses to append after a cut it cannot account for, and names the file.
+    let refused = run_topic(&topic, &out, &web.proxy(), &[]);
+    assert_exit(&refused, 2);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains(&warc.display().to_string()) && stderr.contains("glaneur verify"),
+        "{stderr}"
+    );
+    let found = verify(&out, &[]);
+    assert_exit(&found, 1);
+    assert!(
+        String::from_utf8_lossy(&found.stdout).contains("its end was lost"),
+        "{}",
+        String::from_utf8_lossy(&found.stdout)
+    );
+    // --refetch: the pages whose records were lost go back to the frontier, and the crawl
+    // goes on from what is left.
+    assert_exit(&verify(&out, &["--refetch"]), 0);
+    assert_exit(&run_topic(&topic, &out, &web.proxy(), &[]), 0);
+    assert_complete(&out);
+    let after = verify(&out, &[]);
+    assert_exit(&after, 0);
+}
