@@ -32,12 +32,17 @@
 //! around them); fetches run as separate tasks and send their results back over a channel; the
 //! CPU work on a page (decode, parse, score, compress) runs on the analysis threads (`pool`:
 //! one per core, at a lower priority) so that it never stalls the timers of other servers.
+//!
+//! Rooms: `schedule` (which server gets the next request), `load` (whether one more request
+//! may start), `servers` (robots.txt, delays, failures, giving up), `focus` (priorities,
+//! strategies, centroid), `recover` (responses written before a `kill -9`), `pool` (the
+//! analysis threads); this file holds the loop, the jobs and how a page is settled.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering as MemOrdering};
+use std::sync::atomic::Ordering as MemOrdering;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -55,10 +60,16 @@ use crate::store::{FetchRow, PageFacts, Store};
 use crate::topic::Topic;
 
 mod focus;
+mod load;
 mod pool;
+mod recover;
 mod schedule;
+mod servers;
 use crate::warcfile::{self, Packed, WarcFile};
 pub use focus::Shared as FocusShared;
+use load::{CpuUse, Limits, Load, Senders, Waiting, sleep_until};
+use servers::{fetch_robots, robots_from_status, robots_unavailable};
+pub use servers::{politeness_delay, retry_after};
 
 /// Longest redirect chain followed (RFC 9110 suggests clients detect loops; 5 is what
 /// browsers' old limit and RFC 9309 for robots.txt use).
@@ -151,14 +162,10 @@ pub struct CrawlOutcome {
     pub frontier_left: u64,
     /// Pages with more links than `[crawl] max_links_per_page`: only the first ones were
     /// followed.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::report::is_zero")]
     pub pages_links_cut: u64,
     /// Seconds spent.
     pub seconds: f64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 /// One entry of a host's queue: 16 bytes. What else the frontier knows of the URL is in the
@@ -251,6 +258,8 @@ struct Host {
     stamp: u32,
     /// Changed since it was last placed (see `schedule`).
     marked: bool,
+    /// The network guard let the server itself through.
+    guard_passed: bool,
 }
 
 /// A job's result, sent back to the loop. (One message per request: boxing the larger
@@ -434,31 +443,6 @@ pub fn analyze(
         nofollow: skimmed.meta_robots.nofollow,
         terms,
         targets: Vec::new(),
-    }
-}
-
-/// [`analyze`] on a thread with the analysis threads' stack (see `stages::skim::STACK_BYTES`):
-/// a page recovered from the WARC is read on the loop's own thread otherwise, whose stack is
-/// the system's. Inline when no thread can be started.
-fn analyze_on_a_deep_stack(
-    ctx: &CrawlContext,
-    url: &url::Url,
-    response: &Response,
-) -> Option<Analysis> {
-    let spawned = std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("glaneur-recovery".into())
-            .stack_size(stages::skim::STACK_BYTES)
-            .spawn_scoped(scope, || analyze(&ctx.topic, &ctx.focus, url, response))
-            .ok()
-            .map(|handle| handle.join())
-    });
-    match spawned {
-        Some(Ok(analysis)) => Some(analysis),
-        // The thread panicked: the page is settled without an analysis (as a panic in the
-        // pool is), not analysed again inline to panic again.
-        Some(Err(_)) => None,
-        None => Some(analyze(&ctx.topic, &ctx.focus, url, response)),
     }
 }
 
@@ -660,142 +644,6 @@ pub async fn crawl(
     Ok(crawler.outcome)
 }
 
-/// Where jobs send their results.
-struct Senders {
-    /// Pages and robots.txt answers, settled in order.
-    results: mpsc::Sender<JobResult>,
-    /// [`JobResult::Released`]: read before the results.
-    released: mpsc::UnboundedSender<JobResult>,
-    /// The pages that gave their request back, counted by the jobs that hold them.
-    waiting: Arc<Waiting>,
-}
-
-/// The pages that gave their request back and are not settled yet. The jobs add what they
-/// hold as they go (the loop cannot see it: an analysis adds to a page after the loop last
-/// heard of it); the loop takes a page's share off when it settles it.
-#[derive(Debug, Default)]
-struct Waiting {
-    /// Bytes they hold: the body when the page arrives, then what its analysis adds (links
-    /// with their anchors and targets, compressed records) — for a small page with many
-    /// links, several times its body.
-    bytes: AtomicUsize,
-    /// Those analysed, waiting for the loop.
-    analysed: AtomicUsize,
-}
-
-impl Waiting {
-    /// A page settled by the loop, which had added `held` bytes.
-    fn settled(&self, held: usize) {
-        self.bytes.fetch_sub(held, MemOrdering::Relaxed);
-        self.analysed.fetch_sub(1, MemOrdering::Relaxed);
-    }
-}
-
-/// The crawl's limits on what is under way at once.
-struct Limits {
-    /// `[crawl] concurrency`.
-    concurrency: usize,
-    /// `[crawl] backlog_bytes`.
-    backlog_bytes: usize,
-    /// Page analyses that run at once (one per core).
-    cores: usize,
-}
-
-/// What the crawl has under way.
-#[derive(Debug, Default)]
-struct Load {
-    /// Requests on the wire (robots.txt included).
-    requests: usize,
-    /// Pages arrived and not settled yet (waiting for the CPU or being analysed, or for this
-    /// loop to settle them).
-    pages: usize,
-    /// Bytes those pages hold ([`Waiting::bytes`]).
-    bytes: usize,
-    /// Those of them analysed, waiting for this loop ([`Waiting::analysed`]).
-    settling: usize,
-}
-
-impl Load {
-    /// Takes in what the jobs have counted since.
-    fn observe(&mut self, waiting: &Waiting) {
-        self.bytes = waiting.bytes.load(MemOrdering::Relaxed);
-        self.settling = waiting.analysed.load(MemOrdering::Relaxed);
-    }
-
-    /// Whether one more request may start. A page waiting for its analysis keeps its place
-    /// under `concurrency`: the next URL is then chosen knowing its links (the order
-    /// best-first promises, and what a page budget counts on; with `concurrency = 1` a crawl
-    /// has a single possible order), and when the CPU is steadily behind the network (one
-    /// fast server, no delay) fetching ahead of it would only fill memory. But when the
-    /// analyses have left the cores room lately (`cpu_has_room`), a pile of waiting pages is a
-    /// burst — large pages on many servers at once — that the CPU will catch up with: then
-    /// only one waiting page per core keeps its place, the others give theirs back so that the
-    /// requests to every other server go on meanwhile, and they are bounded by the memory they
-    /// hold. Nor does a request start while `concurrency` pages, analysed, wait for this loop
-    /// to settle them: when the loop, not the CPU, is what falls behind (thousands of servers
-    /// freed at once, each page bringing fifty links to settle), more pages would add nothing
-    /// to the crawl but memory.
-    fn may_start(&self, limits: &Limits, cpu_has_room: bool) -> bool {
-        let waiting = if cpu_has_room {
-            self.pages.min(limits.cores)
-        } else {
-            self.pages
-        };
-        self.requests + waiting < limits.concurrency
-            && self.settling < limits.concurrency
-            && self.bytes < limits.backlog_bytes
-    }
-}
-
-/// How busy the page analyses have kept the cores lately: the busy core-seconds per second
-/// and per core, averaged exponentially over [`CpuUse::HORIZON`] (0: idle, 1: every core all
-/// the time). It starts at 1: until the analyses have shown that the CPU keeps up, the crawl
-/// assumes it does not.
-#[derive(Debug)]
-struct CpuUse {
-    level: f64,
-    at: Instant,
-}
-
-impl CpuUse {
-    /// Averaging horizon: long enough that a burst of a few seconds of CPU work (the B3
-    /// benchmark's tables of contents: 256 pages of 2.5 MB, about 6 s on two cores) does not
-    /// pass for a CPU that cannot keep up, short enough to notice one within half a minute.
-    const HORIZON: f64 = 20.0;
-    /// Above this, the CPU is taken to be behind the network.
-    const ROOM_BELOW: f64 = 0.8;
-
-    fn new(now: Instant) -> CpuUse {
-        CpuUse {
-            level: 1.0,
-            at: now,
-        }
-    }
-
-    fn level(&self, now: Instant) -> f64 {
-        let elapsed = now.saturating_duration_since(self.at).as_secs_f64();
-        self.level * (-elapsed / Self::HORIZON).exp()
-    }
-
-    /// Counts `work` seconds of analysis on one of `cores` cores, done by `now`.
-    fn add(&mut self, work: Duration, cores: usize, now: Instant) {
-        self.level = self.level(now) + work.as_secs_f64() / (cores.max(1) as f64 * Self::HORIZON);
-        self.at = now;
-    }
-
-    fn has_room(&self, now: Instant) -> bool {
-        self.level(now) < Self::ROOM_BELOW
-    }
-}
-
-async fn sleep_until(deadline: Option<Instant>) {
-    match deadline {
-        Some(at) => tokio::time::sleep_until(at.into()).await,
-        // Nothing to wake for: wait for a job or a signal.
-        None => std::future::pending::<()>().await,
-    }
-}
-
 impl Crawler<'_> {
     /// A server freed by a [`JobResult::Released`]: its request is over, its page waits.
     fn released(&mut self, load: &mut Load, result: JobResult) -> anyhow::Result<()> {
@@ -824,6 +672,7 @@ impl Crawler<'_> {
             name,
             stamp: 0,
             marked: false,
+            guard_passed: false,
             queue: BinaryHeap::new(),
             in_flight: 0,
             flying: Vec::new(),
@@ -948,87 +797,6 @@ impl Crawler<'_> {
         Ok(())
     }
 
-    /// Responses that reached the WARC file after the last commit (the process was killed):
-    /// settle them from the file instead of fetching them again.
-    fn recover_from_warc(&mut self) -> anyhow::Result<()> {
-        let committed: u64 = self
-            .store
-            .meta("warc_committed_len")?
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
-        if committed >= self.warc.len() {
-            return Ok(());
-        }
-        let path = self.warc.path().to_path_buf();
-        let records = warcfile::records_from(&path, committed)?;
-        for (offset, length, record) in records {
-            if record.record_type() != Some("response") {
-                continue;
-            }
-            let Some(uri) = record.target_uri().map(str::to_string) else {
-                continue;
-            };
-            let Ok(url) = url::Url::parse(&uri) else {
-                continue;
-            };
-            let Some(response) = Response::from_record(&record) else {
-                continue;
-            };
-            // An answer that asked for a retry (server error, too many requests) settled
-            // nothing: the URL is still queued and will be asked again.
-            if response.status == 429 || response.status >= 500 {
-                continue;
-            }
-            let host = urlnorm::host_key(&url);
-            if url.path() == "/robots.txt" && url.query().is_none() {
-                let unknown = matches!(
-                    self.hosts.get(&host).map(|h| &h.robots),
-                    Some(RobotsState::Unknown) | None
-                );
-                if unknown && self.store.url_id(url.as_str())?.is_none() {
-                    self.settle_robots(&host, Ok(response), None)?;
-                    self.outcome.recovered += 1;
-                    continue;
-                }
-            }
-            let Some(id) = self.store.url_id(url.as_str())? else {
-                continue;
-            };
-            // Only a URL still queued needs it; remove it from its host queue.
-            let Some(entry) = self.take_queued(&host, id) else {
-                continue;
-            };
-            let analysis = (response.status == 200 && !response.body_skipped)
-                .then(|| analyze_on_a_deep_stack(&self.ctx, &url, &response))
-                .flatten();
-            self.settle_page(
-                entry,
-                &host,
-                &url,
-                Ok(response),
-                analysis,
-                Archive::Recovered((offset, length)),
-                false,
-                Instant::now(),
-            )?;
-            self.requests_total += 1;
-            self.outcome.recovered += 1;
-        }
-        self.commit()?;
-        Ok(())
-    }
-
-    /// Takes a queued URL out of its server's queue (its entries, stale ones included).
-    fn take_queued(&mut self, host: &str, id: i64) -> Option<Job> {
-        let h = self.hosts.get_mut(host)?;
-        schedule::mark_host(&mut self.sched, h);
-        let before = h.queue.len();
-        h.queue.retain(|e| e.id != id);
-        let removed = before - h.queue.len();
-        self.in_memory = self.in_memory.saturating_sub(removed);
-        self.take_job(id)
-    }
-
     /// The URL leaves the frontier for a request: everything settling it needs.
     fn take_job(&mut self, id: i64) -> Option<Job> {
         let q = self.prio.taken(id)?;
@@ -1045,16 +813,6 @@ impl Crawler<'_> {
     /// Whether any URL waits in the frontier.
     fn has_pending(&self) -> bool {
         self.prio.pending_len() > 0 || self.hosts.values().any(|h| h.on_disk > 0)
-    }
-
-    /// How long a robots.txt copy is trusted (forever when replaying: the recording does not
-    /// change).
-    fn robots_ttl(&self) -> Duration {
-        if self.ctx.fetcher.is_replay() {
-            Duration::MAX
-        } else {
-            crate::topic::seconds(self.ctx.topic.file.politeness.robots_ttl_seconds)
-        }
     }
 
     /// URLs left in the frontier keep their `queued` state (a later run with a larger budget
@@ -1097,68 +855,21 @@ impl Crawler<'_> {
         Ok(left)
     }
 
-    /// Stops asking a server: its waiting URLs, and any found later in this run, are settled
-    /// with `reason`. One dead server must not hold the crawl.
-    fn give_up(&mut self, host_key: &str, reason: &str, detail: &str) -> anyhow::Result<()> {
-        let dropped: Vec<i64> = {
-            let host = self.host_mut(host_key);
-            host.gave_up = true;
-            host.on_disk = 0;
-            host.queue.drain().map(|e| e.id).collect()
-        };
-        self.in_memory = self.in_memory.saturating_sub(dropped.len());
-        for id in dropped {
-            self.prio.taken(id);
-        }
-        // In memory or on disk, every URL of the server still queued.
-        let settled = self.store.skip_host(host_key, reason, detail)?;
-        for _ in 0..settled {
-            self.progress.dropped();
-        }
-        self.store.host_gave_up(host_key, detail)?;
-        self.progress
-            .note(&format!("giving up on {host_key}: {detail}"));
-        Ok(())
-    }
-
-    /// How long a server rests after its `failures`-th failure in a row: what `Retry-After`
-    /// asked, else the back-off doubled for every failure; never less than its delay, nor
-    /// than k times how long the failed request took (after a timeout the server may still be
-    /// working on it).
-    fn pause_after_failure(
-        &self,
-        failures: u32,
-        delay: Duration,
-        retry_after: Option<Duration>,
-        elapsed: Duration,
-    ) -> Duration {
-        let politeness = &self.ctx.topic.file.politeness;
-        let doubling = f64::from(1u32 << failures.clamp(1, 16).saturating_sub(1));
-        let backoff = crate::topic::seconds(politeness.backoff_seconds * doubling);
-        // A server's `Retry-After` is capped like everything it says: a wait of 2^64 seconds
-        // would overflow the clock.
-        let longest = crate::topic::seconds(politeness.max_retry_after_seconds);
-        retry_after
-            .map(|wait| wait.min(longest))
-            .unwrap_or(backoff)
-            .max(delay)
-            .max(crate::topic::scaled(
-                elapsed,
-                politeness.response_time_factor,
-            ))
-    }
-
     /// Starts the next request on `host_key` (robots.txt first). Returns whether a job was
     /// spawned; URLs settled without a request (robots, budget) return false.
     fn start_next(&mut self, host_key: &str, tx: &Senders, max_pages: u64) -> anyhow::Result<bool> {
         let fetcher = self.ctx.fetcher.clone();
         let ttl = self.robots_ttl();
-        // A server the network guard refuses gets no request at all, not even robots.txt.
-        if let Ok(server) = url::Url::parse(host_key)
-            && let Err(refusal) = self.guard(&server)
-        {
-            self.give_up(host_key, refusal.reason, &refusal.detail)?;
-            return Ok(false);
+        // A server the network guard refuses gets no request at all, not even robots.txt
+        // (checked once per server).
+        if !self.host_mut(host_key).guard_passed {
+            if let Ok(server) = url::Url::parse(host_key)
+                && let Err(refusal) = self.guard(&server)
+            {
+                self.give_up(host_key, refusal.reason, &refusal.detail)?;
+                return Ok(false);
+            }
+            self.host_mut(host_key).guard_passed = true;
         }
         let host = self.host_mut(host_key);
         let read_robots = match &host.robots {
@@ -1391,116 +1102,6 @@ impl Crawler<'_> {
                 Ok(())
             }
         }
-    }
-
-    /// Records a server's robots.txt; `fetched` is when the answer came for one just fetched
-    /// (the server's clock runs from then), None for a copy recovered from the WARC file.
-    fn settle_robots(
-        &mut self,
-        host_key: &str,
-        outcome: Result<Response, Failure>,
-        fetched: Option<Instant>,
-    ) -> anyhow::Result<()> {
-        if let Err(failure) = &outcome
-            && failure.reason == "private-address"
-        {
-            // The name resolves to private addresses only: nothing of this server is fetched.
-            let host = self.host_mut(host_key);
-            host.in_flight = host.in_flight.saturating_sub(1);
-            host.robots = RobotsState::Unavailable;
-            return self.give_up(host_key, "private-address", &failure.detail);
-        }
-        let token = self.ctx.product_token.clone();
-        let replay = self.ctx.fetcher.is_replay();
-        let now = now_epoch();
-        let (status, body, what, elapsed) = match &outcome {
-            Ok(r) => (
-                r.status,
-                String::from_utf8_lossy(r.body()).into_owned(),
-                format!("HTTP {}", r.status),
-                r.elapsed,
-            ),
-            Err(failure) => (0, String::new(), failure.detail.clone(), failure.elapsed),
-        };
-        let retry_after = outcome
-            .as_ref()
-            .ok()
-            .and_then(|r| retry_after(r.header("retry-after"), std::time::SystemTime::now()));
-        let robots = robots_from_status(status, body.as_bytes(), &token);
-        let crawl_delay = robots.crawl_delay();
-        self.store
-            .host_robots(host_key, status, &body, crawl_delay, now)?;
-        let base = self.base_delay();
-        let max_cd = self.ctx.topic.file.politeness.max_crawl_delay_seconds;
-        let give_up_after = self.ctx.topic.file.politeness.give_up_after;
-        let delay = politeness_delay(base, crawl_delay, max_cd, replay);
-        let live = fetched.is_some();
-        let ended = fetched.unwrap_or_else(Instant::now);
-        let failures = {
-            let host = self.host_mut(host_key);
-            if live {
-                host.in_flight = host.in_flight.saturating_sub(1);
-            }
-            host.delay = delay;
-            if robots_unavailable(status) && !replay {
-                // RFC 9309 §2.3.1.4: assume complete disallow, and ask again later rather
-                // than settle every URL of the server as disallowed.
-                host.robots = RobotsState::Unavailable;
-                host.failures += 1;
-                host.failures
-            } else {
-                host.robots = RobotsState::Known(robots, Instant::now());
-                let was_failing = std::mem::take(&mut host.failures) > 0;
-                if live {
-                    host.next_at = ended + host.delay;
-                }
-                if was_failing {
-                    self.store.host_rest(host_key, 0, 0.0)?;
-                }
-                return Ok(());
-            }
-        };
-        if failures >= give_up_after {
-            return self.give_up(
-                host_key,
-                "robots-unavailable",
-                &format!("robots.txt could not be read {failures} times in a row (last: {what})"),
-            );
-        }
-        let pause = self.pause_after_failure(failures, delay, retry_after, elapsed);
-        self.rest(host_key, ended, pause)
-    }
-
-    #[allow(clippy::too_many_lines)]
-    /// A request to `host_key` ended well: the server may take the next one after its delay
-    /// (or k times this response's time, if longer: a slow answer is a busy server).
-    fn release_host(
-        &mut self,
-        host_key: &str,
-        elapsed: Duration,
-        ended: Instant,
-    ) -> anyhow::Result<()> {
-        let factor = self.ctx.topic.file.politeness.response_time_factor;
-        let host = self.host_mut(host_key);
-        host.in_flight = host.in_flight.saturating_sub(1);
-        let was_failing = std::mem::take(&mut host.failures) > 0;
-        host.fetched += 1;
-        host.next_at = ended + host.delay.max(crate::topic::scaled(elapsed, factor));
-        if was_failing {
-            self.store.host_rest(host_key, 0, 0.0)?;
-        }
-        Ok(())
-    }
-
-    /// A failing server rests for `pause` from `ended`; stored with its count of failures in a
-    /// row, so that a resumed crawl lets it rest as long and gives it up at the same failure.
-    fn rest(&mut self, host_key: &str, ended: Instant, pause: Duration) -> anyhow::Result<()> {
-        let host = self.host_mut(host_key);
-        host.next_at = ended + pause;
-        let failures = host.failures;
-        let left = host.next_at.saturating_duration_since(Instant::now());
-        self.store
-            .host_rest(host_key, failures, now_epoch() + left.as_secs_f64())
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -2006,53 +1607,6 @@ impl Crawler<'_> {
     }
 }
 
-/// RFC 9309 status rules: 2xx parse; 4xx (except 429) allow all; 5xx, 429 and no answer
-/// disallow all. A 3xx is followed by [`fetch_robots`] before we get here; one left (a
-/// redirect the network guard would not follow) makes the file unavailable: allow all.
-fn robots_from_status(status: u16, body: &[u8], product_token: &str) -> Robots {
-    match status {
-        200..=299 => Robots::from_response(status, body, product_token),
-        300..=499 if status != 429 => Robots::allow_all(),
-        _ => Robots::disallow_all(),
-    }
-}
-
-/// Politeness delay of a server: never shorter than the topic's; robots.txt can lengthen it
-/// up to the cap. No delay at all when replaying a recording.
-pub fn politeness_delay(
-    base: Duration,
-    crawl_delay: Option<f64>,
-    max_crawl_delay: f64,
-    replay: bool,
-) -> Duration {
-    if replay {
-        return Duration::ZERO;
-    }
-    // `inf` or `1e300` is a very long delay, capped like any other; NaN says nothing.
-    let robots = crawl_delay
-        .filter(|d| *d > 0.0)
-        .map(|d| crate::topic::seconds(d.min(max_crawl_delay)))
-        .unwrap_or(Duration::ZERO);
-    base.max(robots)
-}
-
-/// RFC 9309 §2.3.1.4: a server error, "too many requests" or no answer at all means the rules
-/// are unknown for now (everything is disallowed until robots.txt can be read).
-fn robots_unavailable(status: u16) -> bool {
-    status == 0 || status == 429 || status >= 500
-}
-
-/// How long a `Retry-After` header asks to wait: delay-seconds or an HTTP date (RFC 9110
-/// §10.2.3). None when absent or unreadable.
-pub fn retry_after(value: Option<&str>, now: std::time::SystemTime) -> Option<Duration> {
-    let value = value?.trim();
-    if let Ok(seconds) = value.parse::<u64>() {
-        return Some(Duration::from_secs(seconds));
-    }
-    let at = httpdate::parse_http_date(value).ok()?;
-    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
-}
-
 /// A 64-bit fingerprint of a string (for counters keyed by paths without keeping the paths).
 fn fingerprint(text: &str) -> u64 {
     use std::hash::{Hash, Hasher};
@@ -2074,46 +1628,6 @@ async fn guarded(
             elapsed: Duration::ZERO,
         }),
     }
-}
-
-/// Fetches robots.txt, following up to five redirects (RFC 9309 §2.3.1.2).
-async fn fetch_robots(fetcher: Fetcher, url: String) -> Result<Response, Failure> {
-    let mut current = url::Url::parse(&url).map_err(|e| Failure {
-        reason: "invalid-url",
-        detail: e.to_string(),
-        elapsed: Duration::ZERO,
-    })?;
-    let mut redirect: Option<Response> = None;
-    for _ in 0..=MAX_REDIRECTS {
-        let response = match fetcher.fetch(&current).await {
-            Ok(response) => response,
-            // A redirect the network guard refuses to follow: the file is unavailable, as
-            // after too many redirects (RFC 9309 §2.3.1.2), which allows everything; the
-            // server itself is not at fault.
-            Err(f) if matches!(f.reason, "private-address" | "credentials") => {
-                return redirect.ok_or(f);
-            }
-            Err(f) => return Err(f),
-        };
-        if (300..400).contains(&response.status)
-            && let Some(next) = response
-                .header("location")
-                .and_then(|l| current.join(l).ok())
-        {
-            current = next;
-            redirect = Some(response);
-            continue;
-        }
-        let mut response = response;
-        // RFC 9309: parse at least 500 KiB; glaneur parses exactly that much.
-        response.truncate_body(500 * 1024);
-        return Ok(response);
-    }
-    Err(Failure {
-        reason: "redirect-chain",
-        detail: format!("robots.txt redirected more than {MAX_REDIRECTS} times"),
-        elapsed: Duration::ZERO,
-    })
 }
 
 /// Runs the crawl on the run's runtime, on the calling thread (the caller is synchronous).
@@ -2143,78 +1657,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cpu_use_starts_busy_decays_when_idle_and_rises_with_work() {
-        let t0 = Instant::now();
-        let mut cpu = CpuUse::new(t0);
-        assert!(!cpu.has_room(t0), "assumed behind until shown otherwise");
-        let later = t0 + Duration::from_secs(10);
-        assert!(cpu.has_room(later), "{}", cpu.level(later));
-        // Two cores kept busy for three horizons: back to "behind".
-        let mut at = later;
-        for _ in 0..(3 * 20 * 20) {
-            at += Duration::from_millis(50);
-            cpu.add(Duration::from_millis(100), 2, at);
-        }
-        assert!(!cpu.has_room(at), "{}", cpu.level(at));
-        assert!((cpu.level(at) - 1.0).abs() < 0.1, "{}", cpu.level(at));
-        // A burst of 12 core-seconds on an idle CPU is a burst, not a CPU that cannot keep up.
-        let mut idle = CpuUse::new(t0);
-        let calm = t0 + Duration::from_secs(60);
-        idle.add(Duration::from_secs(12), 2, calm);
-        assert!(idle.has_room(calm), "{}", idle.level(calm));
-    }
-
-    #[test]
-    fn pages_waiting_for_the_cpu_hold_request_slots_up_to_one_per_core() {
-        let limits = Limits {
-            concurrency: 4,
-            backlog_bytes: 1000,
-            cores: 2,
-        };
-        let load = |requests, pages, bytes| Load {
-            requests,
-            pages,
-            bytes,
-            settling: 0,
-        };
-        for room in [true, false] {
-            assert!(load(0, 0, 0).may_start(&limits, room));
-            assert!(load(3, 0, 0).may_start(&limits, room));
-            assert!(!load(4, 0, 0).may_start(&limits, room));
-            // Two pages being read hold two of the four places.
-            assert!(load(1, 2, 10).may_start(&limits, room));
-            assert!(!load(2, 2, 10).may_start(&limits, room));
-            // Never past the memory allowed to waiting pages.
-            assert!(!load(0, 1, 1000).may_start(&limits, room));
-        }
-        // A burst (the CPU had room lately): the pages beyond one per core give their places
-        // back, and the network goes on...
-        assert!(load(1, 50, 10).may_start(&limits, true));
-        // ...but not when the CPU is steadily behind: fetching ahead would only fill memory...
-        assert!(!load(1, 50, 10).may_start(&limits, false));
-        // ...nor while `concurrency` analysed pages wait for the loop to settle them.
-        let behind = Load {
-            settling: 4,
-            ..load(1, 50, 10)
-        };
-        assert!(!behind.may_start(&limits, true));
-        assert!(
-            Load {
-                settling: 3,
-                ..behind
-            }
-            .may_start(&limits, true)
-        );
-        // One request at a time: nothing starts while a page is read.
-        let serial = Limits {
-            concurrency: 1,
-            ..limits
-        };
-        assert!(!load(0, 1, 10).may_start(&serial, true));
-        assert!(load(0, 0, 0).may_start(&serial, true));
-    }
-
-    #[test]
     fn entries_order_by_key_then_discovery() {
         let e = |key, id| Entry { key, id, stamp: 0 };
         let mut heap = BinaryHeap::from(vec![e(0.5, 1), e(0.9, 2), e(0.5, 0), e(0.9, 3)]);
@@ -2222,31 +1664,6 @@ mod tests {
         // The entry that keeps a waiting URL in memory stays this small.
         assert_eq!(std::mem::size_of::<Entry>(), 16);
         assert_eq!(order, [2, 3, 0, 1]);
-    }
-
-    #[test]
-    fn robots_can_lengthen_never_shorten_the_delay() {
-        let base = Duration::from_secs(2);
-        assert_eq!(politeness_delay(base, Some(1.0), 30.0, false), base);
-        assert_eq!(
-            politeness_delay(base, Some(5.0), 30.0, false),
-            Duration::from_secs(5)
-        );
-        assert_eq!(
-            politeness_delay(base, Some(500.0), 30.0, false),
-            Duration::from_secs(30)
-        );
-        assert_eq!(politeness_delay(base, Some(f64::NAN), 30.0, false), base);
-        for absurd in [f64::INFINITY, 1e300] {
-            assert_eq!(
-                politeness_delay(base, Some(absurd), 30.0, false),
-                Duration::from_secs(30)
-            );
-        }
-        assert_eq!(
-            politeness_delay(base, Some(5.0), 30.0, true),
-            Duration::ZERO
-        );
     }
 
     #[test]

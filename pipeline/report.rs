@@ -101,7 +101,8 @@ pub struct ExtractReport {
     pub pages_per_second: f64,
 }
 
-fn is_zero(n: &u64) -> bool {
+/// For `skip_serializing_if`: a count of zero is left out of `report.json`.
+pub(crate) fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 

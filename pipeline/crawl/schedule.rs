@@ -188,7 +188,10 @@ impl Crawler<'_> {
             .iter()
             .filter_map(|id| self.flying_keys.get(id))
             .map(|&k| f64::from(k));
-        if let Some(key) = waiting.into_iter().chain(flying).max_by(f64::total_cmp) {
+        // Only best-first with a margin below 1 ever compares with the level.
+        if self.prio.may_hold_back(1)
+            && let Some(key) = waiting.into_iter().chain(flying).max_by(f64::total_cmp)
+        {
             let factor = self.prio.host_factor(name);
             self.sched.values.push(Peak {
                 value: key * factor,
