@@ -1072,6 +1072,16 @@ mod tests {
         }
     }
 
+    /// `skim_html` of `page` (at `http://a.test/`) on a thread with the crawl's analysis stack.
+    fn skim_on_an_analysis_stack(page: String) -> Skim {
+        std::thread::Builder::new()
+            .stack_size(STACK_BYTES)
+            .spawn(move || skim_html(&page, &Url::parse("http://a.test/").unwrap()))
+            .unwrap()
+            .join()
+            .unwrap()
+    }
+
     #[test]
     fn a_tag_of_a_hundred_thousand_attributes_is_read_without_exhausting_the_stack() {
         // html5gum reads each attribute with one more nested call: tens of thousands on one
@@ -1082,13 +1092,7 @@ mod tests {
             "<html lang=fr><head><title>Graphes</title></head><body><div{attrs}>Un graphe \
              et ses sommets.</div><a href=\"/suite\">suite</a></body></html>"
         );
-        let url = Url::parse("http://a.test/").unwrap();
-        let skim = std::thread::Builder::new()
-            .stack_size(STACK_BYTES)
-            .spawn(move || skim_html(&page, &url))
-            .unwrap()
-            .join()
-            .unwrap();
+        let skim = skim_on_an_analysis_stack(page);
         assert_eq!(
             skim.attributes_cut,
             100_000 - extract::DEFAULT_MAX_ATTRIBUTES
@@ -1117,7 +1121,6 @@ mod tests {
     #[test]
     fn attribute_bombs_in_end_tags_and_noscript_are_cut_too() {
         let bomb: String = (0..100_000).map(|_| " a=\"\"").collect();
-        let url = Url::parse("http://a.test/").unwrap();
         for page in [
             format!("<html><body><p>Un graphe.</p{bomb}><p>Des sommets.</p></body></html>"),
             format!(
@@ -1128,13 +1131,7 @@ mod tests {
                 "<html><body><svg><title x{bomb}>t</title></svg><p>Un graphe.</p></body></html>"
             ),
         ] {
-            let url = url.clone();
-            let skim = std::thread::Builder::new()
-                .stack_size(STACK_BYTES)
-                .spawn(move || skim_html(&page, &url))
-                .unwrap()
-                .join()
-                .unwrap();
+            let skim = skim_on_an_analysis_stack(page);
             assert!(skim.attributes_cut >= 99_000, "{}", skim.attributes_cut);
             assert!(skim.text.contains("Un graphe."), "{}", skim.text);
         }

@@ -4,7 +4,7 @@
 //! The chain web of `resume.rs` (one host, 40 pages, each linking to the next, 40 ms per answer
 //! and a 50 ms politeness delay) keeps a crawl busy for a few seconds.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::resume::{assert_complete, chain_web, page_counts, spawn, wait_for_pages};
 use crate::server::TestWeb;
@@ -18,6 +18,18 @@ fn unreadable(out: &Path) -> i64 {
             |r| r.get(0),
         )
         .unwrap()
+}
+
+/// The chain web (served without delays) crawled to its end in `dir/run`: the web, the topic
+/// and the run folder.
+fn finished_chain(dir: &Path) -> (TestWeb, PathBuf, PathBuf) {
+    chain_web(dir);
+    std::fs::write(dir.join("_routes.toml"), "").unwrap();
+    let web = TestWeb::start(dir);
+    let topic = dir.join("topic.toml");
+    let out = dir.join("run");
+    assert_exit(&run_topic(&topic, &out, &web.proxy(), &[]), 0);
+    (web, topic, out)
 }
 
 fn verify(out: &Path, extra: &[&str]) -> std::process::Output {
@@ -92,12 +104,7 @@ fn a_killed_run_leaves_a_lock_the_next_run_takes_over() {
 #[test]
 fn a_damaged_record_is_named_never_cut_and_fetched_again_on_request() {
     let dir = tempfile::tempdir().unwrap();
-    chain_web(dir.path());
-    std::fs::write(dir.path().join("_routes.toml"), "").unwrap();
-    let web = TestWeb::start(dir.path());
-    let topic = dir.path().join("topic.toml");
-    let out = dir.path().join("run");
-    assert_exit(&run_topic(&topic, &out, &web.proxy(), &[]), 0);
+    let (web, topic, out) = finished_chain(dir.path());
     let clean = verify(&out, &[]);
     assert_exit(&clean, 0);
     assert!(String::from_utf8_lossy(&clean.stdout).contains("result: sound"));
@@ -214,12 +221,7 @@ fn fatal_errors_name_the_damaged_file() {
 #[test]
 fn a_warc_file_cut_short_is_refused_then_repaired_by_verify() {
     let dir = tempfile::tempdir().unwrap();
-    chain_web(dir.path());
-    std::fs::write(dir.path().join("_routes.toml"), "").unwrap();
-    let web = TestWeb::start(dir.path());
-    let topic = dir.path().join("topic.toml");
-    let out = dir.path().join("run");
-    assert_exit(&run_topic(&topic, &out, &web.proxy(), &[]), 0);
+    let (web, topic, out) = finished_chain(dir.path());
     // The file loses its last third (a copy gone wrong, a disk that lost its tail).
     let warc = out.join("warc").join("glaneur-00000.warc.gz");
     let size = std::fs::metadata(&warc).unwrap().len();
