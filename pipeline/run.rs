@@ -180,7 +180,7 @@ fn run_locked(
     // timers), the pages are read on the analysis threads (`crawl::pool`). With the network on
     // threads of its own, every response woke one of them and every request the loop started
     // woke another, each time preempting a core that was reading a page: 6 % of the crawl's
-    // CPU in B1 (README, Performance).
+    // CPU in B1 (docs/BENCHMARKS.md).
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -1,7 +1,7 @@
 //! `crawl.sqlite`: the crawl state and decision log of one run.
 //!
 //! **In:** what the crawl and the extract stage learn about URLs, hosts and links.
-//! **Out:** one SQLite file a linguist can query with `sqlite3` (schema in the README).
+//! **Out:** one SQLite file a linguist can query with `sqlite3` (schema in docs/GUIDE.md, "The run folder").
 //!
 //! **Invariants:**
 //! - every URL ever seen has exactly one row, keyed by its canonical form, with a `state`

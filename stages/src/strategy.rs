@@ -52,7 +52,7 @@ pub enum Strategy {
 }
 
 impl Strategy {
-    /// Every strategy, in the order of the README's table.
+    /// Every strategy, in the order of the guide's table (docs/GUIDE.md).
     pub const ALL: [Strategy; 7] = [
         Strategy::BestFirst,
         Strategy::BreadthFirst,

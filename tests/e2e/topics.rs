@@ -567,20 +567,34 @@ fn check_refuses_what_run_would_refuse_and_warns_about_what_would_give_nothing()
     );
 }
 
+/// The first `toml` block of a Markdown file, without the indentation of a list item.
+fn first_toml_block(markdown: &str) -> String {
+    let start = markdown.find("```toml\n").expect("a toml block") + "```toml\n".len();
+    let body = &markdown[start..];
+    let block = &body[..body.find("```").expect("the end of the block")];
+    block
+        .lines()
+        .map(|l| l.strip_prefix("   ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[test]
-fn the_readme_example_topic_is_valid_and_draws_no_warning() {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let start = readme
-        .find("```toml\nname = \"graphes\"")
-        .expect("the worked example");
-    let body = &readme[start + "```toml\n".len()..];
-    let example = &body[..body.find("```").unwrap()];
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("serp")).unwrap();
-    std::fs::write(dir.path().join("serp/google-graphe.html"), "<html></html>").unwrap();
-    std::fs::write(dir.path().join("topic.toml"), example).unwrap();
-    let check = glaneur().arg("check").arg(dir.path()).output().unwrap();
-    assert_exit(&check, 0);
-    let stdout = String::from_utf8_lossy(&check.stdout);
-    assert!(!stdout.contains("warning"), "{stdout}");
+fn the_example_topics_of_the_readme_and_the_guide_are_valid_and_draw_no_warning() {
+    for doc in ["README.md", "docs/GUIDE.md"] {
+        let text = std::fs::read_to_string(repo().join(doc)).unwrap();
+        let example = first_toml_block(&text);
+        assert!(
+            example.starts_with("name = \"graphes\""),
+            "{doc}: {example}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("serp")).unwrap();
+        std::fs::write(dir.path().join("serp/google-graphe.html"), "<html></html>").unwrap();
+        std::fs::write(dir.path().join("topic.toml"), example).unwrap();
+        let check = glaneur().arg("check").arg(dir.path()).output().unwrap();
+        assert_exit(&check, 0);
+        let stdout = String::from_utf8_lossy(&check.stdout);
+        assert!(!stdout.contains("warning"), "{doc}: {stdout}");
+    }
 }
