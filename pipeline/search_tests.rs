@@ -1,7 +1,7 @@
 //! Each search backend against a local mock server that answers as the provider documents:
-//! the recorded Brave response (`shared/data/serp/api/`), Mojeek's JSON response format,
-//! SearXNG's `format=json` output and Google Custom Search's `Search` schema (discovery
-//! document in `shared/data/serp/api/`), with their error, quota and paging cases.
+//! the recorded Brave response (`tests/data/serp/api/`), Mojeek's JSON response format,
+//! SearXNG's `format=json` output and Google Custom Search's `Search` schema (Custom Search JSON
+//! API v1 discovery document), with their error, quota and paging cases.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -99,20 +99,15 @@ impl Mock {
     }
 }
 
-fn shared_data() -> PathBuf {
-    if let Some(dir) = std::env::var_os("GLANEUR_SHARED_DATA") {
-        return PathBuf::from(dir);
-    }
-    let start = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    start
-        .ancestors()
-        .map(|d| d.join("shared").join("data"))
-        .find(|d| d.join("README.md").is_file())
-        .expect("shared/data above the repository")
+/// The test material committed with the repository.
+fn test_data() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("data")
 }
 
 fn brave_recorded() -> String {
-    std::fs::read_to_string(shared_data().join("serp/api/brave-web-hello-world.json")).unwrap()
+    std::fs::read_to_string(test_data().join("serp/api/brave-web-hello-world.json")).unwrap()
 }
 
 fn section(backend: Backend, endpoint: &str) -> SearchSection {

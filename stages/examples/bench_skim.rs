@@ -1,8 +1,8 @@
 //! Benchmark of the crawl's page skim (not a user tool): how fast HTML tokenizers read the
 //! fixture pages, and how fast [`stages::skim::skim_html`] reads them.
 //!
-//! **In:** `[--rounds N] [--only READER] [DIR]`: `DIR` is `shared/data/extraction` (default: found above this
-//! crate, or `$GLANEUR_SHARED_DATA/extraction`); its 355 pages are read and decoded with
+//! **In:** `[--rounds N] [--only READER] [DIR]`: `DIR` is `tests/data/extraction` (the default, in
+//! the repository); its 355 pages are read and decoded with
 //! [`stages::decode::decode`] as `stages/tests/skim.rs` does, before any clock starts;
 //! `--only` runs one reader (for a profiler).
 //! **Out:** one line per reader: median and best CPU time (process CPU, user + sys) of one pass
@@ -39,16 +39,10 @@ fn process_cpu() -> Duration {
     )
 }
 
-/// The `shared/data/extraction` folder, as the fixture tests find it.
+/// The `tests/data/extraction` folder, as the fixture tests find it.
 fn default_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("GLANEUR_SHARED_DATA") {
-        return Some(PathBuf::from(dir).join("extraction"));
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|dir| dir.join("shared").join("data"))
-        .find(|candidate| candidate.join("README.md").is_file())
-        .map(|data| data.join("extraction"))
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data/extraction");
+    dir.is_dir().then_some(dir)
 }
 
 /// The decoded pages of the three fixture sets, in the fixture test's order.
@@ -63,12 +57,15 @@ fn load(root: &Path) -> Result<Vec<String>, Box<dyn std::error::Error>> {
         let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
             .map_err(|e| format!("{}: {e}", dir.display()))?
             .filter_map(|entry| entry.ok().map(|e| e.path()))
-            .filter(|p| p.to_string_lossy().ends_with(suffix))
+            .filter(|p| {
+                let name = p.to_string_lossy();
+                name.ends_with(suffix) || name.ends_with(&format!("{suffix}.gz"))
+            })
             .collect();
         files.sort();
         for path in files {
             let raw = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let bytes = if suffix.ends_with(".gz") {
+            let bytes = if path.extension().is_some_and(|e| e == "gz") {
                 let mut out = Vec::new();
                 flate2::read::GzDecoder::new(raw.as_slice())
                     .read_to_end(&mut out)
@@ -228,7 +225,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let dir = dir
         .or_else(default_dir)
-        .ok_or("shared/data/extraction not found: give its path")?;
+        .ok_or("tests/data/extraction not found: give its path")?;
     let pages = load(&dir)?;
     let bytes: usize = pages.iter().map(String::len).sum();
     let url = url::Url::parse("https://example.org/dir/page.html")?;

@@ -367,7 +367,7 @@ static NEUTRAL: Rules = Rules {
 /// them.
 ///
 /// Origin: TreeTagger's `french-abbreviations-utf8` (6,420 bytes) could not be found, so this
-/// list is derived from what its output in `shared/data/treetagger/tokenizer-fr/` shows. Seen
+/// list is derived from what its output in `tests/data/treetagger/tokenizer-fr/` shows. Seen
 /// kept whole there: `c'est-à-dire`, `d'abord`, `d'accord`, `D'accord`, `d'ailleurs`,
 /// `lui-même`, `elle-même`. Seen split there, hence absent: `etc.` (`etc` `.`), `cf.`, `et al.`,
 /// `jusqu'à`, `d'autre`, `d'entre`, `soi-même`, `celle-ci`. Added by analogy: the capitalised

@@ -1,4 +1,4 @@
-//! Fixture tests of `stages::decode` on real material in `shared/data/encoding`:
+//! Fixture tests of `stages::decode` on real material in `tests/data/encoding`:
 //! html5lib's `<meta>` pre-scan tests (html5lib/html5lib-tests, MIT) and the chardet project's
 //! labelled web text (CulturaX snippets re-encoded, LGPL).
 
@@ -68,7 +68,7 @@ fn dat_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// `decode` must find the late `<meta>`. `scripted/` cases need a script to run.
 #[test]
 fn html5lib_meta_prescan() {
-    let dir = common::shared_data().join("encoding/html5lib-meta-prescan");
+    let dir = common::test_data().join("encoding/html5lib-meta-prescan");
     let mut files = Vec::new();
     dat_files(&dir, &mut files);
     let (mut via_prescan, mut via_late_meta, mut skipped) = (0, 0, 0);
@@ -168,7 +168,7 @@ struct Run {
 }
 
 fn run_labelled(use_tld: bool) -> Run {
-    let dir = common::shared_data().join("encoding/labelled-text");
+    let dir = common::test_data().join("encoding/labelled-text");
     let mut folders: Vec<PathBuf> = fs::read_dir(&dir)
         .expect("read labelled-text")
         .map(|e| e.expect("dir entry").path())

@@ -1,5 +1,5 @@
 //! Duplicate detection on real pages: Mozilla Readability's test pages
-//! (`shared/data/extraction/readability/input`, Apache-2.0, via j-szulc's mirror) hold about
+//! (`tests/data/extraction/readability/input`, Apache-2.0, via j-szulc's mirror) hold about
 //! twenty variants of one article (the same text under other markup, with a paragraph more or
 //! less), a page saved twice (`lifehacker-working` and `lifehacker-post-comment-load`), and
 //! otherwise unrelated articles; CleanEval's development pages are unrelated to each other.
@@ -24,18 +24,22 @@ fn pages(dir: &Path) -> Vec<(String, String)> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "html"))
+        .filter(|p| {
+            let name = p.to_string_lossy();
+            name.ends_with(".html") || name.ends_with(".html.gz")
+        })
         .collect();
     files.sort();
     let url = Url::parse("http://fakehost/test/page.html").expect("static URL");
     files
         .iter()
         .map(|path| {
-            let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let bytes = common::read_file(path);
             let html = stages::decode::decode(&bytes, None, None).text;
             let text = extract_html(&html, &url, &ExtractOptions::default()).clean_text();
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-            (name.unwrap_or_default(), text)
+            let name = name.unwrap_or_default();
+            (name.strip_suffix(".gz").unwrap_or(&name).to_owned(), text)
         })
         .collect()
 }
@@ -65,7 +69,7 @@ fn brute_jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
 }
 
 fn check(dir: &str) -> (Vec<(String, String)>, Vec<Verdict>) {
-    let docs: Vec<(String, String)> = pages(&common::shared_data().join("extraction").join(dir))
+    let docs: Vec<(String, String)> = pages(&common::test_data().join("extraction").join(dir))
         .into_iter()
         .filter(|(_, text)| !text.is_empty())
         .collect();

@@ -1,4 +1,4 @@
-//! Fixture tests of `stages::extract` on real pages (`shared/data/extraction`).
+//! Fixture tests of `stages::extract` on real pages (`tests/data/extraction`).
 //!
 //! - CleanEval 2007 development set (SIGWAC; mirror j-szulc/html-cleaning-dataset-merged): word
 //!   precision/recall/F1 of the kept text against the hand-cleaned gold text, with the
@@ -122,7 +122,7 @@ fn cleaneval_url(page: &str) -> Url {
 
 #[test]
 fn cleaneval_word_f1() {
-    let dir = common::shared_data().join("extraction/cleaneval-dev");
+    let dir = common::test_data().join("extraction/cleaneval-dev");
     let inputs = common::sorted_files(&dir.join("input"), ".html");
     assert!(inputs.len() >= 50, "CleanEval-dev has 58 pages");
     let clean = ExtractOptions::default();
@@ -205,7 +205,7 @@ fn serp_pages(dir: &Path) -> Vec<(PathBuf, String)> {
 
 #[test]
 fn every_fixture_page_extracts_without_panic_or_blow_up() {
-    let root = common::shared_data().join("extraction");
+    let root = common::test_data().join("extraction");
     let mut files = Vec::new();
     for (dir, suffix) in [
         ("cleaneval-dev/input", ".html"),
@@ -220,7 +220,7 @@ fn every_fixture_page_extracts_without_panic_or_blow_up() {
         .iter()
         .map(|path| (path.clone(), read_page(path)))
         .collect();
-    let serp = serp_pages(&common::shared_data().join("serp/warcs"));
+    let serp = serp_pages(&common::test_data().join("serp/warcs"));
     assert!(
         serp.len() >= 200,
         "expected the SERP WARCs, found {}",
@@ -308,7 +308,7 @@ fn every_fixture_page_extracts_without_panic_or_blow_up() {
 
 #[test]
 fn article_benchmark_word_f1() {
-    let dir = common::shared_data().join("extraction/article-extraction-benchmark");
+    let dir = common::test_data().join("extraction/article-extraction-benchmark");
     let truth: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("ground-truth.json")).expect("ground-truth.json"),
     )

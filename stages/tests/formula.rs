@@ -1,5 +1,5 @@
 //! Topic formulas on real French manual texts: the LibreOffice help (MPL-2.0) and the Debian
-//! Administrator's Handbook (GPL-2+/CC-BY-SA), from `shared/data/treetagger/tokenizer-fr/`,
+//! Administrator's Handbook (GPL-2+/CC-BY-SA), from `tests/data/treetagger/tokenizer-fr/`,
 //! plus its file of hard cases.
 //!
 //! Every expected verdict and count below was established by reading the texts (with `grep -w`
@@ -208,7 +208,7 @@ fn short_name(path: &std::path::Path) -> String {
 }
 
 fn texts() -> Vec<(String, String)> {
-    let dir: PathBuf = common::shared_data().join("treetagger/tokenizer-fr");
+    let dir: PathBuf = common::test_data().join("treetagger/tokenizer-fr");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|entry| entry.ok().map(|e| e.path()))

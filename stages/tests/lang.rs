@@ -12,7 +12,7 @@ use std::collections::{BTreeSet, HashMap};
 
 #[test]
 fn whatlang_copy_gives_the_published_answers() {
-    let root = common::shared_data().join("encoding").join("labelled-text");
+    let root = common::test_data().join("encoding").join("labelled-text");
     let expected = include_str!("fixtures/whatlang-0.18.0-answers.tsv");
     let mut texts: HashMap<&str, String> = HashMap::new();
     let mut differing = Vec::new();

@@ -1,5 +1,5 @@
 //! Google's robots.txt conformance suite (google/robotstxt-spec-test, Apache-2.0) run
-//! against `stages::robots`, in `shared/data/robots/correctness/`.
+//! against `stages::robots`, in `tests/data/robots/correctness/`.
 //!
 //! The crate behind `stages::robots` was chosen by running these 146 cases on both candidates
 //! of the manifest: bare, robotxt 0.7.0 passed 132 and texting_robots 0.2.2 passed 134; with
@@ -300,7 +300,7 @@ fn text(value: Option<&Value>) -> String {
 }
 
 fn load_cases() -> Vec<Case> {
-    let dir = common::shared_data().join("robots").join("correctness");
+    let dir = common::test_data().join("robots").join("correctness");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("robots/correctness is readable")
         .map(|entry| entry.expect("directory entry").path())

@@ -1,6 +1,6 @@
 //! Fixture test of the saved-SERP importer (`stages::serp`) on real archived result pages.
 //!
-//! Material: `shared/data/serp/` — 240 search-engine result pages archived by the Internet
+//! Material: `tests/data/serp/` — 240 search-engine result pages archived by the Internet
 //! Archive (one SERP per WARC file) with the gold parse of each (`expected/*.json`), from
 //! webis-de/archive-query-log (MIT). The pages are read with `stages::warc`, their bodies
 //! decoded as UTF-8 lossily (the real pipeline decodes properly before calling the parser).
@@ -225,7 +225,7 @@ fn check_invariants(name: &str, page: &SerpPage) {
 
 #[test]
 fn serp_pages_match_the_gold_parse() {
-    let data = common::shared_data().join("serp");
+    let data = common::test_data().join("serp");
     let mut paths: Vec<_> = std::fs::read_dir(data.join("warcs"))
         .unwrap_or_else(|e| panic!("serp/warcs: {e}"))
         .filter_map(|entry| entry.ok().map(|e| e.path()))

@@ -1,5 +1,5 @@
 //! Fixture test of `stages::skim` (the crawl's reader) against `stages::extract` (the extract
-//! stage's) on the real pages of `shared/data/extraction` (CleanEval-dev, Mozilla Readability
+//! stage's) on the real pages of `tests/data/extraction` (CleanEval-dev, Mozilla Readability
 //! test pages, the article-extraction benchmark): the crawl must see the same links, titles and
 //! language as the extractor, and at least the text the extractor reads.
 //!
@@ -27,7 +27,7 @@ const MIN_LANGUAGE_AGREEMENT: f64 = 0.98;
 const MIN_WORD_COVERAGE: f64 = 0.995;
 
 fn pages() -> Vec<(String, String)> {
-    let root = common::shared_data().join("extraction");
+    let root = common::test_data().join("extraction");
     let mut out = Vec::new();
     for (dir, suffix) in [
         ("cleaneval-dev/input", ".html"),

@@ -1,6 +1,6 @@
 //! Reading real TreeTagger output back.
 //!
-//! Material: `shared/data/treetagger/tagged-fr-sample/fracas_postags_lemmas_tt.tsv`, real French
+//! Material: `tests/data/treetagger/tagged-fr-sample/fracas_postags_lemmas_tt.tsv`, real French
 //! TreeTagger output of FraCaS-fr (mskandalis/hybrid_nli_fr, BSD-2): `word<TAB>POS<TAB>lemma`,
 //! a blank line between sentences, no `<doc>` line, ambiguous lemmas such as `être|sommer`.
 //! The file is also re-wrapped in glaneur's `<doc>`/`<p>` lines, as `scripts/treetagger`
@@ -22,7 +22,7 @@ const FRENCH_TAGSET: &[&str] = &[
 ];
 
 fn sample() -> String {
-    let path: PathBuf = common::shared_data()
+    let path: PathBuf = common::test_data()
         .join("treetagger")
         .join("tagged-fr-sample")
         .join("fracas_postags_lemmas_tt.tsv");

@@ -1,6 +1,6 @@
 //! French tokenization against TreeTagger's own tokenizer.
 //!
-//! Material: `shared/data/treetagger/tokenizer-fr/`, pairs `X.txt` (LibreOffice help, MPL-2.0;
+//! Material: `tests/data/treetagger/tokenizer-fr/`, pairs `X.txt` (LibreOffice help, MPL-2.0;
 //! Debian Administrator's Handbook, GPL-2+/CC-BY-SA; one file of hard cases) and `X.tok`, the
 //! output of `utf8-tokenize.perl -f -a french-abbreviations-utf8` (one token per line).
 //! The requirement is 100 % agreement, token for token.
@@ -20,9 +20,7 @@ struct Pair {
 }
 
 fn pairs() -> Vec<Pair> {
-    let dir: PathBuf = common::shared_data()
-        .join("treetagger")
-        .join("tokenizer-fr");
+    let dir: PathBuf = common::test_data().join("treetagger").join("tokenizer-fr");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
         .filter_map(|entry| entry.ok())

@@ -1,5 +1,5 @@
 //! `stages::urlnorm` against the URL test data of iipc/urlcanon (Apache-2.0), in
-//! `shared/data/url/testdata/`: the WHATWG web-platform tests, urlcanon's own WHATWG,
+//! `tests/data/url/testdata/`: the WHATWG web-platform tests, urlcanon's own WHATWG,
 //! path-dot and IPv4 cases, and the outputs of other canonicalisers (urlcanon's
 //! "semantic precise" and "aggressive", the Internet Archive's and Google Safe Browsing's, as
 //! kept in `surt.json`).
@@ -45,10 +45,7 @@ struct Outcome {
 }
 
 fn load(name: &str) -> Value {
-    let path = common::shared_data()
-        .join("url")
-        .join("testdata")
-        .join(name);
+    let path = common::test_data().join("url").join("testdata").join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

@@ -1,5 +1,5 @@
 //! Fixture test of the export formats (`stages::vertical`) on real French text: the texts of
-//! `shared/data/treetagger/tokenizer-fr/*.txt` (LibreOffice help, MPL-2.0; Debian
+//! `tests/data/treetagger/tokenizer-fr/*.txt` (LibreOffice help, MPL-2.0; Debian
 //! Administrator's Handbook, GPL-2+/CC-BY-SA; one file of hard cases) are written as documents
 //! in vertical XML, CoNLL-U and Talismane's input, and each output is read back here:
 //! (a) every `.vrt` document is well-formed XML (a small strict checker below, since no XML
@@ -23,9 +23,7 @@ struct Doc {
 }
 
 fn load_docs() -> Vec<Doc> {
-    let dir = common::shared_data()
-        .join("treetagger")
-        .join("tokenizer-fr");
+    let dir = common::test_data().join("treetagger").join("tokenizer-fr");
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -538,7 +536,7 @@ fn french_fixtures_in_all_three_formats() {
     assert_eq!(all_t.len(), n_sent);
     assert_eq!(csv.lines().count(), docs.len() + 1);
 
-    println!("vertical exports of shared/data/treetagger/tokenizer-fr/*.txt");
+    println!("vertical exports of tests/data/treetagger/tokenizer-fr/*.txt");
     println!(
         "| documents | paragraphs | already clean | sentences | tokens | <g/> | markup tokens |"
     );

@@ -1,4 +1,4 @@
-//! Fixture tests of `stages::warc` on real WARC files from `shared/data/warc/`
+//! Fixture tests of `stages::warc` on real WARC files from `tests/data/warc/`
 //! (ukwa/webarchive-discovery test resources: a 2014 Heritrix crawl of data.gov.uk, Internet
 //! Archive and wget WARCs, a JWAT-recompressed file, wget's transfer-compression cases).
 //!
@@ -20,7 +20,7 @@ use stages::warc::{
 };
 
 fn warc_files() -> Vec<PathBuf> {
-    let dir = common::shared_data().join("warc");
+    let dir = common::test_data().join("warc");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
         .map(|entry| entry.unwrap().path())
@@ -70,7 +70,7 @@ fn http_response_of(record: &Record) -> Option<HttpResponse> {
 }
 
 #[test]
-fn reads_every_shared_warc_file() {
+fn reads_every_fixture_warc_file() {
     let mut all_statuses: BTreeMap<String, BTreeMap<u16, usize>> = BTreeMap::new();
     let (mut block_checked, mut payload_checked) = (0, 0);
     println!(
@@ -185,7 +185,7 @@ fn reads_every_shared_warc_file() {
     }
     println!("digests verified: {block_checked} block, {payload_checked} payload");
     assert!(block_checked > 0 && payload_checked > 0);
-    // The README of shared/data: the data.gov.uk Heritrix crawl has 302, 403 and 404 answers.
+    // The README of tests/data: the data.gov.uk Heritrix crawl has 302, 403 and 404 answers.
     for (file, statuses) in &all_statuses {
         if file.starts_with("BL-") {
             for code in [302, 403, 404] {
@@ -252,7 +252,7 @@ fn plain_and_gzip_variants_agree() {
 
 #[test]
 fn transfer_compression_is_undone_except_brotli() {
-    let dir = common::shared_data().join("warc");
+    let dir = common::test_data().join("warc");
     let response = |file: &str| {
         let data = std::fs::read(dir.join(file)).unwrap();
         let (records, error) = read_all(&data);
@@ -619,7 +619,7 @@ fn crash_recovery_finds_the_end_of_the_last_complete_member() {
 
 #[test]
 fn damaged_bytes_never_panic_or_hang() {
-    let dir = common::shared_data().join("warc");
+    let dir = common::test_data().join("warc");
     let mut outcomes: BTreeMap<&str, usize> = BTreeMap::new();
     for file in ["ip-host-testcase.warc.gz", "transfer_compression_gzip.warc"] {
         let data = std::fs::read(dir.join(file)).unwrap();

@@ -4,20 +4,14 @@ use std::path::PathBuf;
 
 use crate::support::*;
 
-fn shared_data() -> PathBuf {
-    if let Some(dir) = std::env::var_os("GLANEUR_SHARED_DATA") {
-        return PathBuf::from(dir);
-    }
-    repo()
-        .ancestors()
-        .map(|d| d.join("shared").join("data"))
-        .find(|d| d.join("README.md").is_file())
-        .expect("shared/data beside the repository")
+/// The test material committed with the repository.
+fn test_data() -> PathBuf {
+    repo().join("tests").join("data")
 }
 
 #[test]
 fn tokenize_prints_exactly_treetaggers_french_tokens() {
-    let dir = shared_data().join("treetagger/tokenizer-fr");
+    let dir = test_data().join("treetagger/tokenizer-fr");
     let mut n = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
@@ -43,7 +37,7 @@ fn tokenize_prints_exactly_treetaggers_french_tokens() {
 
 #[test]
 fn formula_shows_verdicts_and_points_at_errors() {
-    let dir = shared_data().join("treetagger/tokenizer-fr");
+    let dir = test_data().join("treetagger/tokenizer-fr");
     let output = glaneur()
         .args(["formula", r#"("Debian" OU "paquet*") ET NON "LibreOffice""#])
         .arg(dir.join("dev-handbook-01.txt"))

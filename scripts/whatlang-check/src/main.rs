@@ -9,7 +9,7 @@
 //! **Invariants:** samples are the texts cut at several lengths (12 bytes to 16 KB) at character
 //! boundaries, so the short-text branches of the scoring are exercised too.
 //!
-//! `cargo run --release --manifest-path scripts/whatlang-check/Cargo.toml -- cmp ../shared/data/extraction`
+//! `cargo run --release --manifest-path scripts/whatlang-check/Cargo.toml -- cmp tests/data/extraction`
 
 use std::path::{Path, PathBuf};
 

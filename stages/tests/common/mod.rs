@@ -3,36 +3,30 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// The `shared/data` folder with the real test material.
-///
-/// `GLANEUR_SHARED_DATA` wins; otherwise the folder is found by walking up from this crate
-/// (a clone of the repository sits beside `shared/`, on a developer's machine and in CI).
+/// The real test material committed with the repository (`tests/data/`, sources and licences
+/// in its README): no test reads anything outside the repository.
 #[allow(dead_code)]
-pub fn shared_data() -> PathBuf {
-    if let Some(dir) = std::env::var_os("GLANEUR_SHARED_DATA") {
-        return PathBuf::from(dir);
-    }
-    let start = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    for dir in start.ancestors() {
-        let candidate = dir.join("shared").join("data");
-        if candidate.join("README.md").is_file() {
-            return candidate;
-        }
-    }
-    panic!(
-        "the shared test material (shared/data) was not found above {}; set GLANEUR_SHARED_DATA",
-        start.display()
-    );
+pub fn test_data() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("tests")
+        .join("data")
 }
 
-/// The files of `dir` whose name ends with `suffix`, numbered names (`12.html`) in numeric
-/// order, then by name.
+/// The files of `dir` whose name ends with `suffix` (or `suffix` then `.gz`: large fixture sets
+/// are stored gzipped), numbered names (`12.html`) in numeric order, then by name.
 #[allow(dead_code)]
 pub fn sorted_files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .filter(|p| {
+            let name = p.to_string_lossy();
+            name.ends_with(suffix)
+                || name
+                    .strip_suffix(".gz")
+                    .is_some_and(|n| n.ends_with(suffix))
+        })
         .collect();
     files.sort_by_key(|p| {
         let stem = p.file_name().map(|s| s.to_string_lossy().into_owned());
