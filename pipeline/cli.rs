@@ -99,6 +99,12 @@ pub enum Command {
         /// A plain-text file (any encoding; detected).
         file: PathBuf,
     },
+    /// Start a topic: write DIR/topic.toml, a commented template that `glaneur check`
+    /// accepts, to edit (never overwrites an existing topic).
+    Init {
+        /// The topic's folder, e.g. corpora/graphes (its last part names the topic).
+        dir: PathBuf,
+    },
 }
 
 /// `glaneur seeds …`.

@@ -55,6 +55,7 @@ use stages::urlnorm::{self, Canonicalizer};
 use tokio::sync::{mpsc, watch};
 
 use crate::fetch::{self, Failure, Fetcher, Response};
+use crate::outcome::Reason;
 use crate::progress::Progress;
 use crate::store::{FetchRow, PageFacts, Store};
 use crate::topic::Topic;
@@ -827,17 +828,17 @@ impl Crawler<'_> {
             }
             let (reason, detail) = if host.fetched >= per_host {
                 (
-                    "host-budget",
+                    Reason::HostBudget,
                     format!("the server already gave {per_host} pages (crawl.max_pages_per_host)"),
                 )
             } else if self.requests_total >= max_pages {
                 (
-                    "page-budget",
+                    Reason::PageBudget,
                     format!("{max_pages} page requests made (crawl.max_pages)"),
                 )
             } else {
                 (
-                    "interrupted",
+                    Reason::Interrupted,
                     "the crawl was stopped before this URL".to_string(),
                 )
             };
@@ -907,7 +908,7 @@ impl Crawler<'_> {
             .and_then(|text| url::Url::parse(&text).ok());
         let Some(url) = parsed else {
             self.store
-                .skip(entry.id, "invalid-url", "cannot parse the stored URL")?;
+                .skip(entry.id, Reason::InvalidUrl, "cannot parse the stored URL")?;
             self.prio.taken(entry.id);
             self.seed_settled(entry.id, None)?;
             return Ok(false);
@@ -925,8 +926,11 @@ impl Crawler<'_> {
             _ => true,
         };
         if !allowed {
-            self.store
-                .skip(entry.id, "robots", "disallowed by the server's robots.txt")?;
+            self.store.skip(
+                entry.id,
+                Reason::Robots,
+                "disallowed by the server's robots.txt",
+            )?;
             self.progress.dropped();
             self.prio.taken(entry.id);
             self.seed_settled(entry.id, None)?;
@@ -1027,7 +1031,7 @@ impl Crawler<'_> {
                             }
                             (
                                 Err(Failure {
-                                    reason: "internal-error",
+                                    reason: Reason::InternalError,
                                     detail: "glaneur failed on this page; please report it"
                                         .to_string(),
                                     elapsed: Duration::ZERO,
@@ -1122,7 +1126,7 @@ impl Crawler<'_> {
         // A server error, a timeout, a refused connection or "too many requests": the server
         // (or the way to it) is in trouble, so it rests, and the URL may be tried again.
         let transient = match &outcome {
-            Err(failure) => matches!(failure.reason, "timeout" | "network-error"),
+            Err(failure) => failure.reason.is_transient(),
             Ok(r) => r.status == 429 || (500..600).contains(&r.status),
         } && !replay;
         let asked_to_wait = outcome
@@ -1169,7 +1173,7 @@ impl Crawler<'_> {
                 }
                 self.store.waiting(
                     entry.id,
-                    "retry",
+                    Reason::Retry,
                     &format!("{what}; tried again after {:.1} s", pause.as_secs_f64()),
                 )?;
                 self.rest(host_key, ended, pause)?;
@@ -1194,7 +1198,7 @@ impl Crawler<'_> {
                 } else {
                     self.settle_response(&entry, host_key, url, outcome, archive, now)?;
                 }
-                return self.give_up(host_key, "server-gave-up", &detail);
+                return self.give_up(host_key, Reason::ServerGaveUp, &detail);
             }
             // Out of retries for this URL; the server still answers others.
             let pause = self.pause_after_failure(failures, delay, asked_to_wait, elapsed);
@@ -1327,7 +1331,8 @@ impl Crawler<'_> {
                 continue;
             }
             if let Some(violation) = violation {
-                self.store.skip(dst, "url-rule", &violation.to_string())?;
+                self.store
+                    .skip(dst, Reason::UrlRule, &violation.to_string())?;
                 continue;
             }
             if let Err(why) = self.ctx.scope.check(target.host_str().unwrap_or("")) {
@@ -1335,13 +1340,13 @@ impl Crawler<'_> {
                     score::OutOfScope::NotAllowed => "host outside [domains] allow",
                     score::OutOfScope::Denied => "host in [domains] deny",
                 };
-                self.store.skip(dst, "off-domain", detail)?;
+                self.store.skip(dst, Reason::OffDomain, detail)?;
                 continue;
             }
             if too_deep {
                 self.store.skip(
                     dst,
-                    "depth-limit",
+                    Reason::DepthLimit,
                     &format!("depth {child_depth} > crawl.max_depth"),
                 )?;
                 continue;
@@ -1349,7 +1354,7 @@ impl Crawler<'_> {
             if !expand {
                 self.store.skip(
                     dst,
-                    "tunnel-limit",
+                    Reason::TunnelLimit,
                     &format!("{run} off-topic pages in a row > focus.tunnel = {tunnel}"),
                 )?;
                 continue;
@@ -1402,28 +1407,23 @@ impl Crawler<'_> {
             warc: Some((warcfile::WARC_NAME.to_string(), location.0, location.1)),
         };
         let (reason, detail) = if (300..400).contains(&status) {
-            ("redirect", row.location.clone().unwrap_or_default())
+            (Reason::Redirect, row.location.clone().unwrap_or_default())
         } else if status == 200 && response.body_skipped {
             (
-                "content-type",
+                Reason::ContentType,
                 format!(
                     "{} is not harvested (HTML and plain text only)",
                     row.content_type.as_deref().unwrap_or("?")
                 ),
             )
         } else if status == 200 {
-            ("fetched", String::new())
+            (Reason::Fetched, String::new())
         } else if response.header("x-glaneur-replay") == Some("missing") {
-            ("http-404", "not in the recording".to_string())
+            (Reason::Http(404), "not in the recording".to_string())
         } else {
-            ("", String::new())
+            (Reason::Http(status), String::new())
         };
-        let reason = if reason.is_empty() {
-            format!("http-{status}")
-        } else {
-            reason.to_string()
-        };
-        self.store.fetched(entry.id, &row, &reason, &detail)?;
+        self.store.fetched(entry.id, &row, reason, &detail)?;
         Ok(Some(response))
     }
 
@@ -1454,7 +1454,7 @@ impl Crawler<'_> {
         if self.hosts.get(host_key).is_some_and(|h| h.gave_up) {
             self.store.skip(
                 id,
-                "server-gave-up",
+                Reason::ServerGaveUp,
                 "the crawl gave up on this server earlier in the run",
             )?;
             return Ok(false);
@@ -1466,7 +1466,7 @@ impl Crawler<'_> {
             // request and the crawl a politeness delay.
             self.store.skip(
                 id,
-                "file-type",
+                Reason::FileType,
                 &format!(".{ext}: not HTML or plain text (by its extension)"),
             )?;
             return Ok(false);
@@ -1513,7 +1513,8 @@ impl Crawler<'_> {
         match verdict {
             Ok(()) => Ok(true),
             Err(trap) => {
-                self.store.skip(id, trap.reason(), &trap.explain(&limits))?;
+                self.store
+                    .skip(id, Reason::from(trap), &trap.explain(&limits))?;
                 Ok(false)
             }
         }
@@ -1562,13 +1563,14 @@ impl Crawler<'_> {
             return Ok(());
         }
         if let Some(violation) = violation {
-            self.store.skip(dst, "url-rule", &violation.to_string())?;
+            self.store
+                .skip(dst, Reason::UrlRule, &violation.to_string())?;
             return Ok(());
         }
         if hops > MAX_REDIRECTS {
             self.store.skip(
                 dst,
-                "redirect-chain",
+                Reason::RedirectChain,
                 &format!("more than {MAX_REDIRECTS} redirects in a row"),
             )?;
             return Ok(());
@@ -1580,7 +1582,7 @@ impl Crawler<'_> {
             .is_err()
         {
             self.store
-                .skip(dst, "off-domain", "redirect target outside [domains]")?;
+                .skip(dst, Reason::OffDomain, "redirect target outside [domains]")?;
             return Ok(());
         }
         if !self.admit(dst, &target_host, &target)? {
@@ -1623,7 +1625,7 @@ async fn guarded(
     match tokio::spawn(request).await {
         Ok(outcome) => outcome,
         Err(e) => Err(Failure {
-            reason: "internal-error",
+            reason: Reason::InternalError,
             detail: format!("glaneur failed on this request ({e}); please report it"),
             elapsed: Duration::ZERO,
         }),

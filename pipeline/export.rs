@@ -17,7 +17,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Context;
-use stages::graph::{LinkEdge, LinkGraph, PageNode};
+use stages::graph::LinkGraph;
 use stages::matrix::MatrixBuilder;
 use stages::treetagger;
 use stages::vertical;
@@ -142,10 +142,7 @@ pub fn run(
             format!("{:.4}", doc.score),
             n_tokens.to_string(),
         ]);
-        store.connection().execute(
-            "UPDATE urls SET tokens = ?2 WHERE id = ?1",
-            rusqlite::params![doc.url_id, n_tokens as i64],
-        )?;
+        store.set_tokens(doc.url_id, n_tokens as u64)?;
         bar.inc(1);
     }
     write(&vrt_dir.join("corpus.vrt"), vrt.as_bytes())?;
@@ -347,13 +344,7 @@ fn write_graphs(store: &Store, dir: &Path, graph: &LinkGraph) -> anyhow::Result<
         &dir.join("external-links.csv"),
         graphio::external_link_rows(&external),
     )?;
-    let titles: HashMap<i64, String> = {
-        let mut stmt = store
-            .connection()
-            .prepare("SELECT id, title FROM urls WHERE title IS NOT NULL")?;
-        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        rows.collect::<Result<_, _>>()?
-    };
+    let titles: HashMap<i64, String> = store.titles()?;
     let sitemap_dir = dir.join("sitemaps");
     std::fs::create_dir_all(&sitemap_dir)
         .with_context(|| format!("cannot create {}", sitemap_dir.display()))?;
@@ -439,45 +430,7 @@ fn write_csv(path: &Path, rows: Vec<Vec<String>>) -> anyhow::Result<()> {
 
 /// The hyperlink graph: every URL the crawl saw is a node, every link between them an edge.
 fn build_graph(store: &Store) -> anyhow::Result<LinkGraph> {
-    let conn = store.connection();
-    let mut stmt = conn.prepare(
-        "SELECT id, url, host, depth, status, language, score, verdict, tokens, COALESCE(reason, state)
-         FROM urls ORDER BY id",
-    )?;
-    let nodes = stmt
-        .query_map([], |r| {
-            let url: String = r.get(1)?;
-            let host = url::Url::parse(&url)
-                .ok()
-                .and_then(|u| u.host_str().map(str::to_string))
-                .unwrap_or_else(|| r.get::<_, String>(2).unwrap_or_default());
-            let reason: String = r.get(9)?;
-            Ok(PageNode {
-                id: r.get(0)?,
-                url,
-                host,
-                depth: r.get(3)?,
-                status: r.get(4)?,
-                language: r.get(5)?,
-                score: r.get(6)?,
-                verdict: r.get::<_, Option<i64>>(7)?.map(|v| v != 0),
-                tokens: r.get(8)?,
-                kept: reason == "kept",
-                reason,
-            })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut stmt = conn.prepare("SELECT src, dst, anchor, count FROM links ORDER BY src, dst")?;
-    let edges = stmt
-        .query_map([], |r| {
-            Ok(LinkEdge {
-                source: r.get(0)?,
-                target: r.get(1)?,
-                anchor: r.get(2)?,
-                count: r.get(3)?,
-            })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
+    let (nodes, edges) = store.link_graph_parts()?;
     Ok(LinkGraph::build(nodes, edges))
 }
 

@@ -40,6 +40,7 @@ use stages::paralang::ParagraphText;
 use stages::score::{self, PageEvidence};
 
 use crate::crawl::tld_of;
+use crate::outcome::{Reason, Removal};
 use crate::report::ExtractReport;
 use crate::store::{PageFacts, Store, StoredPage};
 use crate::topic::Topic;
@@ -171,7 +172,7 @@ struct Para {
 /// A paragraph taken out of a page after per-page cleaning.
 struct RemovedParagraph {
     index: usize,
-    reason: &'static str,
+    reason: Removal,
     detail: String,
     kind: &'static str,
     text: String,
@@ -182,11 +183,7 @@ type Staged = Result<(Processed, Vec<Option<Repeated>>), String>;
 
 /// A page, its final text (or why it could not be read) and the reason it is not a corpus
 /// document, duplicates aside.
-type Decided = (
-    StoredPage,
-    Result<Final, String>,
-    Option<(&'static str, String)>,
-);
+type Decided = (StoredPage, Result<Final, String>, Option<(Reason, String)>);
 
 /// A page with its final text, ready for the corpus decision.
 struct Final {
@@ -357,7 +354,7 @@ fn finalize(
         if let Some(Some(r)) = marks.get(index) {
             removed.push(RemovedParagraph {
                 index,
-                reason: "host-boilerplate",
+                reason: Removal::HostBoilerplate,
                 detail: format!(
                     "on {} of {} pages of {}",
                     r.pages, r.host_pages, processed.host
@@ -396,7 +393,7 @@ fn finalize(
         {
             removed.push(RemovedParagraph {
                 index,
-                reason: "language",
+                reason: Removal::Language,
                 detail: format!(
                     "{code} ({})",
                     if lang.own { "detected" } else { "inherited" }
@@ -459,7 +456,7 @@ fn finalize(
     .into_iter()
     .flatten()
     .find_map(iso_date);
-    let count = |reason: &str| removed.iter().filter(|r| r.reason == reason).count() as u32;
+    let count = |reason: Removal| removed.iter().filter(|r| r.reason == reason).count() as u32;
     let doc = Document {
         id: format!("d{:06}", page.id),
         url_id: page.id,
@@ -483,8 +480,8 @@ fn finalize(
         encoding_decision: processed.encoding_decision,
         md5: md5_hex(&clean),
         removed: Removed {
-            host_boilerplate: count("host-boilerplate"),
-            language: count("language"),
+            host_boilerplate: count(Removal::HostBoilerplate),
+            language: count(Removal::Language),
         },
         duplicates: Vec::new(),
         paragraphs,
@@ -587,7 +584,7 @@ pub fn run(
     let mut decided: Vec<Decided> = Vec::with_capacity(finals.len());
     for (page, result) in finals {
         let reason = match &result {
-            Err(detail) => Some(("unreadable", detail.clone())),
+            Err(detail) => Some((Reason::Unreadable, detail.clone())),
             Ok(f) => decide(topic, f),
         };
         decided.push((page, result, reason));
@@ -638,7 +635,7 @@ pub fn run(
         }
     }
     let mut copies: BTreeMap<usize, Vec<DuplicateRef>> = BTreeMap::new();
-    let mut dup_reason: HashMap<usize, (&'static str, String, String)> = HashMap::new();
+    let mut dup_reason: HashMap<usize, (Reason, String, String)> = HashMap::new();
     for (&copy, &(original, verdict)) in &duplicate_of {
         let (orig_id, orig_url) = match &decided[original].1 {
             Ok(f) => (f.doc.id.clone(), f.doc.url.clone()),
@@ -647,7 +644,7 @@ pub fn run(
         let copy_page = &decided[copy].0;
         let (reason, kind, detail, jaccard) = match verdict {
             Verdict::Near { jaccard, .. } => (
-                "near-duplicate",
+                Reason::NearDuplicate,
                 "near",
                 format!(
                     "near copy of {orig_id} ({orig_url}): {:.0} % of their word 5-shingles shared (Jaccard {jaccard:.3} ≥ {})",
@@ -657,7 +654,7 @@ pub fn run(
                 Some(jaccard),
             ),
             Verdict::ExactWithoutDiacritics { .. } => (
-                "duplicate",
+                Reason::Duplicate,
                 "exact-without-diacritics",
                 format!(
                     "same text as {orig_id} ({orig_url}) once diacritics are removed; the version with diacritics is kept"
@@ -665,7 +662,7 @@ pub fn run(
                 None,
             ),
             _ => (
-                "duplicate",
+                Reason::Duplicate,
                 "exact",
                 format!("same text as {orig_id} ({orig_url})"),
                 None,
@@ -702,8 +699,11 @@ pub fn run(
         let mut f = match result {
             Ok(f) => f,
             Err(detail) => {
-                store.decision(id, "unreadable", &detail, None, None, None)?;
-                *report.dropped.entry("unreadable".into()).or_default() += 1;
+                store.decision(id, Reason::Unreadable, &detail, None, None, None)?;
+                *report
+                    .dropped
+                    .entry(Reason::Unreadable.to_string())
+                    .or_default() += 1;
                 continue;
             }
         };
@@ -713,23 +713,25 @@ pub fn run(
             .entry(f.doc.encoding_decision.clone())
             .or_default() += 1;
         if let Some((reason, detail)) = reason {
-            *report.dropped.entry(reason.into()).or_default() += 1;
+            *report.dropped.entry(reason.to_string()).or_default() += 1;
             store.decision(id, reason, &detail, None, None, None)?;
             continue;
         }
         if let Some((reason, detail, original)) = dup_reason.remove(&i) {
-            *report.dropped.entry(reason.into()).or_default() += 1;
+            *report.dropped.entry(reason.to_string()).or_default() += 1;
             store.decision(id, reason, &detail, None, None, Some(&original))?;
             continue;
         }
         f.doc.duplicates = copies.remove(&i).unwrap_or_default();
         for r in &f.removed {
-            *paragraphs_removed.entry(r.reason.to_string()).or_default() += 1;
+            *paragraphs_removed
+                .entry(r.reason.name().to_string())
+                .or_default() += 1;
             audit.write_record([
                 f.doc.id.as_str(),
                 f.doc.url.as_str(),
                 &r.index.to_string(),
-                r.reason,
+                r.reason.name(),
                 &r.detail,
                 r.kind,
                 &r.text,
@@ -738,7 +740,7 @@ pub fn run(
         serde_json::to_writer(&mut out, &f.doc)?;
         out.write_all(b"\n")?;
         report.kept += 1;
-        store.decision(id, "kept", "", Some(&f.doc.id), None, None)?;
+        store.decision(id, Reason::Kept, "", Some(&f.doc.id), None, None)?;
     }
     out.flush()?;
     drop(out);
@@ -764,24 +766,28 @@ pub fn run(
 pub const MIN_TARGET_SHARE: f64 = 1.0 / 3.0;
 
 /// The reason a page is not a corpus document, duplicates aside (`None`: it may be one).
-fn decide(topic: &Topic, f: &Final) -> Option<(&'static str, String)> {
+fn decide(topic: &Topic, f: &Final) -> Option<(Reason, String)> {
     let doc = &f.doc;
-    let foreign = f.removed.iter().filter(|r| r.reason == "language").count();
+    let foreign = f
+        .removed
+        .iter()
+        .filter(|r| r.reason == Removal::Language)
+        .count();
     if f.noindex {
         Some((
-            "noindex",
+            Reason::Noindex,
             "<meta name=robots> or X-Robots-Tag says noindex".to_string(),
         ))
     } else if !f.had_text {
         Some((
-            "empty",
+            Reason::Empty,
             "no running text after boilerplate removal".to_string(),
         ))
     } else if topic.file.text.paragraph_language
         && f.target_share.is_some_and(|s| s < MIN_TARGET_SHARE)
     {
         Some((
-            "language",
+            Reason::Language,
             format!(
                 "only {:.0} % of the text is in {:?} (a page needs {:.0} % to keep its paragraphs in those languages)",
                 f.target_share.unwrap_or(0.0) * 100.0,
@@ -791,7 +797,7 @@ fn decide(topic: &Topic, f: &Final) -> Option<(&'static str, String)> {
         ))
     } else if doc.paragraphs.is_empty() && foreign > 0 {
         Some((
-            "language",
+            Reason::Language,
             format!(
                 "no paragraph in {:?} ({foreign} in other languages)",
                 topic.file.languages
@@ -799,12 +805,12 @@ fn decide(topic: &Topic, f: &Final) -> Option<(&'static str, String)> {
         ))
     } else if doc.paragraphs.is_empty() {
         Some((
-            "empty",
+            Reason::Empty,
             "every paragraph is host boilerplate (repeated on many pages of the host)".to_string(),
         ))
     } else if !f.language_ok {
         Some((
-            "language",
+            Reason::Language,
             format!(
                 "detected `{}`, topic wants {:?}",
                 if doc.language.is_empty() {
@@ -817,7 +823,7 @@ fn decide(topic: &Topic, f: &Final) -> Option<(&'static str, String)> {
         ))
     } else if !f.facts.verdict {
         Some((
-            "off-topic",
+            Reason::OffTopic,
             format!("formula not satisfied; found: {}", doc.matched.join(" | ")),
         ))
     } else {

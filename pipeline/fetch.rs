@@ -24,6 +24,8 @@ use anyhow::Context;
 use stages::urlnorm::Canonicalizer;
 use stages::warc;
 
+use crate::outcome::Reason;
+
 /// Largest ratio of decompressed to compressed size accepted for a body over 1 MiB. HTML
 /// compresses 5–15 times; deflate cannot exceed about 1,032 times, which only crafted bodies
 /// approach.
@@ -169,7 +171,7 @@ impl Response {
 pub struct Failure {
     /// Reason code recorded in `crawl.sqlite`: `timeout`, `network-error` (both may be retried),
     /// `decompression-bomb`, `too-large`, `internal-error`.
-    pub reason: &'static str,
+    pub reason: Reason,
     /// What happened, for a human.
     pub detail: String,
     /// Time spent before giving up.
@@ -325,7 +327,7 @@ impl HttpFetcher {
 
     async fn fetch(&self, url: &url::Url, validators: &Validators) -> Result<Response, Failure> {
         let started = Instant::now();
-        let fail = |reason: &'static str, detail: String| Failure {
+        let fail = |reason: Reason, detail: String| Failure {
             reason,
             detail,
             elapsed: started.elapsed(),
@@ -429,17 +431,17 @@ impl HttpFetcher {
                 end: response_block.len(),
             },
             Decoded::Inflated(inflated) => Body::Own(inflated),
-            Decoded::Bomb(why) => return Err(fail("decompression-bomb", why)),
+            Decoded::Bomb(why) => return Err(fail(Reason::DecompressionBomb, why)),
             Decoded::NotOffered(coding) => {
                 return Err(fail(
-                    "content-encoding",
+                    Reason::ContentEncoding,
                     format!(
                         "the server sent the body in `{coding}` coding, which glaneur did not \
                          offer (Accept-Encoding: {ACCEPT_ENCODING}): not stored as text"
                     ),
                 ));
             }
-            Decoded::TooLarge(why) => return Err(fail("too-large", why)),
+            Decoded::TooLarge(why) => return Err(fail(Reason::TooLarge, why)),
         };
         Ok(Response {
             status,
@@ -523,9 +525,9 @@ fn decompressed(headers: &[(String, String)], block: &[u8], max_body: u64) -> De
     }
 }
 
-fn classify(error: &reqwest::Error, fail: &impl Fn(&'static str, String) -> Failure) -> Failure {
+fn classify(error: &reqwest::Error, fail: &impl Fn(Reason, String) -> Failure) -> Failure {
     if let Some(detail) = crate::guard::private_name(error) {
-        return fail("private-address", detail);
+        return fail(Reason::PrivateAddress, detail);
     }
     // `{:#}`-style chain: reqwest's top-level message alone ("error sending request") says
     // nothing a linguist can act on.
@@ -537,9 +539,9 @@ fn classify(error: &reqwest::Error, fail: &impl Fn(&'static str, String) -> Fail
         source = cause.source();
     }
     if error.is_timeout() {
-        fail("timeout", detail)
+        fail(Reason::Timeout, detail)
     } else {
-        fail("network-error", detail)
+        fail(Reason::NetworkError, detail)
     }
 }
 

@@ -19,11 +19,13 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
+use crate::outcome::Reason;
+
 /// Why a URL is not fetched.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
     /// Reason code recorded in `crawl.sqlite`.
-    pub reason: &'static str,
+    pub reason: Reason,
     /// What and why, for a human.
     pub detail: String,
 }
@@ -35,7 +37,7 @@ const HINT: &str = "an intranet crawl needs `[domains] allow_private_addresses =
 pub fn check_url(url: &url::Url, allow_private: bool) -> Result<(), Refusal> {
     if !url.username().is_empty() || url.password().is_some() {
         return Err(Refusal {
-            reason: "credentials",
+            reason: Reason::Credentials,
             detail: "the URL carries a user name or password: not fetched".into(),
         });
     }
@@ -53,7 +55,7 @@ pub fn check_url(url: &url::Url, allow_private: bool) -> Result<(), Refusal> {
     };
     match kind {
         Some(kind) => Err(Refusal {
-            reason: "private-address",
+            reason: Reason::PrivateAddress,
             detail: format!(
                 "{} is a {kind} address, not on the public internet ({HINT})",
                 url.host_str().unwrap_or("")
@@ -242,7 +244,7 @@ pub fn private_name(error: &(dyn std::error::Error + 'static)) -> Option<String>
 mod tests {
     use super::*;
 
-    fn refused(raw: &str) -> Option<&'static str> {
+    fn refused(raw: &str) -> Option<Reason> {
         let url = url::Url::parse(raw).unwrap();
         check_url(&url, false).err().map(|r| r.reason)
     }
@@ -281,7 +283,7 @@ mod tests {
             "http://LOCALHOST./",
             "http://intranet.localhost/",
         ] {
-            assert_eq!(refused(raw), Some("private-address"), "{raw}");
+            assert_eq!(refused(raw), Some(Reason::PrivateAddress), "{raw}");
         }
     }
 
@@ -307,7 +309,7 @@ mod tests {
             let url = url::Url::parse(raw).unwrap();
             assert_eq!(
                 check_url(&url, true).map_err(|r| r.reason),
-                Err("credentials"),
+                Err(Reason::Credentials),
                 "{raw}"
             );
         }

@@ -22,6 +22,7 @@ pub mod extract;
 pub mod fetch;
 pub mod guard;
 pub mod inspect;
+pub mod outcome;
 pub mod progress;
 pub mod report;
 pub mod run;

@@ -114,6 +114,14 @@ fn main() -> ExitCode {
             code
         }),
         Command::Tokenize { lang, file } => glaneur::inspect::tokenize(&file, &lang).map(print_ok),
+        Command::Init { dir } => glaneur::topic::template::init(&dir).map(|path| {
+            print_ok(format!(
+                "wrote {}: edit it, then `glaneur check {}` and `glaneur run {}`\n",
+                path.display(),
+                dir.display(),
+                dir.display()
+            ))
+        }),
     };
     match result {
         Ok(code) => code,

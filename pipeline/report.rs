@@ -13,6 +13,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::crawl::CrawlOutcome;
+use crate::outcome::{Reason, State};
 
 /// The whole report.
 #[derive(Debug, Default, Serialize)]
@@ -167,10 +168,27 @@ pub struct HostYield {
 pub struct ReasonCount {
     /// `queued`, `fetched`, `skipped`, `failed`.
     pub state: String,
-    /// Final reason.
+    /// Final reason (empty for a URL queued and not yet reached).
     pub reason: String,
+    /// What the reason means, from the same table as the name (`outcome.rs`).
+    pub explanation: String,
     /// Number of URLs.
     pub count: u64,
+}
+
+impl ReasonCount {
+    /// The row of one (state, reason) pair.
+    pub fn new(state: State, reason: Option<Reason>, count: u64) -> ReasonCount {
+        ReasonCount {
+            state: state.name().to_string(),
+            reason: reason.map(|r| r.to_string()).unwrap_or_default(),
+            explanation: match reason {
+                Some(reason) => reason.explain().into_owned(),
+                None => "queued: not reached yet".to_string(),
+            },
+            count,
+        }
+    }
 }
 
 impl Report {
@@ -179,7 +197,7 @@ impl Report {
         let Some(seeds) = &self.seeds else {
             return "no seeds were gathered".into();
         };
-        if seeds.in_scope == 0 && self.urls.iter().all(|r| r.state != "fetched") {
+        if seeds.in_scope == 0 && self.urls.iter().all(|r| r.state != State::Fetched.name()) {
             if seeds.off_domain > 0 {
                 return format!(
                     "all {} seeds are outside [domains] allow/deny",
@@ -192,7 +210,7 @@ impl Report {
         let fetched_pages = self
             .urls
             .iter()
-            .filter(|r| r.state == "fetched")
+            .filter(|r| r.state == State::Fetched.name())
             .map(|r| r.count)
             .sum::<u64>();
         if fetched_pages == 0 {
@@ -301,7 +319,11 @@ impl Report {
                     extract.pages_attributes_cut
                 );
             }
-            if let Some(n) = extract.dropped.get("unreadable").filter(|n| **n > 0) {
+            if let Some(n) = extract
+                .dropped
+                .get(Reason::Unreadable.name().as_ref())
+                .filter(|n| **n > 0)
+            {
                 let _ = writeln!(
                     out,
                     "  {:<8} {:>8}  pages whose stored response cannot be read (damaged WARC \
@@ -352,7 +374,11 @@ impl Report {
         let _ = writeln!(out, "  every URL seen, by final state and reason:");
         for r in &self.urls {
             let reason = if r.reason.is_empty() { "-" } else { &r.reason };
-            let _ = writeln!(out, "    {:<8} {:<16} {:>7}", r.state, reason, r.count);
+            let _ = writeln!(
+                out,
+                "    {:<8} {:<22} {:>7}  {}",
+                r.state, reason, r.count, r.explanation
+            );
         }
         if let Some(harvest) = &self.harvest
             && !harvest.on_topic_per_100.is_empty()
@@ -404,25 +430,11 @@ pub fn harvest(
     store: &crate::store::Store,
     docs: &[crate::extract::Document],
 ) -> anyhow::Result<Harvest> {
-    let conn = store.connection();
     // HTML/text pages in fetch order, with the clean-text verdict the extract stage recorded.
-    let mut stmt = conn.prepare(
-        "SELECT url, COALESCE(verdict, 0), COALESCE(reason, '') = 'kept'
-         FROM urls WHERE state = 'fetched' AND status = 200 AND reason != 'content-type'
-         ORDER BY fetched_at, id",
-    )?;
-    let pages = stmt
-        .query_map([], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, i64>(1)? != 0,
-                r.get::<_, bool>(2)?,
-            ))
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
+    let pages = store.judged_in_fetch_order()?;
     let on_topic_per_100 = pages
         .chunks(100)
-        .map(|block| block.iter().filter(|p| p.1).count() as f64 / block.len() as f64)
+        .map(|block| block.iter().filter(|p| p.on_topic).count() as f64 / block.len() as f64)
         .collect();
     let mut hosts: std::collections::BTreeMap<String, HostYield> = Default::default();
     let host_of = |url: &str| {
@@ -431,18 +443,13 @@ pub fn harvest(
             .and_then(|u| u.host_str().map(str::to_string))
             .unwrap_or_default()
     };
-    for (url, _, kept) in &pages {
-        let entry = hosts.entry(host_of(url)).or_default();
+    for page in &pages {
+        let entry = hosts.entry(host_of(&page.url)).or_default();
         entry.pages += 1;
-        entry.kept += u64::from(*kept);
+        entry.kept += u64::from(page.kept);
     }
-    let mut stmt =
-        conn.prepare("SELECT url, COALESCE(length, 0) FROM urls WHERE state = 'fetched'")?;
-    let lengths = stmt
-        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?
-        .collect::<Result<Vec<_>, _>>()?;
-    for (url, length) in lengths {
-        hosts.entry(host_of(&url)).or_default().downloaded_bytes += length.max(0) as u64;
+    for (url, length) in store.fetched_lengths()? {
+        hosts.entry(host_of(&url)).or_default().downloaded_bytes += length;
     }
     for doc in docs {
         let bytes: usize = doc.paragraphs.iter().map(|p| p.text.len() + 1).sum();
@@ -481,18 +488,14 @@ mod tests {
             pages: 10,
             ..ExtractReport::default()
         };
-        extract.dropped.insert("off-topic".into(), 8);
-        extract.dropped.insert("language".into(), 2);
+        extract.dropped.insert(Reason::OffTopic.to_string(), 8);
+        extract.dropped.insert(Reason::Language.to_string(), 2);
         let report = Report {
             seeds: Some(SeedsReport {
                 in_scope: 1,
                 ..SeedsReport::default()
             }),
-            urls: vec![ReasonCount {
-                state: "fetched".into(),
-                reason: "off-topic".into(),
-                count: 8,
-            }],
+            urls: vec![ReasonCount::new(State::Fetched, Some(Reason::OffTopic), 8)],
             extract: Some(extract),
             ..Report::default()
         };

@@ -24,7 +24,7 @@ use crate::fetch::{Fetcher, HttpFetcher, Replay};
 use crate::progress::Progress;
 use crate::report::{ReasonCount, Report};
 use crate::runlock::RunLock;
-use crate::store::Store;
+use crate::store::{self, Store};
 use crate::topic::{self, Topic};
 use crate::warcfile::{self, WarcFile};
 use crate::{export, extract, seeds};
@@ -300,11 +300,7 @@ fn run_locked(
     report.urls = store
         .reason_counts()?
         .into_iter()
-        .map(|(state, reason, count)| ReasonCount {
-            state,
-            reason,
-            count,
-        })
+        .map(|(state, reason, count)| ReasonCount::new(state, reason, count))
         .collect();
     if let Some(extract) = &report.extract
         && extract.pages > 0
@@ -387,14 +383,10 @@ fn replay_source(options: &RunOptions, topic: &Topic) -> Option<Replayed> {
 /// say it: which file or folder, and what to do. A full disk, a database held by another
 /// program or a damaged database are named as such, with the file.
 pub fn name_the_cause(error: anyhow::Error, run_dir: &Path) -> anyhow::Error {
-    use rusqlite::ErrorCode;
     let db = run_dir.join("crawl.sqlite");
     let shown = format!("{error:#}");
-    let sqlite = error.chain().find_map(|cause| match cause.downcast_ref() {
-        Some(rusqlite::Error::SqliteFailure(e, _)) => Some(e.code),
-        _ => None,
-    });
-    let disk_full = sqlite == Some(ErrorCode::DiskFull)
+    let fault = store::fault_of(&error);
+    let disk_full = fault == Some(store::Fault::DiskFull)
         || error.chain().any(|cause| {
             cause
                 .downcast_ref::<std::io::Error>()
@@ -407,13 +399,13 @@ pub fn name_the_cause(error: anyhow::Error, run_dir: &Path) -> anyhow::Error {
             run_dir.display()
         ));
     }
-    match sqlite {
-        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => error.context(format!(
+    match fault {
+        Some(store::Fault::Busy) => error.context(format!(
             "{} is locked by another program (an open `sqlite3` shell or a database viewer in \
              the middle of a change?): close it and run the same command again",
             db.display()
         )),
-        Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => error.context(format!(
+        Some(store::Fault::Damaged) => error.context(format!(
             "{} is damaged; `glaneur verify {}` tells what can be saved",
             db.display(),
             run_dir.display()
@@ -550,10 +542,7 @@ mod tests {
                 && shown.contains("glaneur-00000.warc.gz"),
             "{shown}"
         );
-        let busy = anyhow::Error::new(rusqlite::Error::SqliteFailure(
-            rusqlite::ffi::Error::new(5),
-            None,
-        ));
+        let busy = store::tests::busy_error();
         let shown = format!("{:#}", name_the_cause(busy, dir));
         assert!(
             shown.contains("/data/corpus/run/crawl.sqlite is locked by another program"),

@@ -21,14 +21,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use rusqlite::OptionalExtension;
+
+use crate::outcome::Reason;
 use stages::score::Scope;
 use stages::serp::{Engine, SerpPage};
 use stages::urlnorm::{self, Canonicalizer};
 
 use crate::report::SeedsReport;
 use crate::search::{PageOutcome, SearchConfig, Searcher};
-use crate::store::{SeedHitRow, Store};
+use crate::store::{SeedHitRow, SeedSighting, Store};
 use crate::topic::Topic;
 
 /// One seed before it is stored, with its provenance.
@@ -98,7 +99,7 @@ impl Sink<'_> {
             Err(_) => {
                 if new {
                     self.store
-                        .skip(id, "off-domain", "seed outside [domains]")?;
+                        .skip(id, Reason::OffDomain, "seed outside [domains]")?;
                 }
                 self.report.off_domain += 1;
             }
@@ -427,36 +428,7 @@ pub fn import(
 /// Writes `seeds.csv` (one row per seed URL, every sighting merged) and `seed-hits.csv` (one
 /// row per sighting) in the run folder, with the redirect chain each seed led to in the crawl.
 pub fn write_csv(store: &Store, run_dir: &Path) -> anyhow::Result<(u64, u64)> {
-    let conn = store.connection();
-    // Seeds with their crawl state.
-    let mut stmt = conn.prepare(
-        "SELECT u.id, u.url, u.state, COALESCE(u.reason, ''), u.status, s.verdict
-         FROM urls u JOIN (SELECT url_id, MAX(verdict) AS verdict FROM seeds GROUP BY url_id) s
-           ON s.url_id = u.id
-         ORDER BY u.id",
-    )?;
-    type SeedRow = (i64, String, String, String, Option<i64>, Option<i64>);
-    let seeds: Vec<SeedRow> = stmt
-        .query_map([], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-            ))
-        })?
-        .collect::<Result<_, _>>()?;
-    let mut hits_stmt = conn.prepare(
-        "SELECT source, engine, query, page, rank, retrieved_at, result_url, title, snippet
-         FROM seed_hits WHERE url_id = ?1
-         ORDER BY COALESCE(retrieved_at, ''), source, query, page, rank",
-    )?;
-    let mut next_stmt = conn.prepare(
-        "SELECT id, url, state, COALESCE(reason, ''), status FROM urls
-         WHERE parent_id = ?1 AND via = 'redirect' ORDER BY id LIMIT 1",
-    )?;
+    let seeds = store.seed_outcomes()?;
     let seeds_path = run_dir.join("seeds.csv");
     let hits_path = run_dir.join("seed-hits.csv");
     let mut seeds_csv = csv::Writer::from_path(&seeds_path)
@@ -493,50 +465,20 @@ pub fn write_csv(store: &Store, run_dir: &Path) -> anyhow::Result<(u64, u64)> {
         "snippet",
     ])?;
     let (mut n_seeds, mut n_hits) = (0u64, 0u64);
-    for (id, url, state, reason, status, verdict) in seeds {
+    for seed in seeds {
+        let (id, url) = (seed.url.id, seed.url.url.clone());
         // Follow the redirects the crawl recorded, to the page that answered.
         let mut chain = vec![url.clone()];
-        let (mut cur, mut final_state, mut final_reason, mut final_status) =
-            (id, state, reason, status);
+        let mut last = seed.url;
         for _ in 0..64 {
-            let next: Option<(i64, String, String, String, Option<i64>)> = next_stmt
-                .query_row([cur], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-                })
-                .optional()?;
-            let Some((nid, nurl, nstate, nreason, nstatus)) = next else {
+            let Some(next) = store.redirect_target(last.id)? else {
                 break;
             };
-            chain.push(nurl);
-            (cur, final_state, final_reason, final_status) = (nid, nstate, nreason, nstatus);
+            chain.push(next.url.clone());
+            last = next;
         }
-        type HitRow = (
-            String,
-            Option<String>,
-            Option<String>,
-            Option<i64>,
-            Option<i64>,
-            Option<String>,
-            String,
-            Option<String>,
-            Option<String>,
-        );
-        let hits: Vec<HitRow> = hits_stmt
-            .query_map([id], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                    r.get(6)?,
-                    r.get(7)?,
-                    r.get(8)?,
-                ))
-            })?
-            .collect::<Result<_, _>>()?;
-        let distinct = |f: &dyn Fn(&HitRow) -> Option<String>| -> String {
+        let hits = store.seed_sightings(id)?;
+        let distinct = |f: &dyn Fn(&SeedSighting) -> Option<String>| -> String {
             let mut seen = BTreeMap::new();
             for (i, h) in hits.iter().enumerate() {
                 if let Some(v) = f(h).filter(|v| !v.is_empty()) {
@@ -550,27 +492,27 @@ pub fn write_csv(store: &Store, run_dir: &Path) -> anyhow::Result<(u64, u64)> {
                 .collect::<Vec<_>>()
                 .join(" | ")
         };
-        let best_rank = hits.iter().filter_map(|h| h.4).min();
-        let first_retrieved = hits.iter().filter_map(|h| h.5.clone()).min();
+        let best_rank = hits.iter().filter_map(|h| h.rank).min();
+        let first_retrieved = hits.iter().filter_map(|h| h.retrieved_at.clone()).min();
         let opt = |v: Option<i64>| v.map(|x| x.to_string()).unwrap_or_default();
         seeds_csv.write_record([
             id.to_string(),
             url.clone(),
             chain.last().cloned().unwrap_or_default(),
             chain.join(" > "),
-            final_state,
-            final_reason,
-            opt(final_status),
-            match verdict {
-                Some(1) => "satisfied".to_string(),
-                Some(_) => "not satisfied".to_string(),
+            last.state.name().to_string(),
+            last.reason.map(|r| r.to_string()).unwrap_or_default(),
+            opt(last.status),
+            match seed.verdict {
+                Some(true) => "satisfied".to_string(),
+                Some(false) => "not satisfied".to_string(),
                 None => String::new(),
             },
             hits.len().to_string(),
             opt(best_rank),
-            distinct(&|h| Some(h.0.clone())),
-            distinct(&|h| h.1.clone()),
-            distinct(&|h| h.2.clone()),
+            distinct(&|h| Some(h.source.clone())),
+            distinct(&|h| h.engine.clone()),
+            distinct(&|h| h.query.clone()),
             first_retrieved.unwrap_or_default(),
         ])?;
         n_seeds += 1;
@@ -578,15 +520,15 @@ pub fn write_csv(store: &Store, run_dir: &Path) -> anyhow::Result<(u64, u64)> {
             hits_csv.write_record([
                 id.to_string(),
                 url.clone(),
-                h.0.clone(),
-                h.1.clone().unwrap_or_default(),
-                h.2.clone().unwrap_or_default(),
-                opt(h.3),
-                opt(h.4),
-                h.5.clone().unwrap_or_default(),
-                h.6.clone(),
-                h.7.clone().unwrap_or_default(),
-                h.8.clone().unwrap_or_default(),
+                h.source.clone(),
+                h.engine.clone().unwrap_or_default(),
+                h.query.clone().unwrap_or_default(),
+                opt(h.page),
+                opt(h.rank),
+                h.retrieved_at.clone().unwrap_or_default(),
+                h.result_url.clone(),
+                h.title.clone().unwrap_or_default(),
+                h.snippet.clone().unwrap_or_default(),
             ])?;
             n_hits += 1;
         }

@@ -18,11 +18,16 @@
 use std::path::Path;
 
 mod focus;
+mod read;
 mod warc;
+pub use read::{JudgedPage, SeedOutcome, SeedSighting, UrlOutcome};
 pub use warc::StoredRecord;
 
 use anyhow::{Context, bail};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use rusqlite::{Connection, OptionalExtension, ToSql, params};
+
+pub use crate::outcome::{Reason, State};
 
 /// Version of the schema below.
 pub const FORMAT_VERSION: i64 = 2;
@@ -501,7 +506,7 @@ impl Store {
     }
 
     /// Settles a URL that will not be fetched.
-    pub fn skip(&mut self, id: i64, reason: &str, detail: &str) -> anyhow::Result<()> {
+    pub fn skip(&mut self, id: i64, reason: Reason, detail: &str) -> anyhow::Result<()> {
         self.conn
             .prepare_cached(
                 "UPDATE urls SET state = 'skipped', reason = ?2, detail = ?3 WHERE id = ?1",
@@ -512,7 +517,7 @@ impl Store {
     }
 
     /// Gives a URL that stays queued the reason it was not fetched in this run.
-    pub fn waiting(&mut self, id: i64, reason: &str, detail: &str) -> anyhow::Result<()> {
+    pub fn waiting(&mut self, id: i64, reason: Reason, detail: &str) -> anyhow::Result<()> {
         self.conn
             .prepare_cached(
                 "UPDATE urls SET reason = ?2, detail = ?3 WHERE id = ?1 AND state = 'queued'",
@@ -523,7 +528,7 @@ impl Store {
     }
 
     /// Records a fetch that produced no usable response (timeout, network error).
-    pub fn fail(&mut self, id: i64, reason: &str, detail: &str, now: f64) -> anyhow::Result<()> {
+    pub fn fail(&mut self, id: i64, reason: Reason, detail: &str, now: f64) -> anyhow::Result<()> {
         self.conn
             .prepare_cached(
                 "UPDATE urls SET state = 'failed', reason = ?2, detail = ?3, fetched_at = ?4 WHERE id = ?1",
@@ -538,7 +543,7 @@ impl Store {
         &mut self,
         id: i64,
         row: &FetchRow,
-        reason: &str,
+        reason: Reason,
         detail: &str,
     ) -> anyhow::Result<()> {
         let (warc_file, warc_offset, warc_length) = match &row.warc {
@@ -596,7 +601,7 @@ impl Store {
     pub fn decision(
         &mut self,
         id: i64,
-        reason: &str,
+        reason: Reason,
         detail: &str,
         doc_id: Option<&str>,
         tokens: Option<u64>,
@@ -930,7 +935,7 @@ impl Store {
     }
 
     /// Gives every URL of a server that stays queued the reason it was not fetched in this run.
-    pub fn waiting_host(&mut self, host: &str, reason: &str, detail: &str) -> anyhow::Result<()> {
+    pub fn waiting_host(&mut self, host: &str, reason: Reason, detail: &str) -> anyhow::Result<()> {
         self.conn
             .prepare_cached(
                 "UPDATE urls SET reason = ?2, detail = ?3 WHERE host = ?1 AND state = 'queued'",
@@ -941,7 +946,7 @@ impl Store {
     }
 
     /// Settles every URL of a server still queued; returns how many.
-    pub fn skip_host(&mut self, host: &str, reason: &str, detail: &str) -> anyhow::Result<u64> {
+    pub fn skip_host(&mut self, host: &str, reason: Reason, detail: &str) -> anyhow::Result<u64> {
         let n = self
             .conn
             .prepare_cached(
@@ -995,11 +1000,11 @@ impl Store {
                     u.content_type, u.last_modified, u.fetched_at, u.warc_file, u.warc_offset, u.warc_length
              FROM urls u
              WHERE u.state = 'fetched' AND u.status = 200 AND u.warc_file IS NOT NULL
-               AND COALESCE(u.reason, '') != 'content-type'
+               AND COALESCE(u.reason, '') != ?1
              ORDER BY u.id",
         )?;
         let rows = stmt
-            .query_map([], |r| {
+            .query_map([Reason::ContentType], |r| {
                 Ok(StoredPage {
                     id: r.get(0)?,
                     url: r.get(1)?,
@@ -1019,22 +1024,33 @@ impl Store {
         Ok(rows)
     }
 
-    /// Counts of URLs per (state, reason), for the report.
-    pub fn reason_counts(&self) -> anyhow::Result<Vec<(String, String, u64)>> {
+    /// Counts of URLs per (state, reason), for the report; a queued URL may have no reason yet.
+    pub fn reason_counts(&self) -> anyhow::Result<Vec<(State, Option<Reason>, u64)>> {
         let mut stmt = self.conn.prepare(
-            "SELECT state, COALESCE(reason, ''), COUNT(*) FROM urls GROUP BY state, reason ORDER BY COUNT(*) DESC",
+            "SELECT state, reason, COUNT(*) FROM urls GROUP BY state, reason ORDER BY COUNT(*) DESC",
         )?;
         let rows = stmt
             .query_map([], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as u64))
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, Option<String>>(1)?,
+                    r.get::<_, i64>(2)? as u64,
+                ))
             })?
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(rows)
-    }
-
-    /// Runs `f` over every row of a query (read-only access for the exports).
-    pub fn connection(&self) -> &Connection {
-        &self.conn
+        rows.into_iter()
+            .map(|(state, reason, count)| {
+                let state = State::parse(&state)
+                    .with_context(|| format!("crawl.sqlite holds an unknown state '{state}'"))?;
+                let reason = match reason.filter(|r| !r.is_empty()) {
+                    None => None,
+                    Some(name) => Some(Reason::parse(&name).with_context(|| {
+                        format!("crawl.sqlite holds an unknown reason '{name}'")
+                    })?),
+                };
+                Ok((state, reason, count))
+            })
+            .collect()
     }
 }
 
@@ -1045,9 +1061,59 @@ impl Drop for Store {
     }
 }
 
+/// What went wrong in the database, as far as the user can act on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// The disk is full.
+    DiskFull,
+    /// Another program holds the database.
+    Busy,
+    /// The file is damaged or not a database.
+    Damaged,
+    /// Any other database error.
+    Other,
+}
+
+/// The database fault behind an error, if the error came from the store.
+pub fn fault_of(error: &anyhow::Error) -> Option<Fault> {
+    use rusqlite::ErrorCode;
+    error.chain().find_map(|cause| match cause.downcast_ref() {
+        Some(rusqlite::Error::SqliteFailure(e, _)) => Some(match e.code {
+            ErrorCode::DiskFull => Fault::DiskFull,
+            ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => Fault::Busy,
+            ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase => Fault::Damaged,
+            _ => Fault::Other,
+        }),
+        _ => None,
+    })
+}
+
+/// Reasons and states are stored by name (the names users query).
+impl ToSql for Reason {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.name().into_owned()))
+    }
+}
+
+impl ToSql for State {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::Borrowed(ValueRef::Text(
+            self.name().as_bytes(),
+        )))
+    }
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// The error SQLite gives when another program holds the database.
+    pub(crate) fn busy_error() -> anyhow::Error {
+        anyhow::Error::new(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(5),
+            None,
+        ))
+    }
 
     #[test]
     fn urls_are_unique_and_settle_with_a_reason() {
@@ -1087,14 +1153,16 @@ mod tests {
                 0.0,
             )
             .unwrap();
-        store.skip(b, "robots", "disallowed by robots.txt").unwrap();
+        store
+            .skip(b, Reason::Robots, "disallowed by robots.txt")
+            .unwrap();
         assert_eq!(store.queued().unwrap().len(), 1);
         store.commit().unwrap();
         drop(store);
         let store = Store::open(&dir.path().join("crawl.sqlite")).unwrap();
         let counts = store.reason_counts().unwrap();
-        assert!(counts.contains(&("skipped".into(), "robots".into(), 1)));
-        assert!(counts.contains(&("queued".into(), "".into(), 1)));
+        assert!(counts.contains(&(State::Skipped, Some(Reason::Robots), 1)));
+        assert!(counts.contains(&(State::Queued, None, 1)));
     }
 
     #[test]
@@ -1135,7 +1203,7 @@ mod tests {
         let store = Store::open(&path).unwrap();
         let counts = store.reason_counts().unwrap();
         assert!(
-            counts.contains(&("queued".into(), "".into(), u64::from(n))),
+            counts.contains(&(State::Queued, None, u64::from(n))),
             "{counts:?}"
         );
     }

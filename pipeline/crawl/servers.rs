@@ -17,6 +17,7 @@ use stages::robots::Robots;
 
 use super::{Crawler, MAX_REDIRECTS, RobotsState, now_epoch};
 use crate::fetch::{Failure, Fetcher, Response};
+use crate::outcome::Reason;
 
 impl Crawler<'_> {
     /// How long a robots.txt copy is trusted (forever when replaying: the recording does not
@@ -34,7 +35,7 @@ impl Crawler<'_> {
     pub(super) fn give_up(
         &mut self,
         host_key: &str,
-        reason: &str,
+        reason: Reason,
         detail: &str,
     ) -> anyhow::Result<()> {
         let dropped: Vec<i64> = {
@@ -94,13 +95,13 @@ impl Crawler<'_> {
         fetched: Option<Instant>,
     ) -> anyhow::Result<()> {
         if let Err(failure) = &outcome
-            && failure.reason == "private-address"
+            && failure.reason == Reason::PrivateAddress
         {
             // The name resolves to private addresses only: nothing of this server is fetched.
             let host = self.host_mut(host_key);
             host.in_flight = host.in_flight.saturating_sub(1);
             host.robots = RobotsState::Unavailable;
-            return self.give_up(host_key, "private-address", &failure.detail);
+            return self.give_up(host_key, Reason::PrivateAddress, &failure.detail);
         }
         let token = self.ctx.product_token.clone();
         let replay = self.ctx.fetcher.is_replay();
@@ -155,7 +156,7 @@ impl Crawler<'_> {
         if failures >= give_up_after {
             return self.give_up(
                 host_key,
-                "robots-unavailable",
+                Reason::RobotsUnavailable,
                 &format!("robots.txt could not be read {failures} times in a row (last: {what})"),
             );
         }
@@ -251,7 +252,7 @@ pub fn retry_after(value: Option<&str>, now: std::time::SystemTime) -> Option<Du
 /// Fetches robots.txt, following up to five redirects (RFC 9309 §2.3.1.2).
 pub(super) async fn fetch_robots(fetcher: Fetcher, url: String) -> Result<Response, Failure> {
     let mut current = url::Url::parse(&url).map_err(|e| Failure {
-        reason: "invalid-url",
+        reason: Reason::InvalidUrl,
         detail: e.to_string(),
         elapsed: Duration::ZERO,
     })?;
@@ -262,7 +263,7 @@ pub(super) async fn fetch_robots(fetcher: Fetcher, url: String) -> Result<Respon
             // A redirect the network guard refuses to follow: the file is unavailable, as
             // after too many redirects (RFC 9309 §2.3.1.2), which allows everything; the
             // server itself is not at fault.
-            Err(f) if matches!(f.reason, "private-address" | "credentials") => {
+            Err(f) if matches!(f.reason, Reason::PrivateAddress | Reason::Credentials) => {
                 return redirect.ok_or(f);
             }
             Err(f) => return Err(f),
@@ -282,7 +283,7 @@ pub(super) async fn fetch_robots(fetcher: Fetcher, url: String) -> Result<Respon
         return Ok(response);
     }
     Err(Failure {
-        reason: "redirect-chain",
+        reason: Reason::RedirectChain,
         detail: format!("robots.txt redirected more than {MAX_REDIRECTS} times"),
         elapsed: Duration::ZERO,
     })

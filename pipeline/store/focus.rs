@@ -351,7 +351,7 @@ mod tests {
         store.page_facts(off, &facts(false)).unwrap();
         for fetched in [on, off, missing] {
             store
-                .connection()
+                .conn
                 .execute("UPDATE urls SET state = 'fetched' WHERE id = ?1", [fetched])
                 .unwrap();
         }

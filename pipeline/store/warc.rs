@@ -9,7 +9,9 @@
 //! furthest record a URL refers to; it is lowered only to the end of a file cut shorter than
 //! it; a re-queued page forgets what its fetch recorded, its links included.
 
-use super::Store;
+use rusqlite::params;
+
+use super::{Reason, Store};
 
 /// Where a URL's response is stored (`glaneur verify`).
 #[derive(Debug, Clone)]
@@ -87,7 +89,7 @@ impl Store {
             [id],
         )?;
         self.conn.execute(
-            "UPDATE urls SET state = 'queued', reason = 'refetch',
+            "UPDATE urls SET state = 'queued', reason = ?2,
                 detail = 'its stored response was damaged (glaneur verify --refetch)',
                 status = NULL, content_type = NULL, length = NULL, last_modified = NULL,
                 etag = NULL, server = NULL, location = NULL, fetched_at = NULL,
@@ -95,7 +97,7 @@ impl Store {
                 score = NULL, verdict = NULL, matched = NULL, language = NULL, title = NULL,
                 doc_id = NULL, tokens = NULL, duplicate_of = NULL, revisit = NULL
              WHERE id = ?1",
-            [id],
+            params![id, Reason::Refetch],
         )?;
         self.uncommitted += 1;
         Ok(())

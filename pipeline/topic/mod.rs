@@ -17,6 +17,7 @@ use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 use stages::formula::{Formula, FormulaOptions};
 
+pub mod template;
 mod validate;
 pub use validate::{LIMITS, Limit, check_files, warnings};
 

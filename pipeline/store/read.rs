@@ -1,0 +1,268 @@
+//! What the stages after the crawl read from `crawl.sqlite`: the hyperlink graph and titles
+//! (export), the seeds with their sightings and redirects (`seeds.csv`), the harvest curve and
+//! per-host sizes (report), and the token counts the export writes back.
+//!
+//! **In:** tables `urls`, `links`, `seeds`, `seed_hits`. **Out:** typed rows (states and
+//! reasons as [`State`] and [`Reason`]), in a stable order.
+//!
+//! **Invariants:** read-only except [`Store::set_tokens`]; every query of these stages lives
+//! here, so another store only has to answer the same calls.
+
+use std::collections::HashMap;
+
+use anyhow::Context;
+use rusqlite::{OptionalExtension, params};
+use stages::graph::{LinkEdge, PageNode};
+
+use super::{Reason, State, Store};
+
+/// A URL's crawl outcome, as `seeds.csv` reports it.
+#[derive(Debug, Clone)]
+pub struct UrlOutcome {
+    /// Row id.
+    pub id: i64,
+    /// Canonical URL.
+    pub url: String,
+    /// Final state.
+    pub state: State,
+    /// Final reason (none for a URL still queued and not reached).
+    pub reason: Option<Reason>,
+    /// HTTP status, when fetched.
+    pub status: Option<i64>,
+}
+
+/// A seed URL and whether its page satisfied the formula (any of its sightings).
+#[derive(Debug, Clone)]
+pub struct SeedOutcome {
+    /// The seed's URL and crawl outcome.
+    pub url: UrlOutcome,
+    /// The formula verdict recorded for the seed (`G_F`), if it was judged.
+    pub verdict: Option<bool>,
+}
+
+/// One sighting of a seed (`seed-hits.csv`).
+#[derive(Debug, Clone)]
+pub struct SeedSighting {
+    /// `serp-file`, `search-api`, `urls`, `url-list`.
+    pub source: String,
+    /// Search engine, when known.
+    pub engine: Option<String>,
+    /// Query, when known.
+    pub query: Option<String>,
+    /// Result page number.
+    pub page: Option<i64>,
+    /// Rank on the page.
+    pub rank: Option<i64>,
+    /// When the result page was retrieved.
+    pub retrieved_at: Option<String>,
+    /// The URL as the result page gave it.
+    pub result_url: String,
+    /// Result title.
+    pub title: Option<String>,
+    /// Result snippet.
+    pub snippet: Option<String>,
+}
+
+/// A page fetched with a 200 HTML or text answer, in fetch order (harvest curve).
+#[derive(Debug, Clone)]
+pub struct JudgedPage {
+    /// Canonical URL.
+    pub url: String,
+    /// Whether its clean text satisfied the formula.
+    pub on_topic: bool,
+    /// Whether it is in the corpus.
+    pub kept: bool,
+}
+
+fn reason_of(name: Option<String>) -> rusqlite::Result<Option<Reason>> {
+    match name.filter(|n| !n.is_empty()) {
+        None => Ok(None),
+        Some(name) => Reason::parse(&name).map(Some).ok_or_else(|| {
+            rusqlite::Error::InvalidColumnType(
+                0,
+                format!("reason '{name}'"),
+                rusqlite::types::Type::Text,
+            )
+        }),
+    }
+}
+
+fn state_of(name: String) -> rusqlite::Result<State> {
+    State::parse(&name).ok_or_else(|| {
+        rusqlite::Error::InvalidColumnType(
+            0,
+            format!("state '{name}'"),
+            rusqlite::types::Type::Text,
+        )
+    })
+}
+
+fn url_outcome(r: &rusqlite::Row<'_>) -> rusqlite::Result<UrlOutcome> {
+    Ok(UrlOutcome {
+        id: r.get(0)?,
+        url: r.get(1)?,
+        state: state_of(r.get(2)?)?,
+        reason: reason_of(r.get(3)?)?,
+        status: r.get(4)?,
+    })
+}
+
+impl Store {
+    /// Every seed URL with its crawl outcome, in id order.
+    pub fn seed_outcomes(&self) -> anyhow::Result<Vec<SeedOutcome>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT u.id, u.url, u.state, u.reason, u.status, s.verdict
+             FROM urls u JOIN (SELECT url_id, MAX(verdict) AS verdict FROM seeds GROUP BY url_id) s
+               ON s.url_id = u.id
+             ORDER BY u.id",
+        )?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(SeedOutcome {
+                    url: url_outcome(r)?,
+                    verdict: r.get::<_, Option<i64>>(5)?.map(|v| v != 0),
+                })
+            })?
+            .collect::<Result<_, _>>()
+            .context("crawl.sqlite: reading the seeds")?;
+        Ok(rows)
+    }
+
+    /// The URL a redirect from `id` led to, if the crawl recorded one.
+    pub fn redirect_target(&self, id: i64) -> anyhow::Result<Option<UrlOutcome>> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT id, url, state, reason, status FROM urls
+                 WHERE parent_id = ?1 AND via = 'redirect' ORDER BY id LIMIT 1",
+            )?
+            .query_row([id], url_outcome)
+            .optional()?)
+    }
+
+    /// Every sighting of a seed, oldest first.
+    pub fn seed_sightings(&self, url_id: i64) -> anyhow::Result<Vec<SeedSighting>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT source, engine, query, page, rank, retrieved_at, result_url, title, snippet
+             FROM seed_hits WHERE url_id = ?1
+             ORDER BY COALESCE(retrieved_at, ''), source, query, page, rank",
+        )?;
+        let rows = stmt
+            .query_map([url_id], |r| {
+                Ok(SeedSighting {
+                    source: r.get(0)?,
+                    engine: r.get(1)?,
+                    query: r.get(2)?,
+                    page: r.get(3)?,
+                    rank: r.get(4)?,
+                    retrieved_at: r.get(5)?,
+                    result_url: r.get(6)?,
+                    title: r.get(7)?,
+                    snippet: r.get(8)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// HTML and text pages fetched with a 200, in fetch order, with the extract stage's
+    /// verdicts.
+    pub fn judged_in_fetch_order(&self) -> anyhow::Result<Vec<JudgedPage>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT url, COALESCE(verdict, 0), COALESCE(reason, '') = ?1
+             FROM urls WHERE state = 'fetched' AND status = 200 AND reason != ?2
+             ORDER BY fetched_at, id",
+        )?;
+        let rows = stmt
+            .query_map(params![Reason::Kept, Reason::ContentType], |r| {
+                Ok(JudgedPage {
+                    url: r.get(0)?,
+                    on_topic: r.get::<_, i64>(1)? != 0,
+                    kept: r.get(2)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// Bytes downloaded per fetched URL (any status).
+    pub fn fetched_lengths(&self) -> anyhow::Result<Vec<(String, u64)>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT url, COALESCE(length, 0) FROM urls WHERE state = 'fetched'")?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?.max(0) as u64))
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// Records a document's token count (export stage).
+    pub fn set_tokens(&mut self, url_id: i64, tokens: u64) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached("UPDATE urls SET tokens = ?2 WHERE id = ?1")?
+            .execute(params![url_id, tokens as i64])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// Page titles by URL id.
+    pub fn titles(&self) -> anyhow::Result<HashMap<i64, String>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, title FROM urls WHERE title IS NOT NULL")?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// The hyperlink graph's parts: every URL seen as a node (its reason, or its state when it
+    /// has none), every link between them as an edge.
+    pub fn link_graph_parts(&self) -> anyhow::Result<(Vec<PageNode>, Vec<LinkEdge>)> {
+        let mut stmt = self.conn.prepare(
+            "SELECT id, url, host, depth, status, language, score, verdict, tokens, state, reason
+             FROM urls ORDER BY id",
+        )?;
+        let nodes = stmt
+            .query_map([], |r| {
+                let url: String = r.get(1)?;
+                let host = url::Url::parse(&url)
+                    .ok()
+                    .and_then(|u| u.host_str().map(str::to_string))
+                    .unwrap_or_else(|| r.get::<_, String>(2).unwrap_or_default());
+                let state = state_of(r.get(9)?)?;
+                let reason = reason_of(r.get(10)?)?;
+                Ok(PageNode {
+                    id: r.get(0)?,
+                    url,
+                    host,
+                    depth: r.get(3)?,
+                    status: r.get(4)?,
+                    language: r.get(5)?,
+                    score: r.get(6)?,
+                    verdict: r.get::<_, Option<i64>>(7)?.map(|v| v != 0),
+                    tokens: r.get(8)?,
+                    kept: reason == Some(Reason::Kept),
+                    reason: reason.map_or_else(|| state.name().to_string(), |r| r.to_string()),
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()
+            .context("crawl.sqlite: reading the URLs for the graph")?;
+        let mut stmt = self
+            .conn
+            .prepare("SELECT src, dst, anchor, count FROM links ORDER BY src, dst")?;
+        let edges = stmt
+            .query_map([], |r| {
+                Ok(LinkEdge {
+                    source: r.get(0)?,
+                    target: r.get(1)?,
+                    anchor: r.get(2)?,
+                    count: r.get(3)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((nodes, edges))
+    }
+}
