@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use stages::urlnorm;
 
-use super::{Analysis, Archive, CrawlContext, Crawler, Job, RobotsState, analyze};
+use super::{Analysis, Archive, Arrival, CrawlContext, Crawler, Job, RobotsState, analyze};
 use crate::fetch::Response;
 use crate::warcfile;
 
@@ -71,16 +71,16 @@ impl Crawler<'_> {
             let analysis = (response.status == 200 && !response.body_skipped)
                 .then(|| analyze_on_a_deep_stack(&self.ctx, &url, &response))
                 .flatten();
-            self.settle_page(
+            self.settle_page(Arrival {
                 entry,
-                &host,
-                &url,
-                Ok(response),
+                host: host.clone(),
+                url,
+                outcome: Ok(response),
                 analysis,
-                Archive::Recovered((offset, length)),
-                false,
-                Instant::now(),
-            )?;
+                archive: Archive::Recovered((offset, length)),
+                released: false,
+                ended: Instant::now(),
+            })?;
             self.requests_total += 1;
             self.outcome.recovered += 1;
         }

@@ -1,0 +1,184 @@
+//! The crawl's reading of a page, on an analysis thread: decode, skim, formula, topic score,
+//! scored links, and the seed pages' term counts.
+//!
+//! **In:** a response, the topic and the shared focus state. **Out:** an [`Analysis`] (topic
+//! facts, links with their scores, the seen-set keys of their targets).
+//!
+//! **Invariants:** pure CPU work with no access to the store or the frontier (it runs off the
+//! loop); the page is judged by all its visible text (the skim), not by the clean text the
+//! extract stage keeps.
+
+use stages::extract::LinkKind;
+use stages::formula::PreparedText;
+use stages::score::{self, PageEvidence};
+
+use super::FocusShared;
+use super::Target;
+use super::focus;
+use crate::fetch::Response;
+use crate::store::PageFacts;
+use crate::topic::Topic;
+
+/// What the crawl learns from a page (computed on the blocking pool).
+#[derive(Debug, Default)]
+pub struct Analysis {
+    /// Topic facts.
+    pub facts: PageFacts,
+    /// Out-links, one per distinct URL (first occurrence's kind and anchor text, best anchor
+    /// score, URL score, occurrences): see [`focus::ScoredLink`].
+    pub links: Vec<focus::ScoredLink>,
+    /// The page's term counts, while the seed centroid is not learned yet (seeds teach it).
+    pub terms: Option<stages::centroid::TermCounts>,
+    /// `<meta name=robots>` nofollow.
+    pub nofollow: bool,
+    /// The links' targets, in the order of `links` (None: not an http(s) URL); filled by
+    /// [`CrawlContext::resolve_links`].
+    pub targets: Vec<Option<Target>>,
+    /// Links past `[crawl] max_links_per_page`, not followed.
+    pub links_cut: usize,
+}
+
+impl Analysis {
+    /// About the bytes this analysis holds in memory (a page's out-links dominate).
+    pub fn held_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let links: usize = self
+            .links
+            .iter()
+            .map(|(raw, _, anchor, ..)| raw.capacity() + anchor.capacity())
+            .sum();
+        let targets: usize = self
+            .targets
+            .iter()
+            .flatten()
+            .map(|t| t.url.as_str().len() + t.host.capacity())
+            .sum();
+        // A B-tree entry: the word, its count and the node's share.
+        let terms = self
+            .terms
+            .as_ref()
+            .map_or(0, |t| t.keys().map(|w| w.capacity() + 32).sum());
+        let facts = self
+            .facts
+            .matched
+            .iter()
+            .map(String::capacity)
+            .sum::<usize>()
+            + self.facts.title.as_ref().map_or(0, String::capacity);
+        size_of::<Analysis>()
+            + self.links.capacity() * size_of::<focus::ScoredLink>()
+            + self.targets.capacity() * size_of::<Option<Target>>()
+            + links
+            + targets
+            + terms
+            + facts
+    }
+}
+
+/// Decodes, extracts and scores a page: the crawl's view of it.
+pub fn analyze(
+    topic: &Topic,
+    focus: &FocusShared,
+    url: &url::Url,
+    response: &Response,
+) -> Analysis {
+    let content_type = response.header("content-type");
+    let tld = tld_of(url);
+    let decoded = stages::decode::decode(response.body(), content_type, tld.as_deref());
+    let is_plain = content_type
+        .map(|ct| ct.to_ascii_lowercase().starts_with("text/plain"))
+        .unwrap_or(false);
+    // The crawl judges a page by *all* its visible text, boilerplate included: a table of
+    // contents about the topic is exactly where a focused crawl should go on from, even though
+    // the extract stage will not keep it as a document (that decision uses the clean text). So
+    // it skims the page (no tree, no block classification: see stages/src/skim.rs), and the
+    // extract stage reads the stored page again with the full extractor.
+    let skimmed = if is_plain {
+        stages::skim::skim_plain(&decoded.text)
+    } else {
+        stages::skim::skim_html_with(
+            &decoded.text,
+            url,
+            topic.file.crawl.max_links_per_page,
+            topic.file.crawl.max_attributes_per_element,
+        )
+    };
+    let mut text = skimmed.title.clone().unwrap_or_default();
+    text.push_str("\n\n");
+    text.push_str(&skimmed.text);
+    let prepared = PreparedText::new(&text, topic.formula.options());
+    let verdict = topic.formula.evaluate_prepared(&prepared);
+    let language = skimmed.language.clone();
+    let languages = &topic.file.languages;
+    let language_ok = languages.is_empty()
+        || language
+            .as_ref()
+            .is_some_and(|l| languages.contains(&l.code));
+    // The formula's tokens serve the centroid too (one tokenisation of the page).
+    let centroid = focus.centroid.get();
+    let similarity = centroid.map(|c| focus.similarity(c, &prepared, &text));
+    let score = score::topic_score(
+        &PageEvidence {
+            verdict: &verdict,
+            tokens: prepared.token_count(),
+            language_ok,
+            language_confidence: language.as_ref().map_or(0.0, |l| l.confidence),
+        },
+        similarity,
+        &focus.weights,
+    );
+    let links = focus.score_links(&topic.formula, &skimmed.links);
+    // Seed pages teach the centroid their term counts (it is not learned yet).
+    let terms = centroid.is_none().then(|| {
+        if prepared.options() == focus.counter.options() {
+            focus.counter.count_prepared(&prepared)
+        } else {
+            focus.counter.count(&text)
+        }
+    });
+    Analysis {
+        links_cut: skimmed.links_cut,
+        facts: PageFacts {
+            score,
+            verdict: verdict.satisfied,
+            matched: verdict.matched,
+            language: language.map(|l| l.code),
+            title: skimmed.title,
+        },
+        links,
+        nofollow: skimmed.meta_robots.nofollow,
+        terms,
+        targets: Vec::new(),
+    }
+}
+
+/// The last DNS label, lower-case ASCII, as chardetng wants its TLD hint (None for IPs).
+pub fn tld_of(url: &url::Url) -> Option<String> {
+    match url.host() {
+        Some(url::Host::Domain(d)) => d
+            .rsplit('.')
+            .next()
+            .filter(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+            .map(str::to_ascii_lowercase),
+        _ => None,
+    }
+}
+
+/// Whether a link's URL names a language the topic does not want (never when the topic names
+/// no language).
+pub(super) fn other_language(target: &url::Url, languages: &[String]) -> bool {
+    !languages.is_empty()
+        && stages::lang::url_language(target)
+            .is_some_and(|code| !languages.iter().any(|l| l == code))
+}
+
+pub(super) fn link_kind_name(kind: LinkKind) -> &'static str {
+    match kind {
+        LinkKind::Anchor => "anchor",
+        LinkKind::Area => "area",
+        LinkKind::Frame => "frame",
+        LinkKind::Iframe => "iframe",
+        LinkKind::LinkRel => "link-rel",
+        LinkKind::MetaRefresh => "meta-refresh",
+    }
+}
