@@ -55,7 +55,7 @@ use stages::urlnorm::{self, Canonicalizer};
 use tokio::sync::{mpsc, watch};
 
 use crate::fetch::{self, Failure, Fetcher, Response};
-use crate::outcome::Reason;
+use crate::outcome::{Reason, Revisit};
 use crate::progress::Progress;
 use crate::store::{FetchRow, Store};
 use crate::topic::Topic;
@@ -622,7 +622,7 @@ impl Crawler<'_> {
         for q in self.store.pending_revisits()? {
             if self.hosts.get(&q.host).is_some_and(|h| h.gave_up) {
                 // A server this crawl gave up on gets no revisit either.
-                self.store.revisited(q.id, "failed", now_epoch())?;
+                self.store.revisited(q.id, Revisit::Failed, now_epoch())?;
                 continue;
             }
             self.queue_revisit(&q.host, q.id, q.depth, q.priority);

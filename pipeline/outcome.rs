@@ -234,6 +234,31 @@ impl From<stages::traps::Trap> for Reason {
     }
 }
 
+/// Where a stored page stands in a revisit (`glaneur run --revisit`; column `revisit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Revisit {
+    /// Waiting for its conditional request.
+    Pending,
+    /// The server answered 304: the stored copy is current.
+    NotModified,
+    /// The server sent the page again: the new answer replaced the stored one.
+    Refetched,
+    /// The revisit failed: the stored copy stays.
+    Failed,
+}
+
+impl Revisit {
+    /// The name stored in `crawl.sqlite`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Revisit::Pending => "pending",
+            Revisit::NotModified => "not-modified",
+            Revisit::Refetched => "refetched",
+            Revisit::Failed => "failed",
+        }
+    }
+}
+
 /// Why a paragraph was removed from a kept document (`removed-paragraphs.csv`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Removal {

@@ -18,16 +18,20 @@
 use std::path::Path;
 
 mod focus;
+mod hosts;
 mod read;
+mod revisit;
+mod seeds;
 mod warc;
 pub use read::{JudgedPage, SeedOutcome, SeedSighting, UrlOutcome};
+pub use seeds::SeedHitRow;
 pub use warc::StoredRecord;
 
 use anyhow::{Context, bail};
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, ToSql, params};
 
-pub use crate::outcome::{Reason, State};
+pub use crate::outcome::{Reason, Revisit, State};
 
 /// Version of the schema below.
 pub const FORMAT_VERSION: i64 = 2;
@@ -125,29 +129,6 @@ CREATE TABLE IF NOT EXISTS searches (   -- result pages received from a search A
     PRIMARY KEY (backend, request, page)
 );
 ";
-
-/// One sighting of a seed, for `seed_hits`.
-#[derive(Debug, Clone, Default)]
-pub struct SeedHitRow<'a> {
-    /// Where it came from (`search:brave`, `result-page:FILE`, ...).
-    pub source: &'a str,
-    /// Search engine or API.
-    pub engine: Option<&'a str>,
-    /// Query.
-    pub query: Option<&'a str>,
-    /// Result page number (1 = first).
-    pub page: Option<u32>,
-    /// Rank among the query's results (1 = first).
-    pub rank: Option<usize>,
-    /// Retrieval time, ISO 8601.
-    pub retrieved_at: Option<&'a str>,
-    /// The URL as given.
-    pub result_url: &'a str,
-    /// Title shown.
-    pub title: Option<&'a str>,
-    /// Snippet shown.
-    pub snippet: Option<&'a str>,
-}
 
 /// A URL waiting in the frontier (loaded on resume). The URL text stays in the database.
 #[derive(Debug, Clone)]
@@ -642,176 +623,6 @@ impl Store {
         Ok(())
     }
 
-    /// Records a seed and where it came from.
-    pub fn seed(
-        &mut self,
-        url_id: i64,
-        source: &str,
-        engine: Option<&str>,
-        query: Option<&str>,
-        rank: Option<usize>,
-    ) -> anyhow::Result<()> {
-        self.conn
-            .prepare_cached(
-                "INSERT OR IGNORE INTO seeds(url_id, source, engine, query, rank) VALUES (?1, ?2, ?3, ?4, ?5)",
-            )?
-            .execute(params![url_id, source, engine, query, rank.map(|r| r as i64)])?;
-        self.uncommitted += 1;
-        Ok(())
-    }
-
-    /// Records one sighting of a seed (kept once per source, query, page and rank).
-    pub fn seed_hit(&mut self, url_id: i64, hit: &SeedHitRow<'_>) -> anyhow::Result<()> {
-        self.conn
-            .prepare_cached(
-                "INSERT OR IGNORE INTO seed_hits(url_id, source, engine, query, page, rank, retrieved_at, result_url, title, snippet)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            )?
-            .execute(params![
-                url_id,
-                hit.source,
-                hit.engine,
-                hit.query,
-                hit.page,
-                hit.rank.map(|r| r as i64),
-                hit.retrieved_at,
-                hit.result_url,
-                hit.title,
-                hit.snippet
-            ])?;
-        self.uncommitted += 1;
-        Ok(())
-    }
-
-    /// A search API result page already received: (results, another page announced).
-    pub fn search_page(
-        &self,
-        backend: &str,
-        request: &str,
-        page: u32,
-    ) -> anyhow::Result<Option<(u64, bool)>> {
-        Ok(self
-            .conn
-            .prepare_cached(
-                "SELECT results, more FROM searches WHERE backend = ?1 AND request = ?2 AND page = ?3",
-            )?
-            .query_row(params![backend, request, page], |r| {
-                Ok((r.get::<_, i64>(0)? as u64, r.get::<_, bool>(1)?))
-            })
-            .optional()?)
-    }
-
-    /// Records a search API result page received.
-    pub fn record_search(
-        &mut self,
-        backend: &str,
-        request: &str,
-        page: u32,
-        retrieved_at: &str,
-        (requests, results, more): (u32, u64, bool),
-    ) -> anyhow::Result<()> {
-        self.conn
-            .prepare_cached(
-                "INSERT OR REPLACE INTO searches(backend, request, page, retrieved_at, requests, results, more)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )?
-            .execute(params![backend, request, page, retrieved_at, requests, results as i64, more])?;
-        self.uncommitted += 1;
-        Ok(())
-    }
-
-    /// Requests recorded for a search backend in this run folder.
-    pub fn search_requests(&self, backend: &str) -> anyhow::Result<u64> {
-        Ok(self.conn.query_row(
-            "SELECT COALESCE(SUM(requests), 0) FROM searches WHERE backend = ?1",
-            [backend],
-            |r| r.get::<_, i64>(0),
-        )? as u64)
-    }
-
-    /// Records whether a fetched seed satisfies the formula (membership of `G_F`); for a seed
-    /// reached through redirects, the verdict goes to the seed the chain started from.
-    pub fn seed_verdict(&mut self, url_id: i64, verdict: bool) -> anyhow::Result<()> {
-        let (_, url_id) = self.redirect_chain(url_id)?;
-        self.conn
-            .prepare_cached("UPDATE seeds SET verdict = ?2 WHERE url_id = ?1")?
-            .execute(params![url_id, verdict])?;
-        self.uncommitted += 1;
-        Ok(())
-    }
-
-    /// Whether a URL is a seed, or a seed's redirect target (the seed's page itself).
-    pub fn is_seed(&self, url_id: i64) -> anyhow::Result<bool> {
-        let (_, root) = self.redirect_chain(url_id)?;
-        self.is_listed_seed(root)
-    }
-
-    fn is_listed_seed(&self, url_id: i64) -> anyhow::Result<bool> {
-        Ok(self
-            .conn
-            .prepare_cached("SELECT 1 FROM seeds WHERE url_id = ?1 LIMIT 1")?
-            .query_row([url_id], |_| Ok(()))
-            .optional()?
-            .is_some())
-    }
-
-    /// Stores what robots.txt said for a host.
-    pub fn host_robots(
-        &mut self,
-        host: &str,
-        status: u16,
-        body: &str,
-        crawl_delay: Option<f64>,
-        now: f64,
-    ) -> anyhow::Result<()> {
-        self.conn
-            .prepare_cached(
-                "INSERT INTO hosts(host, robots_status, robots_body, crawl_delay, robots_fetched_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5)
-                 ON CONFLICT(host) DO UPDATE SET robots_status = excluded.robots_status,
-                   robots_body = excluded.robots_body, crawl_delay = excluded.crawl_delay,
-                   robots_fetched_at = excluded.robots_fetched_at",
-            )?
-            .execute(params![host, status, body, crawl_delay, now])?;
-        self.uncommitted += 1;
-        Ok(())
-    }
-
-    /// robots.txt status, body and age in seconds (at `now`) of a host, when known.
-    pub fn robots_of(&self, host: &str, now: f64) -> anyhow::Result<Option<(u16, String, f64)>> {
-        Ok(self
-            .conn
-            .prepare_cached(
-                "SELECT robots_status, robots_body, robots_fetched_at FROM hosts
-                 WHERE host = ?1 AND robots_status IS NOT NULL",
-            )?
-            .query_row([host], |r| {
-                Ok((
-                    r.get::<_, i64>(0)? as u16,
-                    r.get::<_, Option<String>>(1)?.unwrap_or_default(),
-                    now - r.get::<_, Option<f64>>(2)?.unwrap_or(now),
-                ))
-            })
-            .optional()?)
-    }
-
-    /// Records that the crawl stopped asking a server, and why.
-    pub fn host_gave_up(&mut self, host: &str, why: &str) -> anyhow::Result<()> {
-        self.conn
-            .prepare_cached(
-                "INSERT INTO hosts(host, gave_up) VALUES (?1, ?2)
-                 ON CONFLICT(host) DO UPDATE SET gave_up = excluded.gave_up",
-            )?
-            .execute(params![host, why])?;
-        // The crawl under way's own list (`store/focus.rs`): a resumed crawl goes on without
-        // the server, a new one tries it again.
-        self.conn
-            .prepare_cached("INSERT OR IGNORE INTO given_up(host) VALUES (?1)")?
-            .execute([host])?;
-        self.uncommitted += 1;
-        Ok(())
-    }
-
     /// The canonical URL of a row.
     pub fn url_of(&self, id: i64) -> anyhow::Result<Option<String>> {
         Ok(self
@@ -819,29 +630,6 @@ impl Store {
             .prepare_cached("SELECT url FROM urls WHERE id = ?1")?
             .query_row([id], |r| r.get(0))
             .optional()?)
-    }
-
-    /// Counts one more page fetched (or failed) from a host.
-    pub fn host_fetched(&mut self, host: &str, failed: bool) -> anyhow::Result<()> {
-        self.conn
-            .prepare_cached(
-                "INSERT INTO hosts(host, fetched, failures) VALUES (?1, 1, ?2)
-                 ON CONFLICT(host) DO UPDATE SET fetched = fetched + 1, failures = failures + ?2",
-            )?
-            .execute(params![host, i64::from(failed)])?;
-        self.uncommitted += 1;
-        Ok(())
-    }
-
-    /// Pages already fetched per host (for the per-host budget on resume).
-    pub fn host_counts(&self) -> anyhow::Result<Vec<(String, u64)>> {
-        let mut stmt = self.conn.prepare("SELECT host, fetched FROM hosts")?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
-            })?
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(rows)
     }
 
     /// The frontier: every URL still queued.
@@ -875,93 +663,6 @@ impl Store {
             .take(limit)
             .collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
-    }
-
-    /// Marks every stored page for a conditional re-fetch (`glaneur run --revisit`); returns
-    /// how many. The pages keep their state and stored copy until a new answer replaces it.
-    pub fn mark_revisits(&mut self) -> anyhow::Result<u64> {
-        let n = self.conn.execute(
-            "UPDATE urls SET revisit = 'pending'
-             WHERE state = 'fetched' AND status = 200 AND warc_file IS NOT NULL",
-            [],
-        )?;
-        self.uncommitted += 1;
-        Ok(n as u64)
-    }
-
-    /// Pages waiting for their revisit.
-    pub fn pending_revisits(&self) -> anyhow::Result<Vec<QueuedUrl>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT id, host, depth, priority, via FROM urls
-             WHERE revisit = 'pending' AND state = 'fetched' ORDER BY id",
-        )?;
-        let rows = stmt
-            .query_map([], QueuedUrl::from_row)?
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(rows)
-    }
-
-    /// How many pages wait for their revisit.
-    pub fn pending_revisit_count(&self) -> anyhow::Result<u64> {
-        Ok(self.conn.query_row(
-            "SELECT COUNT(*) FROM urls WHERE revisit = 'pending' AND state = 'fetched'",
-            [],
-            |r| r.get::<_, i64>(0),
-        )? as u64)
-    }
-
-    /// `ETag` and `Last-Modified` of a stored page.
-    pub fn validators(&self, id: i64) -> anyhow::Result<(Option<String>, Option<String>)> {
-        Ok(self
-            .conn
-            .prepare_cached("SELECT etag, last_modified FROM urls WHERE id = ?1")?
-            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?
-            .unwrap_or((None, None)))
-    }
-
-    /// Records the outcome of a revisit (`not-modified` also refreshes the fetch time).
-    pub fn revisited(&mut self, id: i64, outcome: &str, now: f64) -> anyhow::Result<()> {
-        let sql = if outcome == "not-modified" {
-            "UPDATE urls SET revisit = ?2, fetched_at = ?3 WHERE id = ?1"
-        } else {
-            "UPDATE urls SET revisit = ?2 WHERE id = ?1 AND ?3 = ?3"
-        };
-        self.conn
-            .prepare_cached(sql)?
-            .execute(params![id, outcome, now])?;
-        self.uncommitted += 1;
-        Ok(())
-    }
-
-    /// Gives every URL of a server that stays queued the reason it was not fetched in this run.
-    pub fn waiting_host(&mut self, host: &str, reason: Reason, detail: &str) -> anyhow::Result<()> {
-        self.conn
-            .prepare_cached(
-                "UPDATE urls SET reason = ?2, detail = ?3 WHERE host = ?1 AND state = 'queued'",
-            )?
-            .execute(params![host, reason, detail])?;
-        self.uncommitted += 1;
-        Ok(())
-    }
-
-    /// Settles every URL of a server still queued; returns how many.
-    pub fn skip_host(&mut self, host: &str, reason: Reason, detail: &str) -> anyhow::Result<u64> {
-        let n = self
-            .conn
-            .prepare_cached(
-                "UPDATE urls SET state = 'skipped', reason = ?2, detail = ?3
-                 WHERE host = ?1 AND state = 'queued'",
-            )?
-            .execute(params![host, reason, detail])?;
-        // Stored pages waiting for a revisit keep their copy; the revisit failed.
-        self.conn
-            .prepare_cached(
-                "UPDATE urls SET revisit = 'failed' WHERE host = ?1 AND revisit = 'pending'",
-            )?
-            .execute(params![host])?;
-        self.uncommitted += 1;
-        Ok(n as u64)
     }
 
     /// Number of page requests made so far (robots.txt excluded).
@@ -1104,124 +805,4 @@ impl ToSql for State {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-
-    /// The error SQLite gives when another program holds the database.
-    pub(crate) fn busy_error() -> anyhow::Error {
-        anyhow::Error::new(rusqlite::Error::SqliteFailure(
-            rusqlite::ffi::Error::new(5),
-            None,
-        ))
-    }
-
-    #[test]
-    fn urls_are_unique_and_settle_with_a_reason() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(&dir.path().join("crawl.sqlite")).unwrap();
-        let (a, new_a) = store
-            .insert_url(
-                "http://a.test/",
-                "http://a.test:80",
-                0,
-                None,
-                "seed",
-                1.0,
-                0.0,
-            )
-            .unwrap();
-        let (a2, new_a2) = store
-            .insert_url(
-                "http://a.test/",
-                "http://a.test:80",
-                3,
-                None,
-                "link",
-                0.1,
-                0.0,
-            )
-            .unwrap();
-        assert!(new_a && !new_a2 && a == a2);
-        let (b, _) = store
-            .insert_url(
-                "http://a.test/x",
-                "http://a.test:80",
-                1,
-                Some(a),
-                "link",
-                0.5,
-                0.0,
-            )
-            .unwrap();
-        store
-            .skip(b, Reason::Robots, "disallowed by robots.txt")
-            .unwrap();
-        assert_eq!(store.queued().unwrap().len(), 1);
-        store.commit().unwrap();
-        drop(store);
-        let store = Store::open(&dir.path().join("crawl.sqlite")).unwrap();
-        let counts = store.reason_counts().unwrap();
-        assert!(counts.contains(&(State::Skipped, Some(Reason::Robots), 1)));
-        assert!(counts.contains(&(State::Queued, None, 1)));
-    }
-
-    #[test]
-    fn the_write_ahead_log_starts_over_while_the_crawl_writes_without_pause() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("crawl.sqlite");
-        let wal = dir.path().join("crawl.sqlite-wal");
-        let mut store = Store::open(&path).unwrap();
-        assert!(store.checkpointer.is_some());
-        store.log_restart_pages = 50;
-        // Cut the file right back when the log starts over, so that the start shows.
-        store
-            .conn
-            .pragma_update(None, "journal_size_limit", 0)
-            .unwrap();
-        let (mut largest, mut shrank, mut n) = (0, false, 0u32);
-        let began = std::time::Instant::now();
-        // A crawl loop writes all the time and commits about once a second (faster here):
-        // the checkpoint thread never catches up with a commit before the next write.
-        while began.elapsed() < std::time::Duration::from_secs(4) {
-            for _ in 0..500 {
-                n += 1;
-                let url = format!("http://h{}.test/a/rather/long/path/to/page/{n}", n % 97);
-                store
-                    .insert_url(&url, "http://h.test:80", 1, None, "link", 0.5, 0.0)
-                    .unwrap();
-            }
-            store.commit().unwrap();
-            let len = std::fs::metadata(&wal).map_or(0, |m| m.len());
-            shrank |= len < largest;
-            largest = largest.max(len);
-        }
-        assert!(
-            shrank,
-            "the log grew to {largest} bytes and never started over"
-        );
-        drop(store);
-        let store = Store::open(&path).unwrap();
-        let counts = store.reason_counts().unwrap();
-        assert!(
-            counts.contains(&(State::Queued, None, u64::from(n))),
-            "{counts:?}"
-        );
-    }
-
-    #[test]
-    fn redirect_hops_follow_the_chain() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(&dir.path().join("c.sqlite")).unwrap();
-        let (a, _) = store
-            .insert_url("http://a.test/1", "h", 0, None, "seed", 1.0, 0.0)
-            .unwrap();
-        let (b, _) = store
-            .insert_url("http://a.test/2", "h", 0, Some(a), "redirect", 1.0, 0.0)
-            .unwrap();
-        let (c, _) = store
-            .insert_url("http://a.test/3", "h", 0, Some(b), "redirect", 1.0, 0.0)
-            .unwrap();
-        assert_eq!(store.redirect_chain(c).unwrap(), (2, a));
-        assert_eq!(store.redirect_chain(a).unwrap(), (0, a));
-    }
-}
+pub(crate) mod tests;

@@ -145,7 +145,7 @@ impl Crawler<'_> {
             if give_up {
                 if entry.revisit {
                     // The stored copy stays; only the revisit failed.
-                    self.store.revisited(entry.id, "failed", now)?;
+                    self.store.revisited(entry.id, Revisit::Failed, now)?;
                 } else {
                     self.settle_response(&entry, host_key, url, outcome, archive, now)?;
                 }
@@ -161,16 +161,16 @@ impl Crawler<'_> {
                 Ok(r) if r.status == 304 => {
                     self.archive(url, r, &mut archive)?;
                     self.store.host_fetched(host_key, false)?;
-                    self.store.revisited(entry.id, "not-modified", now)?;
+                    self.store.revisited(entry.id, Revisit::NotModified, now)?;
                     self.progress.fetched(false);
                     return Ok(());
                 }
                 Err(_) => {
-                    self.store.revisited(entry.id, "failed", now)?;
+                    self.store.revisited(entry.id, Revisit::Failed, now)?;
                     self.progress.fetched(false);
                     return Ok(());
                 }
-                Ok(_) => self.store.revisited(entry.id, "refetched", now)?,
+                Ok(_) => self.store.revisited(entry.id, Revisit::Refetched, now)?,
             }
         }
         let Some(response) = self.settle_response(&entry, host_key, url, outcome, archive, now)?

@@ -1,0 +1,121 @@
+//! Tests of the store: one row per URL, the write-ahead log, redirect chains, faults.
+
+use super::*;
+
+/// The error SQLite gives when another program holds the database.
+pub(crate) fn busy_error() -> anyhow::Error {
+    anyhow::Error::new(rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(5),
+        None,
+    ))
+}
+
+#[test]
+fn urls_are_unique_and_settle_with_a_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("crawl.sqlite")).unwrap();
+    let (a, new_a) = store
+        .insert_url(
+            "http://a.test/",
+            "http://a.test:80",
+            0,
+            None,
+            "seed",
+            1.0,
+            0.0,
+        )
+        .unwrap();
+    let (a2, new_a2) = store
+        .insert_url(
+            "http://a.test/",
+            "http://a.test:80",
+            3,
+            None,
+            "link",
+            0.1,
+            0.0,
+        )
+        .unwrap();
+    assert!(new_a && !new_a2 && a == a2);
+    let (b, _) = store
+        .insert_url(
+            "http://a.test/x",
+            "http://a.test:80",
+            1,
+            Some(a),
+            "link",
+            0.5,
+            0.0,
+        )
+        .unwrap();
+    store
+        .skip(b, Reason::Robots, "disallowed by robots.txt")
+        .unwrap();
+    assert_eq!(store.queued().unwrap().len(), 1);
+    store.commit().unwrap();
+    drop(store);
+    let store = Store::open(&dir.path().join("crawl.sqlite")).unwrap();
+    let counts = store.reason_counts().unwrap();
+    assert!(counts.contains(&(State::Skipped, Some(Reason::Robots), 1)));
+    assert!(counts.contains(&(State::Queued, None, 1)));
+}
+
+#[test]
+fn the_write_ahead_log_starts_over_while_the_crawl_writes_without_pause() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("crawl.sqlite");
+    let wal = dir.path().join("crawl.sqlite-wal");
+    let mut store = Store::open(&path).unwrap();
+    assert!(store.checkpointer.is_some());
+    store.log_restart_pages = 50;
+    // Cut the file right back when the log starts over, so that the start shows.
+    store
+        .conn
+        .pragma_update(None, "journal_size_limit", 0)
+        .unwrap();
+    let (mut largest, mut shrank, mut n) = (0, false, 0u32);
+    let began = std::time::Instant::now();
+    // A crawl loop writes all the time and commits about once a second (faster here):
+    // the checkpoint thread never catches up with a commit before the next write.
+    while began.elapsed() < std::time::Duration::from_secs(4) {
+        for _ in 0..500 {
+            n += 1;
+            let url = format!("http://h{}.test/a/rather/long/path/to/page/{n}", n % 97);
+            store
+                .insert_url(&url, "http://h.test:80", 1, None, "link", 0.5, 0.0)
+                .unwrap();
+        }
+        store.commit().unwrap();
+        let len = std::fs::metadata(&wal).map_or(0, |m| m.len());
+        shrank |= len < largest;
+        largest = largest.max(len);
+    }
+    assert!(
+        shrank,
+        "the log grew to {largest} bytes and never started over"
+    );
+    drop(store);
+    let store = Store::open(&path).unwrap();
+    let counts = store.reason_counts().unwrap();
+    assert!(
+        counts.contains(&(State::Queued, None, u64::from(n))),
+        "{counts:?}"
+    );
+}
+
+#[test]
+fn redirect_hops_follow_the_chain() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("c.sqlite")).unwrap();
+    let (a, _) = store
+        .insert_url("http://a.test/1", "h", 0, None, "seed", 1.0, 0.0)
+        .unwrap();
+    let (b, _) = store
+        .insert_url("http://a.test/2", "h", 0, Some(a), "redirect", 1.0, 0.0)
+        .unwrap();
+    let (c, _) = store
+        .insert_url("http://a.test/3", "h", 0, Some(b), "redirect", 1.0, 0.0)
+        .unwrap();
+    assert_eq!(store.redirect_chain(c).unwrap(), (2, a));
+    assert_eq!(store.redirect_chain(a).unwrap(), (0, a));
+}
