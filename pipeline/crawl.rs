@@ -54,9 +54,11 @@ use stages::strategy::{self, Prioritizer};
 use stages::urlnorm::{self, Canonicalizer};
 use tokio::sync::{mpsc, watch};
 
+use crate::clock::now_epoch;
 use crate::fetch::{self, Failure, Fetcher, Response};
 use crate::outcome::{Reason, Revisit};
 use crate::progress::Progress;
+pub use crate::report::CrawlOutcome;
 use crate::store::{FetchRow, Store};
 use crate::topic::Topic;
 
@@ -148,31 +150,6 @@ pub struct Target {
     pub host: String,
     /// The script's parameter rule this URL breaks, if any.
     pub violation: Option<urlnorm::RuleViolation>,
-}
-
-/// What the crawl did in this run.
-#[derive(Debug, Default, Clone, serde::Serialize)]
-pub struct CrawlOutcome {
-    /// Page requests made in this run (robots.txt excluded).
-    pub requests: u64,
-    /// robots.txt requests made in this run.
-    pub robots_requests: u64,
-    /// Responses recovered from the WARC file instead of refetched.
-    pub recovered: u64,
-    /// Bytes of a cut WARC record removed on open.
-    pub warc_repaired_bytes: u64,
-    /// Stopped by Ctrl-C / SIGTERM (resumable).
-    pub interrupted: bool,
-    /// The page budget was reached with URLs still queued.
-    pub budget_reached: bool,
-    /// URLs still queued at the end.
-    pub frontier_left: u64,
-    /// Pages with more links than `[crawl] max_links_per_page`: only the first ones were
-    /// followed.
-    #[serde(skip_serializing_if = "crate::report::is_zero")]
-    pub pages_links_cut: u64,
-    /// Seconds spent.
-    pub seconds: f64,
 }
 
 /// One entry of a host's queue: 16 bytes. What else the frontier knows of the URL is in the
@@ -333,13 +310,6 @@ enum Archive {
     Packed(Packed),
     /// In the file, at (offset, length) of the response record.
     Recovered((u64, u64)),
-}
-
-fn now_epoch() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
 }
 
 /// The crawl's state while it runs.

@@ -16,6 +16,7 @@
 //! folder, so `--from STAGE` re-runs what follows without fetching again.
 
 pub mod cli;
+pub mod clock;
 pub mod crawl;
 pub mod export;
 pub mod extract;

@@ -12,7 +12,6 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::crawl::CrawlOutcome;
 use crate::outcome::{Reason, State};
 
 /// The whole report.
@@ -161,6 +160,31 @@ pub struct HostYield {
     pub text_bytes: u64,
     /// `text_bytes / downloaded_bytes`: SpiderLing's yield rate.
     pub yield_rate: f64,
+}
+
+/// What the crawl did in this run.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct CrawlOutcome {
+    /// Page requests made in this run (robots.txt excluded).
+    pub requests: u64,
+    /// robots.txt requests made in this run.
+    pub robots_requests: u64,
+    /// Responses recovered from the WARC file instead of refetched.
+    pub recovered: u64,
+    /// Bytes of a cut WARC record removed on open.
+    pub warc_repaired_bytes: u64,
+    /// Stopped by Ctrl-C / SIGTERM (resumable).
+    pub interrupted: bool,
+    /// The page budget was reached with URLs still queued.
+    pub budget_reached: bool,
+    /// URLs still queued at the end.
+    pub frontier_left: u64,
+    /// Pages with more links than `[crawl] max_links_per_page`: only the first ones were
+    /// followed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub pages_links_cut: u64,
+    /// Seconds spent.
+    pub seconds: f64,
 }
 
 /// URLs in one (state, reason).
@@ -423,59 +447,6 @@ impl Report {
         }
         out
     }
-}
-
-/// The harvest curve and per-host yield, from `crawl.sqlite` and the kept documents.
-pub fn harvest(
-    store: &crate::store::Store,
-    docs: &[crate::extract::Document],
-) -> anyhow::Result<Harvest> {
-    // HTML/text pages in fetch order, with the clean-text verdict the extract stage recorded.
-    let pages = store.judged_in_fetch_order()?;
-    let on_topic_per_100 = pages
-        .chunks(100)
-        .map(|block| block.iter().filter(|p| p.on_topic).count() as f64 / block.len() as f64)
-        .collect();
-    let mut hosts: std::collections::BTreeMap<String, HostYield> = Default::default();
-    let host_of = |url: &str| {
-        url::Url::parse(url)
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_string))
-            .unwrap_or_default()
-    };
-    for page in &pages {
-        let entry = hosts.entry(host_of(&page.url)).or_default();
-        entry.pages += 1;
-        entry.kept += u64::from(page.kept);
-    }
-    for (url, length) in store.fetched_lengths()? {
-        hosts.entry(host_of(&url)).or_default().downloaded_bytes += length;
-    }
-    for doc in docs {
-        let bytes: usize = doc.paragraphs.iter().map(|p| p.text.len() + 1).sum();
-        hosts.entry(doc.host.clone()).or_default().text_bytes += bytes as u64;
-    }
-    let mut hosts: Vec<HostYield> = hosts
-        .into_iter()
-        .map(|(host, mut h)| {
-            h.host = host;
-            h.yield_rate = if h.downloaded_bytes == 0 {
-                0.0
-            } else {
-                h.text_bytes as f64 / h.downloaded_bytes as f64
-            };
-            h
-        })
-        .collect();
-    hosts.sort_by(|a, b| {
-        b.text_bytes
-            .cmp(&a.text_bytes)
-            .then_with(|| a.host.cmp(&b.host))
-    });
-    Ok(Harvest {
-        on_topic_per_100,
-        hosts,
-    })
 }
 
 #[cfg(test)]

@@ -26,7 +26,7 @@ use crate::report::{ReasonCount, Report};
 use crate::runlock::RunLock;
 use crate::store::{self, Store};
 use crate::topic::{self, Topic};
-use crate::warcfile::{self, WarcFile};
+use crate::warcfile::WarcFile;
 use crate::{export, extract, seeds};
 
 /// The recorded web of the embedded default topic.
@@ -149,7 +149,7 @@ fn run_locked(
     run_dir: &Path,
     started: Instant,
 ) -> anyhow::Result<Ending> {
-    let started_iso = warcfile::now_iso();
+    let started_iso = crate::clock::now_iso();
     let run_dir = run_dir.to_path_buf();
     check_writable(&run_dir)?;
     std::fs::write(run_dir.join("topic.toml"), topic.to_toml())
@@ -289,7 +289,7 @@ fn run_locked(
             report.extract = Some(extract::run(&topic, &mut store, &run_dir, &bar)?);
         }
         let docs = extract::read_documents(&run_dir.join("docs.jsonl"))?;
-        report.harvest = Some(crate::report::harvest(&store, &docs)?);
+        report.harvest = Some(extract::harvest(&store, &docs)?);
         if options.to >= Stage::Export {
             let bar = progress.stage("export", docs.len() as u64);
             report.export = Some(export::run(&topic, &mut store, &run_dir, &docs, &bar)?);

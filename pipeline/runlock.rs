@@ -77,7 +77,7 @@ impl RunLock {
         let me = format!(
             "process {} since {}: {}\n",
             std::process::id(),
-            crate::warcfile::now_iso(),
+            crate::clock::now_iso(),
             command_line()
         );
         file.set_len(0)

@@ -246,7 +246,7 @@ impl Searcher {
                 hits: Vec::new(),
                 more: false,
                 attempts: 0,
-                retrieved_at: crate::warcfile::now_iso(),
+                retrieved_at: crate::clock::now_iso(),
             }));
         };
         let mut url = self.config.endpoint.clone();
@@ -364,7 +364,7 @@ impl Searcher {
                         hits,
                         more,
                         attempts,
-                        retrieved_at: crate::warcfile::now_iso(),
+                        retrieved_at: crate::clock::now_iso(),
                     }));
                 }
                 Verdict::Quota(why) => {

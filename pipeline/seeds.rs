@@ -118,10 +118,7 @@ pub fn run(
     runtime: &tokio::runtime::Runtime,
     proxy: Option<&str>,
 ) -> anyhow::Result<SeedsReport> {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0);
+    let now = crate::clock::now_epoch();
     let mut sink = Sink {
         store,
         canonicalizer,

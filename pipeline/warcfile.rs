@@ -98,7 +98,7 @@ impl WarcFile {
                         "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
                     ),
                 ],
-                &now_iso(),
+                &crate::clock::now_iso(),
                 &record_id(),
             );
             warc_file.append(&record)?;
@@ -173,7 +173,7 @@ impl Packed {
 
     /// Builds and compresses both records (dated now).
     pub fn exchange(url: &str, response: &Response) -> Packed {
-        let date = now_iso();
+        let date = crate::clock::now_iso();
         let request_id = record_id();
         let response_id = record_id();
         let request = warc::request_record(
@@ -391,11 +391,6 @@ fn readable_record_at(file: &mut File, offset: u64) -> std::io::Result<bool> {
     file.seek(SeekFrom::Start(offset))?;
     let mut reader = warc::Reader::new(std::io::BufReader::new(&mut *file));
     Ok(matches!(reader.next(), Some(Ok(r)) if r.length.is_some() && reader.is_gzip()))
-}
-
-/// Now as ISO 8601 UTC with seconds (the WARC-Date form).
-pub fn now_iso() -> String {
-    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// A fresh `<urn:uuid:…>` record id.

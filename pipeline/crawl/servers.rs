@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 
 use stages::robots::Robots;
 
-use super::{Crawler, MAX_REDIRECTS, RobotsState, now_epoch};
+use super::{Crawler, MAX_REDIRECTS, RobotsState};
+use crate::clock::now_epoch;
 use crate::fetch::{Failure, Fetcher, Response};
 use crate::outcome::Reason;
 

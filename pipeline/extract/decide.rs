@@ -1,0 +1,187 @@
+//! The corpus decision (step 4): why a page is not a document (noindex, empty, language,
+//! off-topic), then exact and near duplicates among the pages that pass every other test.
+//!
+//! **In:** the [`Final`] pages in URL-id order. **Out:** each page's [`Reason`] and detail;
+//! each original's copies.
+//!
+//! **Invariants:** the decision depends only on the pages and the topic, never on thread
+//! scheduling; which copy of a duplicate is kept is `stages::dedup`'s fixed rule.
+
+use super::*;
+use crate::topic::TextSection;
+
+/// A page, its final text (or why it could not be read) and the reason it is not a corpus
+/// document, duplicates aside.
+pub(super) type Decided = (StoredPage, Result<Final, String>, Option<(Reason, String)>);
+
+/// With `[text] paragraph_language`, the share of a page's text (paragraphs long enough to
+/// have their own language) that must be in a target language for the page to be kept with
+/// its target-language paragraphs; below, the page is in another language (`language`).
+pub const MIN_TARGET_SHARE: f64 = 1.0 / 3.0;
+
+/// The reason a page is not a corpus document, duplicates aside (`None`: it may be one).
+pub(super) fn decide(topic: &Topic, f: &Final) -> Option<(Reason, String)> {
+    let doc = &f.doc;
+    let foreign = f
+        .removed
+        .iter()
+        .filter(|r| r.reason == Removal::Language)
+        .count();
+    if f.noindex {
+        Some((
+            Reason::Noindex,
+            "<meta name=robots> or X-Robots-Tag says noindex".to_string(),
+        ))
+    } else if !f.had_text {
+        Some((
+            Reason::Empty,
+            "no running text after boilerplate removal".to_string(),
+        ))
+    } else if topic.file.text.paragraph_language
+        && f.target_share.is_some_and(|s| s < MIN_TARGET_SHARE)
+    {
+        Some((
+            Reason::Language,
+            format!(
+                "only {:.0} % of the text is in {:?} (a page needs {:.0} % to keep its paragraphs in those languages)",
+                f.target_share.unwrap_or(0.0) * 100.0,
+                topic.file.languages,
+                MIN_TARGET_SHARE * 100.0
+            ),
+        ))
+    } else if doc.paragraphs.is_empty() && foreign > 0 {
+        Some((
+            Reason::Language,
+            format!(
+                "no paragraph in {:?} ({foreign} in other languages)",
+                topic.file.languages
+            ),
+        ))
+    } else if doc.paragraphs.is_empty() {
+        Some((
+            Reason::Empty,
+            "every paragraph is host boilerplate (repeated on many pages of the host)".to_string(),
+        ))
+    } else if !f.language_ok {
+        Some((
+            Reason::Language,
+            format!(
+                "detected `{}`, topic wants {:?}",
+                if doc.language.is_empty() {
+                    "?"
+                } else {
+                    &doc.language
+                },
+                topic.file.languages
+            ),
+        ))
+    } else if !f.facts.verdict {
+        Some((
+            Reason::OffTopic,
+            format!("formula not satisfied; found: {}", doc.matched.join(" | ")),
+        ))
+    } else {
+        None
+    }
+}
+
+/// A duplicate's corpus decision: reason, detail, and the id of the document it copies.
+pub(super) type DuplicateReason = (Reason, String, String);
+
+/// Exact and near duplicates among the documents that pass every other test, in URL-id order:
+/// each original's copies, and each copy's decision (by index into `decided`).
+pub(super) fn duplicates(
+    text: &TextSection,
+    decided: &[Decided],
+) -> (
+    BTreeMap<usize, Vec<DuplicateRef>>,
+    HashMap<usize, DuplicateReason>,
+) {
+    // Duplicates among the documents that pass every other test, in URL-id order.
+    let eligible: Vec<usize> = decided
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, r, reason))| r.is_ok() && reason.is_none())
+        .map(|(i, _)| i)
+        .collect();
+    let verdicts = {
+        let mut fingerprints = Vec::with_capacity(eligible.len());
+        let mut texts = Vec::with_capacity(eligible.len());
+        let joined: Vec<String> = eligible
+            .iter()
+            .filter_map(|&i| decided[i].1.as_ref().ok())
+            .map(|f| {
+                f.doc
+                    .paragraphs
+                    .iter()
+                    .map(|p| p.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n\n")
+            })
+            .collect();
+        for (&i, text) in eligible.iter().zip(&joined) {
+            if let Ok(f) = &decided[i].1 {
+                fingerprints.push(f.fingerprint.clone());
+                texts.push(text.as_str());
+            }
+        }
+        stages::dedup::deduplicate(
+            &fingerprints,
+            &texts,
+            text.near_duplicates
+                .then_some(text.near_duplicate_threshold),
+        )
+    };
+    // Ordered by copy (URL-id order), so each original lists its copies in a stable order.
+    let mut duplicate_of: BTreeMap<usize, (usize, Verdict)> = BTreeMap::new();
+    for (k, verdict) in verdicts.iter().enumerate() {
+        if let Some(of) = verdict.original()
+            && let (Some(&copy), Some(&original)) = (eligible.get(k), eligible.get(of))
+        {
+            duplicate_of.insert(copy, (original, *verdict));
+        }
+    }
+    let mut copies: BTreeMap<usize, Vec<DuplicateRef>> = BTreeMap::new();
+    let mut dup_reason: HashMap<usize, DuplicateReason> = HashMap::new();
+    for (&copy, &(original, verdict)) in &duplicate_of {
+        let (orig_id, orig_url) = match &decided[original].1 {
+            Ok(f) => (f.doc.id.clone(), f.doc.url.clone()),
+            Err(_) => continue,
+        };
+        let copy_page = &decided[copy].0;
+        let (reason, kind, detail, jaccard) = match verdict {
+            Verdict::Near { jaccard, .. } => (
+                Reason::NearDuplicate,
+                "near",
+                format!(
+                    "near copy of {orig_id} ({orig_url}): {:.0} % of their word 5-shingles shared (Jaccard {jaccard:.3} ≥ {})",
+                    jaccard * 100.0,
+                    text.near_duplicate_threshold
+                ),
+                Some(jaccard),
+            ),
+            Verdict::ExactWithoutDiacritics { .. } => (
+                Reason::Duplicate,
+                "exact-without-diacritics",
+                format!(
+                    "same text as {orig_id} ({orig_url}) once diacritics are removed; the version with diacritics is kept"
+                ),
+                None,
+            ),
+            _ => (
+                Reason::Duplicate,
+                "exact",
+                format!("same text as {orig_id} ({orig_url})"),
+                None,
+            ),
+        };
+        copies.entry(original).or_default().push(DuplicateRef {
+            url_id: copy_page.id,
+            url: copy_page.url.clone(),
+            kind: kind.to_string(),
+            jaccard: jaccard.map(|j| (j * 1000.0).round() / 1000.0),
+        });
+        dup_reason.insert(copy, (reason, detail, orig_id));
+    }
+    (copies, dup_reason)
+}
