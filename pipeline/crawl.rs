@@ -46,12 +46,12 @@ use std::sync::atomic::Ordering as MemOrdering;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use stages::extract::LinkKind;
-use stages::formula::PreparedText;
-use stages::robots::Robots;
-use stages::score::{self, LinkSignals, PageEvidence, Scope};
-use stages::strategy::{self, Prioritizer};
-use stages::urlnorm::{self, Canonicalizer};
+use stages::focus::formula::PreparedText;
+use stages::focus::score::{self, LinkSignals, PageEvidence, Scope};
+use stages::focus::strategy::{self, Prioritizer};
+use stages::page::extract::LinkKind;
+use stages::web::robots::Robots;
+use stages::web::urlnorm::{self, Canonicalizer};
 use tokio::sync::{mpsc, watch};
 
 use crate::fetch::{self, Failure, Fetcher, Response};
@@ -85,7 +85,7 @@ pub struct CrawlContext {
     /// Seen-set keys.
     pub canonicalizer: Canonicalizer,
     /// Seed 004's per-script parameter rules (`[[urls.script]]`).
-    pub param_rules: Vec<stages::urlnorm::ParamRule>,
+    pub param_rules: Vec<stages::web::urlnorm::ParamRule>,
     /// Domain restriction.
     pub scope: Scope,
     /// Our robots.txt product token.
@@ -169,7 +169,7 @@ pub struct CrawlOutcome {
 }
 
 /// One entry of a host's queue: 16 bytes. What else the frontier knows of the URL is in the
-/// prioritizer (see `stages::strategy`), and its text stays in `crawl.sqlite` (read back when
+/// prioritizer (see `stages::focus::strategy`), and its text stays in `crawl.sqlite` (read back when
 /// the request starts), so that a frontier of millions of URLs fits in memory.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
@@ -322,7 +322,7 @@ pub struct Analysis {
     /// score, URL score, occurrences): see [`focus::ScoredLink`].
     pub links: Vec<focus::ScoredLink>,
     /// The page's term counts, while the seed centroid is not learned yet (seeds teach it).
-    pub terms: Option<stages::centroid::TermCounts>,
+    pub terms: Option<stages::focus::centroid::TermCounts>,
     /// `<meta name=robots>` nofollow.
     pub nofollow: bool,
     /// The links' targets, in the order of `links` (None: not an http(s) URL); filled by
@@ -378,19 +378,19 @@ pub fn analyze(
 ) -> Analysis {
     let content_type = response.header("content-type");
     let tld = tld_of(url);
-    let decoded = stages::decode::decode(response.body(), content_type, tld.as_deref());
+    let decoded = stages::page::decode::decode(response.body(), content_type, tld.as_deref());
     let is_plain = content_type
         .map(|ct| ct.to_ascii_lowercase().starts_with("text/plain"))
         .unwrap_or(false);
     // The crawl judges a page by *all* its visible text, boilerplate included: a table of
     // contents about the topic is exactly where a focused crawl should go on from, even though
     // the extract stage will not keep it as a document (that decision uses the clean text). So
-    // it skims the page (no tree, no block classification: see stages/src/skim.rs), and the
+    // it skims the page (no tree, no block classification: see stages/src/page/skim.rs), and the
     // extract stage reads the stored page again with the full extractor.
     let skimmed = if is_plain {
-        stages::skim::skim_plain(&decoded.text)
+        stages::page::skim::skim_plain(&decoded.text)
     } else {
-        stages::skim::skim_html_with(
+        stages::page::skim::skim_html_with(
             &decoded.text,
             url,
             topic.file.crawl.max_links_per_page,
@@ -469,7 +469,7 @@ fn now_epoch() -> f64 {
 /// no language).
 fn other_language(target: &url::Url, languages: &[String]) -> bool {
     !languages.is_empty()
-        && stages::lang::url_language(target)
+        && stages::page::lang::url_language(target)
             .is_some_and(|code| !languages.iter().any(|l| l == code))
 }
 
@@ -1260,7 +1260,7 @@ impl Crawler<'_> {
         // Which links to follow. Seed 001: the crawl starts from the seeds that satisfy F, so
         // an off-topic seed is a dead end; a page that says nofollow (in a <meta> or an
         // X-Robots-Tag header) is one too.
-        let header = stages::robots::x_robots_tag(
+        let header = stages::web::robots::x_robots_tag(
             response
                 .headers
                 .iter()
@@ -1474,20 +1474,20 @@ impl Crawler<'_> {
         let limits = self.ctx.topic.file.traps.limits();
         // Both counters are checked before either is counted, so that a refused URL counts
         // nowhere (in memory and in the store alike).
-        let verdict = stages::traps::check_shape(url, &limits).and_then(|()| {
+        let verdict = stages::web::traps::check_shape(url, &limits).and_then(|()| {
             let host = self.host_mut(host_key);
-            let calendar = stages::traps::is_calendar_like(url);
+            let calendar = stages::web::traps::is_calendar_like(url);
             if calendar && host.calendar_pages >= limits.max_calendar_pages {
-                return Err(stages::traps::Trap::Calendar);
+                return Err(stages::web::traps::Trap::Calendar);
             }
-            let variant = stages::traps::query_variant_key(url);
+            let variant = stages::web::traps::query_variant_key(url);
             if let Some(path) = variant
                 && host
                     .query_variants
                     .get(&fingerprint(path))
                     .is_some_and(|&n| n >= limits.max_query_variants)
             {
-                return Err(stages::traps::Trap::QueryVariants);
+                return Err(stages::web::traps::Trap::QueryVariants);
             }
             let mut counted: Vec<&str> = Vec::new();
             if calendar {

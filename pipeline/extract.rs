@@ -8,17 +8,17 @@
 //! `language`, `off-topic`, `duplicate`, `near-duplicate`, `unreadable`), with the id of the
 //! original in `duplicate_of` for copies.
 //!
-//! **Steps:** (1) on all cores, each page is decoded, cleaned ([`stages::extract`]) and each
-//! paragraph given a language ([`stages::paralang`]); (2) paragraphs a host repeats on many of
-//! its pages are marked ([`stages::host_boilerplate`], `[text] boilerplate_*`); (3) on all
+//! **Steps:** (1) on all cores, each page is decoded, cleaned ([`stages::page::extract`]) and each
+//! paragraph given a language ([`stages::corpus::paralang`]); (2) paragraphs a host repeats on many of
+//! its pages are marked ([`stages::corpus::host_boilerplate`], `[text] boilerplate_*`); (3) on all
 //! cores, marked paragraphs (and, with `[text] paragraph_language`, paragraphs in other
 //! languages) are removed, and the formula, score and fingerprints are computed on what is
-//! left; (4) the corpus decision, with exact and near duplicates ([`stages::dedup`]) among the
+//! left; (4) the corpus decision, with exact and near duplicates ([`stages::corpus::dedup`]) among the
 //! documents that pass every other test.
 //!
 //! **Invariants:** never fetches; the same WARC and topic always give the same `docs.jsonl`
 //! (pages are processed in URL-id order; which copy of a duplicate is kept is decided by
-//! [`stages::dedup`]'s fixed rule, not by thread scheduling); `docs.jsonl` is written to a
+//! [`stages::corpus::dedup`]'s fixed rule, not by thread scheduling); `docs.jsonl` is written to a
 //! temporary file and renamed, so a crash leaves either the old file or the new one; one
 //! damaged record is a recorded reason, not an error.
 
@@ -31,13 +31,13 @@ use std::time::Instant;
 use anyhow::Context;
 use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
-use stages::dedup::{Fingerprint, Verdict};
-use stages::extract::{BlockKind, ExtractOptions, PageDates};
-use stages::formula::PreparedText;
-use stages::host_boilerplate::{PageParagraphs, RepeatRule, Repeated};
-use stages::lang::LangGuess;
-use stages::paralang::ParagraphText;
-use stages::score::{self, PageEvidence};
+use stages::corpus::dedup::{Fingerprint, Verdict};
+use stages::corpus::host_boilerplate::{PageParagraphs, RepeatRule, Repeated};
+use stages::corpus::paralang::ParagraphText;
+use stages::focus::formula::PreparedText;
+use stages::focus::score::{self, PageEvidence};
+use stages::page::extract::{BlockKind, ExtractOptions, PageDates};
+use stages::page::lang::LangGuess;
 
 use crate::crawl::tld_of;
 use crate::report::ExtractReport;
@@ -114,7 +114,7 @@ pub struct Paragraph {
     pub kind: String,
     /// Text, whitespace collapsed.
     pub text: String,
-    /// Language of the paragraph (detected on it, or inherited: see [`stages::paralang`]);
+    /// Language of the paragraph (detected on it, or inherited: see [`stages::corpus::paralang`]);
     /// only with `[text] paragraph_language`.
     #[serde(default)]
     pub lang: Option<String>,
@@ -276,18 +276,18 @@ fn process(
             path.display()
         ));
     }
-    let http = stages::warc::parse_http_response(&record.block).map_err(|e| e.to_string())?;
+    let http = stages::web::warc::parse_http_response(&record.block).map_err(|e| e.to_string())?;
     let url = url::Url::parse(&page.url).map_err(|e| e.to_string())?;
     let content_type = http.header("content-type").map(str::to_string);
     let tld = tld_of(&url);
-    let decoded = stages::decode::decode(&http.body, content_type.as_deref(), tld.as_deref());
+    let decoded = stages::page::decode::decode(&http.body, content_type.as_deref(), tld.as_deref());
     let is_plain = content_type
         .as_deref()
         .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/plain"));
     let extracted = if is_plain {
-        stages::extract::extract_plain(&decoded.text)
+        stages::page::extract::extract_plain(&decoded.text)
     } else {
-        stages::extract::extract_html(&decoded.text, &url, options)
+        stages::page::extract::extract_html(&decoded.text, &url, options)
     };
     let kept: Vec<_> = extracted.kept().collect();
     let texts: Vec<ParagraphText<'_>> = kept
@@ -300,7 +300,7 @@ fn process(
     // Detection on every paragraph is the costliest step of the stage (whatlang's cost is
     // mostly per call): it runs only when the topic asks for paragraph languages.
     let langs = if paragraph_language {
-        stages::paralang::own_languages(&texts)
+        stages::corpus::paralang::own_languages(&texts)
     } else {
         vec![None; texts.len()]
     };
@@ -318,7 +318,7 @@ fn process(
         title: extracted.title.clone(),
         // `<meta name=robots>` or an `X-Robots-Tag` header addressed to every crawler or to us.
         noindex: extracted.meta_robots.noindex
-            || stages::robots::x_robots_tag(
+            || stages::web::robots::x_robots_tag(
                 http.headers
                     .iter()
                     .filter(|(k, _)| k.eq_ignore_ascii_case("x-robots-tag"))
@@ -373,7 +373,7 @@ fn finalize(
     let document_lang = processed.language.as_ref().map(|l| l.code.as_str());
     let texts: Vec<&str> = survivors.iter().map(|(_, p)| p.text.as_str()).collect();
     let preferred = languages.first().map(String::as_str);
-    let langs = stages::paralang::inherit(&own, &texts, document_lang, preferred);
+    let langs = stages::corpus::paralang::inherit(&own, &texts, document_lang, preferred);
     // Share of the text measured on its own that is in a target language: a page in another
     // language with a few translated headings is not a mixed page.
     let letters = |t: &str| t.chars().filter(|c| c.is_alphabetic()).count();
@@ -429,7 +429,7 @@ fn finalize(
     let language = if removed.is_empty() {
         processed.language
     } else {
-        stages::lang::detect(&clean)
+        stages::page::lang::detect(&clean)
     };
     let (language, confidence) = language
         .as_ref()
@@ -518,7 +518,7 @@ pub fn run(
         ..ExtractOptions::default()
     };
     let warc_dir = run_dir.join("warc");
-    let product_token = stages::robots::product_token(&topic.user_agent());
+    let product_token = stages::web::robots::product_token(&topic.user_agent());
     let processed = parallel_map(
         pages,
         |page| {
@@ -558,7 +558,7 @@ pub fn run(
                 paragraphs: p.paragraphs.iter().map(|x| x.text.as_str()).collect(),
             })
             .collect();
-        stages::host_boilerplate::find(
+        stages::corpus::host_boilerplate::find(
             &inputs,
             RepeatRule {
                 min_pages: text.boilerplate_min_pages,
@@ -621,7 +621,7 @@ pub fn run(
                 texts.push(text.as_str());
             }
         }
-        stages::dedup::deduplicate(
+        stages::corpus::dedup::deduplicate(
             &fingerprints,
             &texts,
             text.near_duplicates

@@ -21,8 +21,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use stages::urlnorm::Canonicalizer;
-use stages::warc;
+use stages::web::urlnorm::Canonicalizer;
+use stages::web::warc;
 
 /// Largest ratio of decompressed to compressed size accepted for a body over 1 MiB. HTML
 /// compresses 5–15 times; deflate cannot exceed about 1,032 times, which only crafted bodies

@@ -24,7 +24,7 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashSet};
 use std::fmt::Write as _;
 
-use crate::matrix::SparseMatrix;
+use crate::export::matrix::SparseMatrix;
 
 /// How a count becomes a term frequency.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -360,7 +360,7 @@ fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::matrix::{MatrixBuilder, MatrixOptions};
+    use crate::export::matrix::{MatrixBuilder, MatrixOptions};
 
     /// xorshift64*: a tiny seeded generator, so the tests need no `rand`.
     struct XorShift(u64);

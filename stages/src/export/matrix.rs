@@ -26,7 +26,7 @@ use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use crate::stopwords;
+use crate::page::stopwords;
 
 /// Default guard of [`SparseMatrix::to_dense_csv`]: at most this many cells (rows × columns).
 pub const DENSE_MAX_CELLS: usize = 5_000_000;
@@ -34,7 +34,7 @@ pub const DENSE_MAX_CELLS: usize = 5_000_000;
 /// Why a matrix could not be configured or written.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MatrixError {
-    /// A stop-list language code has no list in [`crate::stopwords`].
+    /// A stop-list language code has no list in [`crate::page::stopwords`].
     #[error("no stop list for language {0:?} (known: cs, de, en, es, fr, it, nl, pl, pt)")]
     UnknownStoplist(String),
     /// `max_df_ratio` is not a number in (0, 1].

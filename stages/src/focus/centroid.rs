@@ -11,8 +11,8 @@
 //!
 //! **Invariants:** pure and deterministic: the same seed texts give the same centroid (terms
 //! ordered by weight then spelling, ties broken by spelling); tokens are folded exactly as the
-//! formula folds them ([`crate::formula::folded_tokens`]), so `Calques` and `calques` are one
-//! term unless the topic keeps case; every similarity is finite and in `[0, 1]`.
+//! formula folds them ([`crate::focus::formula::folded_tokens`]), so `Calques` and `calques` are
+//! one term unless the topic keeps case; every similarity is finite and in `[0, 1]`.
 //!
 //! Weighting (as scikit-learn's `TfidfVectorizer(sublinear_tf=True)`): a term's weight in a
 //! document is `(1 + ln tf) × idf`, with the smooth `idf = ln((1 + N) / (1 + df)) + 1` over the
@@ -23,7 +23,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::formula::{FormulaOptions, PreparedText, folded_tokens};
+use crate::focus::formula::{FormulaOptions, PreparedText, folded_tokens};
 
 /// Most terms a centroid keeps: enough to describe a topic, few enough to explain it.
 pub const MAX_TERMS: usize = 300;
@@ -45,7 +45,7 @@ impl TermCounter {
     pub fn new(options: FormulaOptions, languages: &[String]) -> TermCounter {
         let mut stop = HashSet::new();
         for lang in languages {
-            if let Some(list) = crate::stopwords::stopwords(lang) {
+            if let Some(list) = crate::page::stopwords::stopwords(lang) {
                 for word in list {
                     // Folded as the text will be, so `à` and `été` are still recognised.
                     stop.extend(folded_tokens(word, options));

@@ -25,7 +25,7 @@
 
 use serde::Serialize;
 
-use crate::lang;
+use crate::page::lang;
 
 /// Letters a short paragraph needs before it arbitrates between its neighbours' language and
 /// the document's (below, it follows the neighbours).

@@ -29,8 +29,8 @@ use std::fmt::Write as _;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 
-use crate::graph::{LinkGraph, PageNode, xml_escape};
-use crate::pagerank::pagerank;
+use crate::export::graph::{LinkGraph, PageNode, xml_escape};
+use crate::focus::pagerank::pagerank;
 
 /// Reasons the crawler records when a fetch failed without an HTTP status (`fetch.rs`,
 /// `crawl.rs`), plus the bare state `failed` for a row without a reason.
@@ -641,7 +641,7 @@ pub fn external_link_rows(links: &[ExternalLink]) -> Vec<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::LinkEdge;
+    use crate::export::graph::LinkEdge;
 
     fn page(id: i64, url: &str, status: Option<i64>, reason: &str) -> PageNode {
         let host = url.split('/').nth(2).unwrap_or_default().to_string();

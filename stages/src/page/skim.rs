@@ -6,7 +6,7 @@
 //! the language of the text.
 //!
 //! **Invariants:**
-//! - links follow the rules of [`crate::extract`]: `<a href>`, `<area href>`, `<frame src>`,
+//! - links follow the rules of [`crate::page::extract`]: `<a href>`, `<area href>`, `<frame src>`,
 //!   `<iframe src>`, `<link rel=next|prev|previous>`, `<meta http-equiv=refresh>`, resolved
 //!   against the first `<base href>` (wherever it is) or the page URL, fragment removed, only
 //!   http(s); anchor text is the element's text, else an image's `alt`, else `title` /
@@ -18,11 +18,11 @@
 //!   content, obsolete or fallback markup), which the extractor keeps as text;
 //! - never panics, whatever the input.
 //!
-//! Why a second reader next to [`crate::extract::extract_html`]: the crawl reads every page it
-//! fetches, and the extractor builds a tree, walks it and classifies every block, which is most
+//! Why a second reader next to [`crate::page::extract::extract_html`]: the crawl reads every page
+//! it fetches, and the extractor builds a tree, walks it and classifies every block, which is most
 //! of the crawl's CPU time. The crawl only needs the text and the links, so it skims with a
-//! tokenizer, which follows the HTML standard and treats malformed markup exactly as browsers
-//! do at that level; the extract stage reads the stored page again with the full extractor.
+//! tokenizer, which follows the HTML standard and treats malformed markup exactly as browsers do at
+//! that level; the extract stage reads the stored page again with the full extractor.
 //!
 //! The tokenizer is html5gum's rather than html5ever's (which the extractor uses): html5gum
 //! hands its [`Emitter`] byte slices of the page, so the skim copies only the text it keeps
@@ -38,8 +38,8 @@ use std::convert::Infallible;
 use html5gum::{Emitter, Error, State as Mode, Tokenizer};
 use url::Url;
 
-use crate::extract::{self, Link, LinkKind, MetaRobots, RawLink, push_collapsed};
-use crate::lang::{self, LangGuess};
+use crate::page::extract::{self, Link, LinkKind, MetaRobots, RawLink, push_collapsed};
+use crate::page::lang::{self, LangGuess};
 
 /// What the crawl learns from a page's HTML.
 #[derive(Debug, Clone, Default)]
@@ -918,7 +918,7 @@ mod tests {
 
     /// Title, links (URL, kind, anchor) and the words of the text, as the extractor reads them.
     fn agrees_with_extractor(html: &str) {
-        use crate::extract::{ExtractOptions, extract_html};
+        use crate::page::extract::{ExtractOptions, extract_html};
         let url = Url::parse("https://site.example/dir/page.html").unwrap();
         let options = ExtractOptions {
             keep_everything: true,

@@ -1,7 +1,7 @@
 //! TreeTagger-ready text: one token per line, structure as SGML lines.
 //!
 //! **In:** a document's metadata and its paragraphs as token lists (from
-//! [`crate::tokenize`], the same tokens the matrix counts).
+//! [`crate::corpus::tokenize`], the same tokens the matrix counts).
 //!
 //! **Out:** text in the vertical format that `tree-tagger -token -lemma -sgml` reads and that
 //! CWB and NoSketch Engine also load:
@@ -23,7 +23,7 @@
 
 use std::fmt::Write as _;
 
-use crate::vertical::DocMeta;
+use crate::export::vertical::DocMeta;
 
 /// Appends one document to `out` (its `<doc>` line carries `id`, `url`, `title`, `lang`, `score`).
 pub fn write_doc<P, T>(out: &mut String, header: &DocMeta<'_>, paragraphs: P)

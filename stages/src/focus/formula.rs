@@ -482,8 +482,8 @@ fn eval(node: &Node, counts: &[usize]) -> bool {
 // ---------------------------------------------------------------------------------------------
 
 /// The tokens of `text` folded exactly as the formula folds them (case and diacritics per
-/// `options`): what other scorers (the seed centroid of [`crate::centroid`]) count, so that a
-/// word means the same thing to the formula and to them.
+/// `options`): what other scorers (the seed centroid of [`crate::focus::centroid`]) count, so that
+/// a word means the same thing to the formula and to them.
 pub fn folded_tokens(text: &str, options: FormulaOptions) -> impl Iterator<Item = String> + '_ {
     let mut buf = String::new();
     Tokens::new(text).map(move |token| {

@@ -5,7 +5,7 @@
 //! **Invariants**: every list is sorted in byte order, lower-case and free of duplicates
 //! (checked by the tests), so look-ups are binary searches. The lists were written for glaneur:
 //! pronouns, articles, prepositions, conjunctions, auxiliaries and very frequent adverbs.
-//! Words are the tokens of [`crate::extract`]: maximal runs of letters and digits, so elided
+//! Words are the tokens of [`crate::page::extract`]: maximal runs of letters and digits, so elided
 //! forms appear as their pieces (`l'homme` gives `l`, `qu'il` gives `qu`, `don't` gives `don`
 //! and `t`), and those pieces are on the lists.
 

@@ -254,8 +254,8 @@ impl Slots {
     }
 }
 
-/// Partial PageRank: damping as in [`crate::pagerank::DEFAULT_DAMPING`], loose tolerance (the
-/// order matters, not the fourth decimal).
+/// Partial PageRank: damping as in [`crate::focus::pagerank::DEFAULT_DAMPING`], loose tolerance
+/// (the order matters, not the fourth decimal).
 const PAGERANK_TOLERANCE: f64 = 1e-6;
 const PAGERANK_MAX_ITER: usize = 50;
 
@@ -556,10 +556,10 @@ impl Prioritizer {
     /// Recomputes PageRank over the known graph and marks every waiting URL for re-keying.
     pub fn recompute_pagerank(&mut self) {
         self.pages_since_rank = 0;
-        self.rank = crate::pagerank::pagerank(
+        self.rank = crate::focus::pagerank::pagerank(
             self.ids.len(),
             &self.edges,
-            crate::pagerank::DEFAULT_DAMPING,
+            crate::focus::pagerank::DEFAULT_DAMPING,
             PAGERANK_TOLERANCE,
             PAGERANK_MAX_ITER,
         );

@@ -1,8 +1,8 @@
 //! Topic score of a fetched page, priority of an unfetched link, and the domain scope.
 //!
-//! **In:** the formula verdict of a page (see [`crate::formula`]), its token count and detected
-//! language; for a link, the score of the page that holds it, its anchor text verdict and its
-//! depth; for the scope, a host name and the topic's allow/deny lists.
+//! **In:** the formula verdict of a page (see [`crate::focus::formula`]), its token count and
+//! detected language; for a link, the score of the page that holds it, its anchor text verdict and
+//! its depth; for the scope, a host name and the topic's allow/deny lists.
 //!
 //! **Out:** a page score `S(p)` in `[0, 1]`, a link priority in `[0, 1]` (higher is fetched
 //! first by the best-first strategy), and an in-scope / out-of-scope answer with a reason.
@@ -11,13 +11,13 @@
 //! input always gives the same output, so two runs over the same recorded web crawl in the
 //! same order.
 //!
-//! The score is deliberately simple and documented in docs/GUIDE.md ("What a run does"): a page that
-//! satisfies the formula scores at least [`ON_TOPIC_FLOOR`]; hit density, similarity to the
-//! seed pages (term weights learned from `G_F`, see [`crate::centroid`]) and language
-//! confidence decide where it sits above that floor, with the topic's [`Weights`]. What is
-//! here must stay explainable to a linguist in one paragraph.
+//! The score is deliberately simple and documented in docs/GUIDE.md ("What a run does"): a page
+//! that satisfies the formula scores at least [`ON_TOPIC_FLOOR`]; hit density, similarity to the
+//! seed pages (term weights learned from `G_F`, see [`crate::focus::centroid`]) and language
+//! confidence decide where it sits above that floor, with the topic's [`Weights`]. What is here
+//! must stay explainable to a linguist in one paragraph.
 
-use crate::formula::Verdict;
+use crate::focus::formula::Verdict;
 
 /// The lowest score of a page that satisfies the formula; off-topic pages stay below it.
 pub const ON_TOPIC_FLOOR: f64 = 0.5;
@@ -92,7 +92,7 @@ pub struct Weights {
     /// Link priority: shallowness, `1 / (1 + depth)`.
     pub depth: f64,
     /// Link priority: the factor applied to a URL that names a language outside the topic's
-    /// `languages` (`/de/…`, `index.de.html`, `?lang=de`; see [`crate::lang::url_language`]),
+    /// `languages` (`/de/…`, `index.de.html`, `?lang=de`; see [`crate::page::lang::url_language`]),
     /// in `[0, 1]`: such a URL is fetched once better ones are done; 1 turns this off.
     pub other_language: f64,
 }

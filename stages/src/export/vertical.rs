@@ -10,10 +10,10 @@
 //! - **Talismane's pre-tokenised input**, see [`write_talismane`];
 //! - the **TXM `metadata.csv`** row of a document, see [`metadata_csv_row`].
 //!
-//! Tokens and sentence boundaries come from [`crate::tokenize`] (TreeTagger-exact), so the three
-//! formats hold the same token sequence as the TreeTagger files. Whether whitespace preceded a
-//! token is found by aligning the tokens back onto the paragraph text, which the tokenizer
-//! allows because it never drops a non-space character.
+//! Tokens and sentence boundaries come from [`crate::corpus::tokenize`] (TreeTagger-exact), so the
+//! three formats hold the same token sequence as the TreeTagger files. Whether whitespace preceded
+//! a token is found by aligning the tokens back onto the paragraph text, which the tokenizer allows
+//! because it never drops a non-space character.
 //!
 //! Text is first made safe for every target ([`clean_text`]): NFC (required by CoNLL-U, and
 //! what CWB users query with), a leading byte-order mark dropped, the two characters that are
@@ -34,16 +34,16 @@
 //! **Out**: text appended to a caller's `String`; the writers return how many tokens they wrote.
 //!
 //! **Invariants**: never panics; the three formats hold the same tokens, in the same sentences,
-//! as [`sentences`] (which are [`crate::tokenize::tokenize`]'s tokens of [`clean_text`]'s output,
-//! whitespace runs inside a token written as one space); a `.vrt` document is one well-formed
-//! XML element; every CoNLL-U sentence satisfies "`# text` = forms joined by a space where
-//! `SpaceAfter=No` is absent"; output is NFC.
+//! as [`sentences`] (which are [`crate::corpus::tokenize::tokenize`]'s tokens of [`clean_text`]'s
+//! output, whitespace runs inside a token written as one space); a `.vrt` document is one
+//! well-formed XML element; every CoNLL-U sentence satisfies "`# text` = forms joined by a space
+//! where `SpaceAfter=No` is absent"; output is NFC.
 
 use std::borrow::Cow;
 
 use unicode_normalization::UnicodeNormalization;
 
-use crate::tokenize::{sentence_ends, tokenize_into};
+use crate::corpus::tokenize::{sentence_ends, tokenize_into};
 
 /// What the exports record about a document.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -735,7 +735,7 @@ mod tests {
         let n3 = write_talismane(&mut c, &paragraphs, "fr");
         let mut all = Vec::new();
         for p in &paragraphs {
-            crate::tokenize::tokenize_into(p, "fr", &mut all);
+            crate::corpus::tokenize::tokenize_into(p, "fr", &mut all);
         }
         assert_eq!((n1, n2, n3), (all.len(), all.len(), all.len()));
     }

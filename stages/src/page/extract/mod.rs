@@ -46,8 +46,8 @@ use scraper::{ElementRef, Html, Node};
 use serde::{Deserialize, Serialize};
 use url::Url;
 
-use crate::lang::{self, LangGuess};
-use crate::stopwords;
+use crate::page::lang::{self, LangGuess};
+use crate::page::stopwords;
 
 mod scan;
 pub use scan::MAX_NESTING;

@@ -30,8 +30,8 @@ use std::fmt::Write as _;
 use petgraph::Direction;
 use petgraph::graph::NodeIndex;
 
-use crate::graph::{LinkGraph, PageNode, xml_escape};
-use crate::graphio::is_broken;
+use crate::export::graph::{LinkGraph, PageNode, xml_escape};
+use crate::export::graphio::is_broken;
 
 /// One page of a site map.
 #[derive(Debug, Clone, PartialEq)]
@@ -352,8 +352,8 @@ impl SiteMap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::LinkEdge;
-    use crate::pagerank::pagerank;
+    use crate::export::graph::LinkEdge;
+    use crate::focus::pagerank::pagerank;
     use petgraph::visit::EdgeRef;
 
     fn page(id: i64, url: &str) -> PageNode {

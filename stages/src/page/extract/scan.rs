@@ -478,8 +478,8 @@ fn script_end(bytes: &[u8], from: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::extract::tests::PARA_EN;
-    use crate::extract::{ExtractOptions, extract_html};
+    use crate::page::extract::tests::PARA_EN;
+    use crate::page::extract::{ExtractOptions, extract_html};
     use scraper::Html;
     use url::Url;
 
