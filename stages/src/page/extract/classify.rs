@@ -1,12 +1,12 @@
 //! jusText classification: each raw block judged on its own (length, link density, stop-word
 //! density), the main region and the structure applied, then context smoothing.
 //!
-//! **In:** the raw blocks, what the tree says about them ([`Structure`]), the stop-word
-//! language and [`ExtractOptions::keep_everything`](super::ExtractOptions::keep_everything).
-//! **Out:** the final [`Block`]s with their keep/drop decision and reason.
+//! **In:** the raw blocks, what the tree says about them ([`Structure`]), the stop-word language
+//! and [`ExtractOptions::keep_everything`](super::ExtractOptions::keep_everything). **Out:** the
+//! final [`Block`]s with their keep/drop decision and reason.
 //!
-//! **Invariants:** one block out per raw block, in order; with `keep_everything` every block
-//! is kept and still carries its label.
+//! **Invariants:** one block out per raw block, in order; with `keep_everything` every block is
+//! kept and still carries its label.
 
 use super::language::{WordSet, in_set, on_list, stopword_set};
 use super::region::{Container, main_region};

@@ -1,12 +1,11 @@
 //! Class cues: what an element's tag and attributes say about it, read once per element.
 //!
-//! **In:** an element's attributes ([`Attrs`], gathered in one pass) and its class and id
-//! words. **Out:** whether the names say boilerplate, content or reader comments
-//! ([`ClassNames`]), whether an inline style hides the element ([`hides`]), `rel` tokens
-//! ([`has_rel`]).
+//! **In:** an element's attributes ([`Attrs`], gathered in one pass) and its class and id words.
+//! **Out:** whether the names say boilerplate, content or reader comments ([`ClassNames`]), whether
+//! an inline style hides the element ([`hides`]), `rel` tokens ([`has_rel`]).
 //!
-//! **Invariants:** names are compared as whole words (split at non-alphanumerics, camelCase
-//! humps and letter/digit changes); a word longer than [`MAX_NAME_WORD`] is no name.
+//! **Invariants:** names are compared as whole words (split at non-alphanumerics, camelCase humps
+//! and letter/digit changes); a word longer than [`MAX_NAME_WORD`] is no name.
 
 use html5ever::local_name;
 

@@ -1,12 +1,12 @@
 //! The language whose stop words measure the blocks, and stop-word look-ups.
 //!
-//! **In:** the raw blocks, their boilerplate mask and the declared language. **Out:** the
-//! stop-word language (or none when the language has no list), with the detection sample and
-//! whatlang's guess on it (reused when the kept text starts with the same sample).
+//! **In:** the raw blocks, their boilerplate mask and the declared language. **Out:** the stop-word
+//! language (or none when the language has no list), with the detection sample and whatlang's guess
+//! on it (reused when the kept text starts with the same sample).
 //!
 //! **Invariants:** a detection is used only when reliable; else the best-covering list, the
-//! declared language, then [`FALLBACK_LANGUAGE`]; look-ups lower-case without allocating a
-//! new string per word.
+//! declared language, then [`FALLBACK_LANGUAGE`]; look-ups lower-case without allocating a new
+//! string per word.
 
 use crate::page::lang::{self, LangGuess};
 use crate::page::stopwords;

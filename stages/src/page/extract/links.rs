@@ -1,13 +1,13 @@
-//! Links and robots directives as the page means them, read the same way by the extractor and
-//! by the crawl's skim (`crate::page::skim`).
+//! Links and robots directives as the page means them, read the same way by the extractor and by
+//! the crawl's skim (`crate::page::skim`).
 //!
-//! **In:** `href`/`src` values, `<meta>` contents and the text around a link. **Out:**
-//! absolute `http`/`https` URLs without fragment ([`resolve`], [`resolve_links`]), the URL
-//! of a `<meta http-equiv=refresh>` ([`refresh_url`]), `noindex`/`nofollow`
-//! ([`read_robots`]) and the bounded text around a link ([`context_around`]).
+//! **In:** `href`/`src` values, `<meta>` contents and the text around a link. **Out:** absolute
+//! `http`/`https` URLs without fragment ([`resolve`], [`resolve_links`]), the URL of a `<meta
+//! http-equiv=refresh>` ([`refresh_url`]), `noindex`/`nofollow` ([`read_robots`]) and the bounded
+//! text around a link ([`context_around`]).
 //!
-//! **Invariants:** never panics; same-document references and other schemes give no link;
-//! cuts in text fall on character boundaries.
+//! **Invariants:** never panics; same-document references and other schemes give no link; cuts in
+//! text fall on character boundaries.
 
 use url::Url;
 

@@ -1,10 +1,10 @@
 //! The main-content region: the candidates the walk finds (`article`, `main`,
-//! `itemprop=articleBody`, content class names), the region chosen among them, and which
-//! blocks lie inside block index ranges.
+//! `itemprop=articleBody`, content class names), the region chosen among them, and which blocks lie
+//! inside block index ranges.
 //!
 //! **In:** the elements' cues during the walk; after it, the candidates' block ranges and the
-//! blocks' text weights. **Out:** a [`Cue`] per candidate element, the chosen region (a block
-//! index range) or none, and per-block masks of ranges.
+//! blocks' text weights. **Out:** a [`Cue`] per candidate element, the chosen region (a block index
+//! range) or none, and per-block masks of ranges.
 //!
 //! **Invariants:** a candidate is trusted only if it holds [`MAIN_REGION_SHARE`] of the page's
 //! weight; masks have one entry per block.

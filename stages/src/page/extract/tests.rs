@@ -1,5 +1,5 @@
-//! Tests of the extractor: whole pages through [`extract_html`] and [`extract_plain`], and
-//! the steps one by one (cues, regions, language, classification, link contexts).
+//! Tests of the extractor: whole pages through [`extract_html`] and [`extract_plain`], and the
+//! steps one by one (cues, regions, language, classification, link contexts).
 
 use super::classify::{DATELINE_WORDS, is_dateline};
 use super::cues::{

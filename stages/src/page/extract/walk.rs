@@ -1,14 +1,14 @@
-//! The tree walk: one iterative pass over the parsed page that cuts its text into raw blocks
-//! and collects links, metadata and the structural cues of each block.
+//! The tree walk: one iterative pass over the parsed page that cuts its text into raw blocks and
+//! collects links, metadata and the structural cues of each block.
 //!
-//! **In:** the html5ever tree of a prepared page (see `scan`). **Out:** a [`Walker`] holding
-//! the raw blocks in document order, the boilerplate regions, the main-content candidates,
-//! the reader-comment ranges, the raw links and the page metadata; [`Walker::finish`] turns
-//! it into an [`Extracted`].
+//! **In:** the html5ever tree of a prepared page (see `scan`). **Out:** a [`Walker`] holding the
+//! raw blocks in document order, the boilerplate regions, the main-content candidates, the
+//! reader-comment ranges, the raw links and the page metadata; [`Walker::finish`] turns it into an
+//! [`Extracted`].
 //!
-//! **Invariants:** no recursion (hostile nesting depth cannot overflow the stack); blocks are
-//! never empty and their text is whitespace-collapsed; at most `max_links` links are kept, the
-//! others counted.
+//! **Invariants:** no recursion (hostile nesting depth cannot overflow the stack); blocks are never
+//! empty and their text is whitespace-collapsed; at most `max_links` links are kept, the others
+//! counted.
 
 use html5ever::{LocalName, local_name};
 use scraper::{ElementRef, Html, Node};
