@@ -6,8 +6,9 @@
 //!
 //! **Invariants:** hosts match on label boundaries (`notgoogle.com` is not Google); never panics.
 
-use scraper::{Html, Selector};
 use std::sync::LazyLock;
+
+use scraper::{Html, Selector};
 use url::Url;
 
 use super::urls::strip_archive;

@@ -7,8 +7,9 @@
 //! **Invariants:** called only when there is no hit, so `problem` is `Some` exactly when `hits` is
 //! empty.
 
-use scraper::{Html, Selector};
 use std::sync::LazyLock;
+
+use scraper::{Html, Selector};
 use url::Url;
 
 use super::engines::CompiledRules;

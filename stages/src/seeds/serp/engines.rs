@@ -8,8 +8,9 @@
 //! **Invariants:** every selector here compiles (checked by the tests); a malformed one would be
 //! skipped, never panic.
 
-use scraper::Selector;
 use std::sync::LazyLock;
+
+use scraper::Selector;
 
 use super::{Engine, css};
 
