@@ -385,7 +385,7 @@ pub fn analyze(
     // The crawl judges a page by *all* its visible text, boilerplate included: a table of
     // contents about the topic is exactly where a focused crawl should go on from, even though
     // the extract stage will not keep it as a document (that decision uses the clean text). So
-    // it skims the page (no tree, no block classification: see stages/src/page/skim.rs), and the
+    // it skims the page (no tree, no block classification: see stages/src/page/skim/), and the
     // extract stage reads the stored page again with the full extractor.
     let skimmed = if is_plain {
         stages::page::skim::skim_plain(&decoded.text)
