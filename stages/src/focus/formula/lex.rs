@@ -56,7 +56,7 @@ fn is_quote(c: char) -> bool {
 }
 
 /// Characters that end a bare word.
-pub(super) fn is_delimiter(c: char) -> bool {
+fn is_delimiter(c: char) -> bool {
     c.is_whitespace() || is_quote(c) || matches!(c, '(' | ')' | '&' | '|')
 }
 

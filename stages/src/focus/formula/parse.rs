@@ -216,7 +216,7 @@ impl Parser {
     }
 }
 
-pub(super) fn unclosed(col: usize) -> FormulaError {
+fn unclosed(col: usize) -> FormulaError {
     error(
         col,
         "unbalanced parenthesis: this ( is never closed; add a ) after its clause",

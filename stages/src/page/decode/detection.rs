@@ -18,7 +18,7 @@ use super::{DETECT_MAX, DETECT_PREFIX, ENOUGH_NON_ASCII};
 /// Non-ASCII UTF-8 sequences needed before valid UTF-8 outweighs a multi-byte legacy
 /// declaration: short runs of legacy CJK text can be valid UTF-8 by chance (about one chance
 /// in ten per character), eight in a row cannot.
-pub(super) const MULTIBYTE_EVIDENCE: usize = 8;
+const MULTIBYTE_EVIDENCE: usize = 8;
 
 /// Whether the bytes contradict a declared `encoding` (see the module docs).
 pub(super) fn contradicted(encoding: &'static Encoding, prefix: &[u8]) -> bool {

@@ -215,7 +215,7 @@ pub(super) fn is_dateline(text: &str) -> bool {
     named > 0 && (numbers + named) * 5 >= all * 3
 }
 
-pub(super) fn link_density(link_chars: usize, chars: usize) -> f32 {
+fn link_density(link_chars: usize, chars: usize) -> f32 {
     if chars == 0 {
         0.0
     } else {
