@@ -120,15 +120,17 @@ pub enum SeedsCommand {
         /// The engine, when detection from the page is wrong: google, bing, yahoo, qwant,
         /// ecosia, brave, ask, duckduckgo, baidu, yandex.
         #[arg(long, value_parser = parse_engine)]
-        engine: Option<stages::serp::Engine>,
+        engine: Option<stages::seeds::serp::Engine>,
     },
 }
 
-fn parse_engine(s: &str) -> Result<stages::serp::Engine, String> {
-    stages::serp::Engine::from_name(s).ok_or_else(|| {
+fn parse_engine(s: &str) -> Result<stages::seeds::serp::Engine, String> {
+    stages::seeds::serp::Engine::from_name(s).ok_or_else(|| {
         format!(
             "unknown engine `{s}`: one of {}",
-            stages::serp::Engine::ALL.map(|e| e.name()).join(", ")
+            stages::seeds::serp::Engine::ALL
+                .map(|e| e.name())
+                .join(", ")
         )
     })
 }

@@ -48,10 +48,10 @@ use std::sync::atomic::Ordering as MemOrdering;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use stages::robots::Robots;
-use stages::score::{self, LinkSignals, Scope};
-use stages::strategy::{self, Prioritizer};
-use stages::urlnorm::{self, Canonicalizer};
+use stages::focus::score::{self, LinkSignals, Scope};
+use stages::focus::strategy::{self, Prioritizer};
+use stages::web::robots::Robots;
+use stages::web::urlnorm::{self, Canonicalizer};
 use tokio::sync::{mpsc, watch};
 
 use crate::clock::now_epoch;
@@ -94,7 +94,7 @@ pub struct CrawlContext {
     /// Seen-set keys.
     pub canonicalizer: Canonicalizer,
     /// Seed 004's per-script parameter rules (`[[urls.script]]`).
-    pub param_rules: Vec<stages::urlnorm::ParamRule>,
+    pub param_rules: Vec<stages::web::urlnorm::ParamRule>,
     /// Domain restriction.
     pub scope: Scope,
     /// Our robots.txt product token.
@@ -153,7 +153,7 @@ pub struct Target {
 }
 
 /// One entry of a host's queue: 16 bytes. What else the frontier knows of the URL is in the
-/// prioritizer (see `stages::strategy`), and its text stays in `crawl.sqlite` (read back when
+/// prioritizer (see `stages::focus::strategy`), and its text stays in `crawl.sqlite` (read back when
 /// the request starts), so that a frontier of millions of URLs fits in memory.
 #[derive(Debug, Clone, Copy)]
 struct Entry {

@@ -17,11 +17,12 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Context;
-use stages::graph::LinkGraph;
-use stages::matrix::MatrixBuilder;
-use stages::treetagger;
-use stages::vertical;
-use stages::{graphio, matrix, pagerank, similarity, sitemap};
+use stages::export::graph::LinkGraph;
+use stages::export::matrix::MatrixBuilder;
+use stages::export::treetagger;
+use stages::export::vertical;
+use stages::export::{graphio, matrix, similarity, sitemap};
+use stages::focus::pagerank;
 
 use crate::extract::Document;
 use crate::report::ExportReport;
@@ -91,7 +92,7 @@ pub fn run(
             .iter()
             .flatten()
             .map(String::as_str)
-            .filter(|t| !stages::tokenize::is_markup(t))
+            .filter(|t| !stages::corpus::tokenize::is_markup(t))
             .collect();
         let (row, _) = matrix.add(&all_tokens);
         report.tokens += n_tokens as u64;
@@ -249,7 +250,7 @@ fn read_tagged(dir: &Path) -> anyhow::Result<Option<HashMap<String, Vec<String>>
     for path in files {
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("cannot read the tagger output {}", path.display()))?;
-        let docs = stages::tagged::parse_tagged(&text)
+        let docs = stages::export::tagged::parse_tagged(&text)
             .with_context(|| format!("{} is not tagger output", path.display()))?;
         for doc in docs {
             let words = doc

@@ -21,8 +21,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use stages::urlnorm::Canonicalizer;
-use stages::warc;
+use stages::web::urlnorm::Canonicalizer;
+use stages::web::warc;
 
 use crate::outcome::Reason;
 

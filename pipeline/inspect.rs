@@ -10,13 +10,13 @@ use std::path::Path;
 
 use anyhow::Context;
 use serde_json::json;
-use stages::extract::ExtractOptions;
-use stages::formula::{Formula, FormulaOptions};
+use stages::focus::formula::{Formula, FormulaOptions};
+use stages::page::extract::ExtractOptions;
 
 /// A local file as glaneur would see it after a fetch: decoded and extracted.
 struct Local {
-    decoded: stages::decode::Decoded,
-    extracted: stages::extract::Extracted,
+    decoded: stages::page::decode::Decoded,
+    extracted: stages::page::extract::Extracted,
 }
 
 fn is_html(path: &Path, content_type: Option<&str>) -> bool {
@@ -42,11 +42,11 @@ fn load(
     let html = is_html(path, content_type);
     let ct = content_type.unwrap_or(if html { "text/html" } else { "text/plain" });
     let tld = crate::crawl::tld_of(url);
-    let decoded = stages::decode::decode(&bytes, Some(ct), tld.as_deref());
+    let decoded = stages::page::decode::decode(&bytes, Some(ct), tld.as_deref());
     let extracted = if html {
-        stages::extract::extract_html(&decoded.text, url, options)
+        stages::page::extract::extract_html(&decoded.text, url, options)
     } else {
-        stages::extract::extract_plain(&decoded.text)
+        stages::page::extract::extract_plain(&decoded.text)
     };
     Ok(Local { decoded, extracted })
 }
@@ -62,7 +62,7 @@ fn file_url(path: &Path) -> url::Url {
 }
 
 /// Shows a formula error with a caret under the column it names.
-pub fn formula_error(expression: &str, error: &stages::formula::FormulaError) -> String {
+pub fn formula_error(expression: &str, error: &stages::focus::formula::FormulaError) -> String {
     let pad: String = expression
         .chars()
         .take(error.column.saturating_sub(1))
@@ -87,7 +87,7 @@ pub fn formula(
         let local = load(path, &file_url(path), None, &ExtractOptions::default())?;
         let title = local.extracted.title.clone().unwrap_or_default();
         let text = format!("{title}\n\n{}", local.extracted.clean_text());
-        let prepared = stages::formula::PreparedText::new(&text, options);
+        let prepared = stages::focus::formula::PreparedText::new(&text, options);
         let verdict = formula.evaluate_prepared(&prepared);
         let _ = writeln!(
             out,
@@ -166,9 +166,9 @@ fn extract_value(
 /// they go into the TreeTagger files.
 pub fn tokenize(path: &Path, lang: &str) -> anyhow::Result<String> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let text = stages::decode::decode(&bytes, Some("text/plain"), None).text;
+    let text = stages::page::decode::decode(&bytes, Some("text/plain"), None).text;
     let mut out = String::with_capacity(text.len() * 2);
-    for token in stages::tokenize::tokenize(&text, lang) {
+    for token in stages::corpus::tokenize::tokenize(&text, lang) {
         out.push_str(&token);
         out.push('\n');
     }

@@ -12,8 +12,9 @@
 //! - [`inspect`] `glaneur formula`, `extract`, `tokenize`: one stage on local files.
 //!
 //! Data flows one way; the only loop is inside [`crawl`] (page → score → new links), which
-//! calls `stages::{decode, extract, formula, score}`. Every stage stores its output in the run
-//! folder, so `--from STAGE` re-runs what follows without fetching again.
+//! calls `stages::page::{decode, extract}` and `stages::focus::{formula, score}`. Every stage
+//! stores its output in the run folder, so `--from STAGE` re-runs what follows without
+//! fetching again.
 
 pub mod cli;
 pub mod clock;

@@ -57,7 +57,7 @@ fn main() -> ExitCode {
         } => glaneur::inspect::formula(
             &expression,
             &files,
-            stages::formula::FormulaOptions {
+            stages::focus::formula::FormulaOptions {
                 case_sensitive,
                 keep_diacritics,
             },
@@ -69,7 +69,7 @@ fn main() -> ExitCode {
             content_type,
             drop_comments,
         } => {
-            let options = stages::extract::ExtractOptions {
+            let options = stages::page::extract::ExtractOptions {
                 drop_comments,
                 ..Default::default()
             };

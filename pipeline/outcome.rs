@@ -221,9 +221,9 @@ impl fmt::Display for Reason {
     }
 }
 
-impl From<stages::traps::Trap> for Reason {
-    fn from(trap: stages::traps::Trap) -> Reason {
-        use stages::traps::Trap;
+impl From<stages::web::traps::Trap> for Reason {
+    fn from(trap: stages::web::traps::Trap) -> Reason {
+        use stages::web::traps::Trap;
         match trap {
             Trap::UrlLength => Reason::TrapUrlLength,
             Trap::PathDepth => Reason::TrapPathDepth,
@@ -305,7 +305,7 @@ mod tests {
 
     #[test]
     fn every_trap_has_its_reason() {
-        use stages::traps::Trap;
+        use stages::web::traps::Trap;
         for (trap, name) in [
             (Trap::UrlLength, "trap-url-length"),
             (Trap::PathDepth, "trap-path-depth"),

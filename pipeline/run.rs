@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use stages::score::Scope;
+use stages::focus::score::Scope;
 use tokio::sync::watch;
 
 use crate::crawl::{self, CrawlContext};
@@ -262,7 +262,7 @@ fn run_locked(
             canonicalizer: canonicalizer.clone(),
             param_rules: topic.file.urls.rules(),
             scope: scope.clone(),
-            product_token: stages::robots::product_token(&topic.user_agent()),
+            product_token: stages::web::robots::product_token(&topic.user_agent()),
             fetcher,
             focus: crawl::FocusShared::new(&topic),
         });

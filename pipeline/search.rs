@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use serde_json::Value;
-use stages::queries::{Backend, CompiledQuery, paging};
+use stages::seeds::queries::{Backend, CompiledQuery, paging};
 
 use crate::topic::SearchSection;
 

@@ -23,9 +23,9 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use crate::outcome::Reason;
-use stages::score::Scope;
-use stages::serp::{Engine, SerpPage};
-use stages::urlnorm::{self, Canonicalizer};
+use stages::focus::score::Scope;
+use stages::seeds::serp::{Engine, SerpPage};
+use stages::web::urlnorm::{self, Canonicalizer};
 
 use crate::report::SeedsReport;
 use crate::search::{PageOutcome, SearchConfig, Searcher};
@@ -300,13 +300,13 @@ fn is_warc(path: &Path, bytes: &[u8]) -> bool {
 }
 
 /// The result pages of a file: a saved HTML page, or every HTML `response` record of a WARC
-/// file. `engine` overrides detection. The same parser (`stages::serp`) serves `glaneur run`
+/// file. `engine` overrides detection. The same parser (`stages::seeds::serp`) serves `glaneur run`
 /// and `glaneur seeds import`.
 pub fn read_result_pages(path: &Path, engine: Option<Engine>) -> anyhow::Result<Vec<SavedPage>> {
     let bytes = std::fs::read(path)
         .with_context(|| format!("cannot read the saved result page {}", path.display()))?;
     if !is_warc(path, &bytes) {
-        let decoded = stages::decode::decode(&bytes, Some("text/html"), None);
+        let decoded = stages::page::decode::decode(&bytes, Some("text/html"), None);
         let retrieved_at = std::fs::metadata(path)
             .and_then(|m| m.modified())
             .ok()
@@ -318,16 +318,16 @@ pub fn read_result_pages(path: &Path, engine: Option<Engine>) -> anyhow::Result<
         return Ok(vec![SavedPage {
             name: path.display().to_string(),
             retrieved_at,
-            serp: stages::serp::parse_serp(&decoded.text, None, engine),
+            serp: stages::seeds::serp::parse_serp(&decoded.text, None, engine),
         }]);
     }
     let mut pages = Vec::new();
-    for record in stages::warc::Reader::new(std::io::Cursor::new(&bytes)) {
+    for record in stages::web::warc::Reader::new(std::io::Cursor::new(&bytes)) {
         let record = record.with_context(|| format!("damaged WARC file {}", path.display()))?;
         if record.record_type() != Some("response") {
             continue;
         }
-        let Ok(http) = stages::warc::parse_http_response(&record.block) else {
+        let Ok(http) = stages::web::warc::parse_http_response(&record.block) else {
             continue;
         };
         let content_type = http.header("content-type").map(str::to_string);
@@ -338,7 +338,7 @@ pub fn read_result_pages(path: &Path, engine: Option<Engine>) -> anyhow::Result<
             continue;
         }
         let target = record.target_uri().map(str::to_string);
-        let decoded = stages::decode::decode(&http.body, content_type.as_deref(), None);
+        let decoded = stages::page::decode::decode(&http.body, content_type.as_deref(), None);
         pages.push(SavedPage {
             name: format!(
                 "{}#{}",
@@ -346,7 +346,7 @@ pub fn read_result_pages(path: &Path, engine: Option<Engine>) -> anyhow::Result<
                 target.as_deref().unwrap_or("(no target URI)")
             ),
             retrieved_at: record.date().map(str::to_string),
-            serp: stages::serp::parse_serp(&decoded.text, target.as_deref(), engine),
+            serp: stages::seeds::serp::parse_serp(&decoded.text, target.as_deref(), engine),
         });
     }
     if pages.is_empty() {

@@ -17,7 +17,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use stages::warc;
+use stages::web::warc;
 
 use crate::fetch::Response;
 

@@ -8,9 +8,9 @@
 //! loop); the page is judged by all its visible text (the skim), not by the clean text the
 //! extract stage keeps.
 
-use stages::extract::LinkKind;
-use stages::formula::PreparedText;
-use stages::score::{self, PageEvidence};
+use stages::focus::formula::PreparedText;
+use stages::focus::score::{self, PageEvidence};
+use stages::page::extract::LinkKind;
 
 use super::FocusShared;
 use super::Target;
@@ -28,7 +28,7 @@ pub struct Analysis {
     /// score, URL score, occurrences): see [`focus::ScoredLink`].
     pub links: Vec<focus::ScoredLink>,
     /// The page's term counts, while the seed centroid is not learned yet (seeds teach it).
-    pub terms: Option<stages::centroid::TermCounts>,
+    pub terms: Option<stages::focus::centroid::TermCounts>,
     /// `<meta name=robots>` nofollow.
     pub nofollow: bool,
     /// The links' targets, in the order of `links` (None: not an http(s) URL); filled by
@@ -84,7 +84,7 @@ pub fn analyze(
 ) -> Analysis {
     let content_type = response.header("content-type");
     let tld = tld_of(url);
-    let decoded = stages::decode::decode(response.body(), content_type, tld.as_deref());
+    let decoded = stages::page::decode::decode(response.body(), content_type, tld.as_deref());
     let is_plain = content_type
         .map(|ct| ct.to_ascii_lowercase().starts_with("text/plain"))
         .unwrap_or(false);
@@ -94,9 +94,9 @@ pub fn analyze(
     // it skims the page (no tree, no block classification: see stages/src/skim.rs), and the
     // extract stage reads the stored page again with the full extractor.
     let skimmed = if is_plain {
-        stages::skim::skim_plain(&decoded.text)
+        stages::page::skim::skim_plain(&decoded.text)
     } else {
-        stages::skim::skim_html_with(
+        stages::page::skim::skim_html_with(
             &decoded.text,
             url,
             topic.file.crawl.max_links_per_page,
@@ -168,7 +168,7 @@ pub fn tld_of(url: &url::Url) -> Option<String> {
 /// no language).
 pub(super) fn other_language(target: &url::Url, languages: &[String]) -> bool {
     !languages.is_empty()
-        && stages::lang::url_language(target)
+        && stages::page::lang::url_language(target)
             .is_some_and(|code| !languages.iter().any(|l| l == code))
 }
 

@@ -7,8 +7,8 @@
 //! decisions, the centroid (learned once every seed is settled, stored in `crawl.sqlite` and
 //! shared with the page analysis), `tunnel-limit` decisions.
 //!
-//! **Invariants:** the priority functions themselves are pure (`stages::strategy`,
-//! `stages::score`, `stages::centroid`); this module only feeds them and keeps the heaps in
+//! **Invariants:** the priority functions themselves are pure (`stages::focus::strategy`,
+//! `stages::focus::score`, `stages::focus::centroid`); this module only feeds them and keeps the heaps in
 //! step: a heap entry is *live* when its stamp is the URL's current one, and only live
 //! entries are fetched, counted or explained. Everything a resumed crawl needs to give the same
 //! keys is in `crawl.sqlite` (links, fetch order, tunnel hops, centroid, seed term counts,
@@ -18,11 +18,11 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::sync::{Mutex, OnceLock};
 
-use stages::centroid::{Centroid, TermCounter, TermCounts};
-use stages::extract::{Link, LinkKind};
-use stages::formula::{Formula, PreparedText};
-use stages::score::Weights;
-use stages::strategy::{Level, Queued, Settings, Strategy};
+use stages::focus::centroid::{Centroid, TermCounter, TermCounts};
+use stages::focus::formula::{Formula, PreparedText};
+use stages::focus::score::Weights;
+use stages::focus::strategy::{Level, Queued, Settings, Strategy};
+use stages::page::extract::{Link, LinkKind};
 
 use super::{Crawler, Entry, Job};
 use crate::topic::Topic;

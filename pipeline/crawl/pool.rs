@@ -34,7 +34,7 @@ fn jobs() -> Option<&'static Sender<Job>> {
         for n in 0..size() {
             let spawned = std::thread::Builder::new()
                 .name(format!("glaneur-analysis-{n}"))
-                .stack_size(stages::skim::STACK_BYTES)
+                .stack_size(stages::page::skim::STACK_BYTES)
                 .spawn(move || work(receiver));
             if spawned.is_ok() {
                 started += 1;

@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use stages::urlnorm;
+use stages::web::urlnorm;
 
 use super::{Analysis, Archive, Arrival, CrawlContext, Crawler, Job, RobotsState, analyze};
 use crate::fetch::Response;
@@ -100,7 +100,7 @@ impl Crawler<'_> {
     }
 }
 
-/// [`analyze`] on a thread with the analysis threads' stack (see `stages::skim::STACK_BYTES`):
+/// [`analyze`] on a thread with the analysis threads' stack (see `stages::page::skim::STACK_BYTES`):
 /// a page recovered from the WARC is read on the loop's own thread otherwise, whose stack is
 /// the system's. Inline when no thread can be started.
 pub(super) fn analyze_on_a_deep_stack(
@@ -111,7 +111,7 @@ pub(super) fn analyze_on_a_deep_stack(
     let spawned = std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("glaneur-recovery".into())
-            .stack_size(stages::skim::STACK_BYTES)
+            .stack_size(stages::page::skim::STACK_BYTES)
             .spawn_scoped(scope, || analyze(&ctx.topic, &ctx.focus, url, response))
             .ok()
             .map(|handle| handle.join())

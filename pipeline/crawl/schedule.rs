@@ -24,7 +24,7 @@ use std::collections::BinaryHeap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use stages::strategy::Level;
+use stages::focus::strategy::Level;
 
 use super::{Crawler, Host};
 

@@ -13,7 +13,7 @@
 
 use std::time::{Duration, Instant};
 
-use stages::robots::Robots;
+use stages::web::robots::Robots;
 
 use super::{Crawler, MAX_REDIRECTS, RobotsState};
 use crate::clock::now_epoch;

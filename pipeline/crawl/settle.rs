@@ -215,7 +215,7 @@ impl Crawler<'_> {
         // Which links to follow. Seed 001: the crawl starts from the seeds that satisfy F, so
         // an off-topic seed is a dead end; a page that says nofollow (in a <meta> or an
         // X-Robots-Tag header) is one too.
-        let header = stages::robots::x_robots_tag(
+        let header = stages::web::robots::x_robots_tag(
             response
                 .headers
                 .iter()
@@ -430,20 +430,20 @@ impl Crawler<'_> {
         let limits = self.ctx.topic.file.traps.limits();
         // Both counters are checked before either is counted, so that a refused URL counts
         // nowhere (in memory and in the store alike).
-        let verdict = stages::traps::check_shape(url, &limits).and_then(|()| {
+        let verdict = stages::web::traps::check_shape(url, &limits).and_then(|()| {
             let host = self.host_mut(host_key);
-            let calendar = stages::traps::is_calendar_like(url);
+            let calendar = stages::web::traps::is_calendar_like(url);
             if calendar && host.calendar_pages >= limits.max_calendar_pages {
-                return Err(stages::traps::Trap::Calendar);
+                return Err(stages::web::traps::Trap::Calendar);
             }
-            let variant = stages::traps::query_variant_key(url);
+            let variant = stages::web::traps::query_variant_key(url);
             if let Some(path) = variant
                 && host
                     .query_variants
                     .get(&fingerprint(path))
                     .is_some_and(|&n| n >= limits.max_query_variants)
             {
-                return Err(stages::traps::Trap::QueryVariants);
+                return Err(stages::web::traps::Trap::QueryVariants);
             }
             let mut counted: Vec<&str> = Vec::new();
             if calendar {

@@ -5,7 +5,7 @@
 //! each original's copies.
 //!
 //! **Invariants:** the decision depends only on the pages and the topic, never on thread
-//! scheduling; which copy of a duplicate is kept is `stages::dedup`'s fixed rule.
+//! scheduling; which copy of a duplicate is kept is `stages::corpus::dedup`'s fixed rule.
 
 use super::*;
 use crate::topic::TextSection;
@@ -125,7 +125,7 @@ pub(super) fn duplicates(
                 texts.push(text.as_str());
             }
         }
-        stages::dedup::deduplicate(
+        stages::corpus::dedup::deduplicate(
             &fingerprints,
             &texts,
             text.near_duplicates

@@ -8,17 +8,17 @@
 //! `language`, `off-topic`, `duplicate`, `near-duplicate`, `unreadable`), with the id of the
 //! original in `duplicate_of` for copies.
 //!
-//! **Steps:** (1) on all cores, each page is decoded, cleaned ([`stages::extract`]) and each
-//! paragraph given a language ([`stages::paralang`]); (2) paragraphs a host repeats on many of
-//! its pages are marked ([`stages::host_boilerplate`], `[text] boilerplate_*`); (3) on all
+//! **Steps:** (1) on all cores, each page is decoded, cleaned ([`stages::page::extract`]) and each
+//! paragraph given a language ([`stages::corpus::paralang`]); (2) paragraphs a host repeats on many of
+//! its pages are marked ([`stages::corpus::host_boilerplate`], `[text] boilerplate_*`); (3) on all
 //! cores, marked paragraphs (and, with `[text] paragraph_language`, paragraphs in other
 //! languages) are removed, and the formula, score and fingerprints are computed on what is
-//! left; (4) the corpus decision, with exact and near duplicates ([`stages::dedup`]) among the
+//! left; (4) the corpus decision, with exact and near duplicates ([`stages::corpus::dedup`]) among the
 //! documents that pass every other test.
 //!
 //! **Invariants:** never fetches; the same WARC and topic always give the same `docs.jsonl`
 //! (pages are processed in URL-id order; which copy of a duplicate is kept is decided by
-//! [`stages::dedup`]'s fixed rule, not by thread scheduling); `docs.jsonl` is written to a
+//! [`stages::corpus::dedup`]'s fixed rule, not by thread scheduling); `docs.jsonl` is written to a
 //! temporary file and renamed, so a crash leaves either the old file or the new one; one
 //! damaged record is a recorded reason, not an error.
 
@@ -37,13 +37,13 @@ use std::time::Instant;
 use anyhow::Context;
 use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
-use stages::dedup::{Fingerprint, Verdict};
-use stages::extract::{BlockKind, ExtractOptions, PageDates};
-use stages::formula::PreparedText;
-use stages::host_boilerplate::{PageParagraphs, RepeatRule, Repeated};
-use stages::lang::LangGuess;
-use stages::paralang::ParagraphText;
-use stages::score::{self, PageEvidence};
+use stages::corpus::dedup::{Fingerprint, Verdict};
+use stages::corpus::host_boilerplate::{PageParagraphs, RepeatRule, Repeated};
+use stages::corpus::paralang::ParagraphText;
+use stages::focus::formula::PreparedText;
+use stages::focus::score::{self, PageEvidence};
+use stages::page::extract::{BlockKind, ExtractOptions, PageDates};
+use stages::page::lang::LangGuess;
 
 use crate::crawl::tld_of;
 use crate::outcome::{Reason, Removal};
@@ -123,7 +123,7 @@ pub struct Paragraph {
     pub kind: String,
     /// Text, whitespace collapsed.
     pub text: String,
-    /// Language of the paragraph (detected on it, or inherited: see [`stages::paralang`]);
+    /// Language of the paragraph (detected on it, or inherited: see [`stages::corpus::paralang`]);
     /// only with `[text] paragraph_language`.
     #[serde(default)]
     pub lang: Option<String>,
@@ -169,7 +169,7 @@ pub fn run(
         ..ExtractOptions::default()
     };
     let warc_dir = run_dir.join("warc");
-    let product_token = stages::robots::product_token(&topic.user_agent());
+    let product_token = stages::web::robots::product_token(&topic.user_agent());
     let processed = parallel_map(
         pages,
         |page| {

@@ -135,18 +135,18 @@ pub(super) fn process(
             path.display()
         ));
     }
-    let http = stages::warc::parse_http_response(&record.block).map_err(|e| e.to_string())?;
+    let http = stages::web::warc::parse_http_response(&record.block).map_err(|e| e.to_string())?;
     let url = url::Url::parse(&page.url).map_err(|e| e.to_string())?;
     let content_type = http.header("content-type").map(str::to_string);
     let tld = tld_of(&url);
-    let decoded = stages::decode::decode(&http.body, content_type.as_deref(), tld.as_deref());
+    let decoded = stages::page::decode::decode(&http.body, content_type.as_deref(), tld.as_deref());
     let is_plain = content_type
         .as_deref()
         .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/plain"));
     let extracted = if is_plain {
-        stages::extract::extract_plain(&decoded.text)
+        stages::page::extract::extract_plain(&decoded.text)
     } else {
-        stages::extract::extract_html(&decoded.text, &url, options)
+        stages::page::extract::extract_html(&decoded.text, &url, options)
     };
     let kept: Vec<_> = extracted.kept().collect();
     let texts: Vec<ParagraphText<'_>> = kept
@@ -159,7 +159,7 @@ pub(super) fn process(
     // Detection on every paragraph is the costliest step of the stage (whatlang's cost is
     // mostly per call): it runs only when the topic asks for paragraph languages.
     let langs = if paragraph_language {
-        stages::paralang::own_languages(&texts)
+        stages::corpus::paralang::own_languages(&texts)
     } else {
         vec![None; texts.len()]
     };
@@ -177,7 +177,7 @@ pub(super) fn process(
         title: extracted.title.clone(),
         // `<meta name=robots>` or an `X-Robots-Tag` header addressed to every crawler or to us.
         noindex: extracted.meta_robots.noindex
-            || stages::robots::x_robots_tag(
+            || stages::web::robots::x_robots_tag(
                 http.headers
                     .iter()
                     .filter(|(k, _)| k.eq_ignore_ascii_case("x-robots-tag"))
@@ -232,7 +232,7 @@ pub(super) fn finalize(
     let document_lang = processed.language.as_ref().map(|l| l.code.as_str());
     let texts: Vec<&str> = survivors.iter().map(|(_, p)| p.text.as_str()).collect();
     let preferred = languages.first().map(String::as_str);
-    let langs = stages::paralang::inherit(&own, &texts, document_lang, preferred);
+    let langs = stages::corpus::paralang::inherit(&own, &texts, document_lang, preferred);
     // Share of the text measured on its own that is in a target language: a page in another
     // language with a few translated headings is not a mixed page.
     let letters = |t: &str| t.chars().filter(|c| c.is_alphabetic()).count();
@@ -288,7 +288,7 @@ pub(super) fn finalize(
     let language = if removed.is_empty() {
         processed.language
     } else {
-        stages::lang::detect(&clean)
+        stages::page::lang::detect(&clean)
     };
     let (language, confidence) = language
         .as_ref()
@@ -378,7 +378,7 @@ pub(super) fn boilerplate_marks(
                 paragraphs: p.paragraphs.iter().map(|x| x.text.as_str()).collect(),
             })
             .collect();
-        stages::host_boilerplate::find(
+        stages::corpus::host_boilerplate::find(
             &inputs,
             RepeatRule {
                 min_pages: text.boilerplate_min_pages,

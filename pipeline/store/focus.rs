@@ -6,7 +6,7 @@
 //!
 //! **In:** what `crawl::focus` computes. **Out:** tables `tunnel`, `page_done`,
 //! `trap_counts`, `attempts`, `given_up`, `host_rest`, and `meta` keys `crawl_state`, `focus_centroid` (JSON of
-//! `stages::centroid::Centroid`) and `focus_seed_terms:ID`; read back: links, seeds, and the
+//! `stages::focus::centroid::Centroid`) and `focus_seed_terms:ID`; read back: links, seeds, and the
 //! verdicts of fetched pages (servers' yields).
 //!
 //! **Invariants:** the tables are created with the rest of the schema ([`SCHEMA`], run by

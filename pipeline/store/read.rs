@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use anyhow::Context;
 use rusqlite::{OptionalExtension, params};
-use stages::graph::{LinkEdge, PageNode};
+use stages::export::graph::{LinkEdge, PageNode};
 
 use super::{Reason, State, Store};
 

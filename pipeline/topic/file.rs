@@ -42,7 +42,7 @@ pub struct TopicFile {
     pub focus: Focus,
     /// Weights of the topic score `S(p)` and of the link priority.
     #[serde(default)]
-    pub score: stages::score::Weights,
+    pub score: stages::focus::score::Weights,
     /// Politeness towards the servers.
     pub politeness: Politeness,
     /// Crawler-trap defences.
@@ -95,7 +95,7 @@ pub struct Seeds {
 #[serde(deny_unknown_fields)]
 pub struct SearchSection {
     /// Which API: `brave`, `mojeek`, `searxng` or `google`.
-    pub backend: stages::queries::Backend,
+    pub backend: stages::seeds::queries::Backend,
     /// The API's URL (for SearXNG: the instance's URL, `/search` is added); default: the
     /// provider's public endpoint. `GLANEUR_SEARCH_ENDPOINT` in the environment overrides it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -161,9 +161,12 @@ impl SearchSection {
 #[derive(Debug, Clone)]
 pub struct SearchPlan {
     /// The backend.
-    pub backend: stages::queries::Backend,
+    pub backend: stages::seeds::queries::Backend,
     /// Every query in sending order, with its compiled form.
-    pub queries: Vec<(stages::queries::Query, stages::queries::CompiledQuery)>,
+    pub queries: Vec<(
+        stages::seeds::queries::Query,
+        stages::seeds::queries::CompiledQuery,
+    )>,
 }
 
 /// `[formula]`: the propositional formula over words.
@@ -257,8 +260,8 @@ impl Default for Crawl {
     }
 }
 
-/// Frontier order (the strategies and their keys are in `stages::strategy`).
-pub use stages::strategy::Strategy;
+/// Frontier order (the strategies and their keys are in `stages::focus::strategy`).
+pub use stages::focus::strategy::Strategy;
 
 /// `[focus]`: how a focused crawl spends a limited budget.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -368,7 +371,7 @@ fn default_robots_ttl() -> f64 {
     24.0 * 3600.0
 }
 
-/// `[urls]`: how URLs become seen-set keys (on top of the fixed rules of `stages::urlnorm`).
+/// `[urls]`: how URLs become seen-set keys (on top of the fixed rules of `stages::web::urlnorm`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Urls {
@@ -405,18 +408,18 @@ pub struct ScriptRule {
 
 impl Urls {
     /// The canonicaliser: the default drop list unless `drop_params` replaces it.
-    pub fn canonicalizer(&self) -> stages::urlnorm::Canonicalizer {
+    pub fn canonicalizer(&self) -> stages::web::urlnorm::Canonicalizer {
         match &self.drop_params {
-            Some(list) => stages::urlnorm::Canonicalizer::with_drop_params(list),
-            None => stages::urlnorm::Canonicalizer::default(),
+            Some(list) => stages::web::urlnorm::Canonicalizer::with_drop_params(list),
+            None => stages::web::urlnorm::Canonicalizer::default(),
         }
     }
 
-    /// The per-script rules, for `stages::urlnorm`.
-    pub fn rules(&self) -> Vec<stages::urlnorm::ParamRule> {
+    /// The per-script rules, for `stages::web::urlnorm`.
+    pub fn rules(&self) -> Vec<stages::web::urlnorm::ParamRule> {
         self.scripts
             .iter()
-            .map(|s| stages::urlnorm::ParamRule {
+            .map(|s| stages::web::urlnorm::ParamRule {
                 host: s.host.to_ascii_lowercase(),
                 path: s.path.clone(),
                 required: s.required.clone(),
@@ -449,7 +452,7 @@ pub struct Traps {
 
 impl Default for Traps {
     fn default() -> Traps {
-        let limits = stages::traps::TrapLimits::default();
+        let limits = stages::web::traps::TrapLimits::default();
         Traps {
             max_url_length: limits.max_url_length,
             max_path_depth: limits.max_path_depth,
@@ -462,8 +465,8 @@ impl Default for Traps {
 
 impl Traps {
     /// The limits of the `stages` trap rules.
-    pub fn limits(&self) -> stages::traps::TrapLimits {
-        stages::traps::TrapLimits {
+    pub fn limits(&self) -> stages::web::traps::TrapLimits {
+        stages::web::traps::TrapLimits {
             max_url_length: self.max_url_length,
             max_path_depth: self.max_path_depth,
             max_repeats: self.max_repeats,
@@ -514,9 +517,9 @@ impl Default for TextSection {
         TextSection {
             paragraph_language: false,
             near_duplicates: true,
-            near_duplicate_threshold: stages::dedup::DEFAULT_NEAR_THRESHOLD,
-            boilerplate_min_pages: stages::host_boilerplate::DEFAULT_MIN_PAGES,
-            boilerplate_min_share: stages::host_boilerplate::DEFAULT_MIN_SHARE,
+            near_duplicate_threshold: stages::corpus::dedup::DEFAULT_NEAR_THRESHOLD,
+            boilerplate_min_pages: stages::corpus::host_boilerplate::DEFAULT_MIN_PAGES,
+            boilerplate_min_share: stages::corpus::host_boilerplate::DEFAULT_MIN_SHARE,
         }
     }
 }
@@ -551,8 +554,8 @@ impl Default for MatrixSection {
 
 impl MatrixSection {
     /// The options of the `stages` matrix.
-    pub fn options(&self) -> stages::matrix::MatrixOptions {
-        stages::matrix::MatrixOptions {
+    pub fn options(&self) -> stages::export::matrix::MatrixOptions {
+        stages::export::matrix::MatrixOptions {
             lowercase: self.lowercase,
             stoplist: self.stoplist.clone(),
             min_df: self.min_df,

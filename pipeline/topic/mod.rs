@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use stages::formula::{Formula, FormulaOptions};
+use stages::focus::formula::{Formula, FormulaOptions};
 
 mod file;
 pub mod template;
@@ -168,7 +168,7 @@ fn search_plan(
     section: &SearchSection,
     formula: &Formula,
 ) -> anyhow::Result<SearchPlan> {
-    use stages::queries::{Restrictions, compile, topic_queries};
+    use stages::seeds::queries::{Restrictions, compile, topic_queries};
     let language = section
         .language
         .clone()
@@ -362,7 +362,7 @@ contact = "mailto:linguiste@example.org"
         let (first, compiled) = &plan.queries[0];
         assert_eq!(
             first,
-            &stages::queries::Query::Explicit("graphe planaire".into())
+            &stages::seeds::queries::Query::Explicit("graphe planaire".into())
         );
         assert_eq!(compiled.q, "graphe planaire -graffiti site:fr");
         assert!(

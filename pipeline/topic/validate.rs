@@ -378,7 +378,7 @@ pub(super) fn validate(file: &TopicFile) -> anyhow::Result<()> {
     }
     for (list, patterns) in [("allow", &file.domains.allow), ("deny", &file.domains.deny)] {
         for pattern in patterns {
-            if let Some(Err(why)) = stages::score::Network::parse(pattern) {
+            if let Some(Err(why)) = stages::focus::score::Network::parse(pattern) {
                 problems.push(format!("[domains] {list}: {why}"));
             }
         }
@@ -408,7 +408,7 @@ pub(super) fn validate(file: &TopicFile) -> anyhow::Result<()> {
     }
     if let Err(e) = file.matrix.options().validate() {
         let field = match e {
-            stages::matrix::MatrixError::UnknownStoplist(_) => "stoplist",
+            stages::export::matrix::MatrixError::UnknownStoplist(_) => "stoplist",
             _ => "max_df_ratio",
         };
         problems.push(format!("[matrix] `{field}`: {e}"));
@@ -495,7 +495,8 @@ fn file_problem(what: &str, path: &std::path::Path) -> Option<String> {
 /// no seed term or query contains (search results may then rarely satisfy the formula).
 pub fn warnings(topic: &Topic) -> Vec<String> {
     let mut out = Vec::new();
-    let scope = stages::score::Scope::new(&topic.file.domains.allow, &topic.file.domains.deny);
+    let scope =
+        stages::focus::score::Scope::new(&topic.file.domains.allow, &topic.file.domains.deny);
     let outside: Vec<&str> = topic
         .seed_urls
         .iter()
@@ -526,14 +527,14 @@ pub fn warnings(topic: &Topic) -> Vec<String> {
     if !texts.is_empty() && !topic.formula.accepts_everything() {
         let joined = texts.join("\n");
         let options = topic.formula.options();
-        let prepared = stages::formula::PreparedText::new(&joined, options);
+        let prepared = stages::focus::formula::PreparedText::new(&joined, options);
         // Each positive word alone, as the formula reads it (folding, `*` prefixes).
         let missing: Vec<String> = topic
             .formula
             .positive_terms()
             .into_iter()
             .filter(|term| {
-                stages::formula::Formula::parse_with(&format!("\"{term}\""), options)
+                stages::focus::formula::Formula::parse_with(&format!("\"{term}\""), options)
                     .is_ok_and(|alone| alone.evaluate_prepared(&prepared).hits == 0)
             })
             .collect();

@@ -7,8 +7,8 @@
 //! and, with `--texts`, `texts`: each page's kept blocks joined by newlines (what the script
 //! scores). `--repeat N` runs the loop N times (for profiling; `cpu` is then the total).
 //! **Invariants:** every file is read before the clock starts; the loop does per page exactly
-//! what `glaneur extract FILE` does minus I/O and JSON: [`stages::decode::decode`] of the
-//! bytes as `text/html` at `http://localhost/NAME`, then [`stages::extract::extract_html`];
+//! what `glaneur extract FILE` does minus I/O and JSON: [`stages::page::decode::decode`] of the
+//! bytes as `text/html` at `http://localhost/NAME`, then [`stages::page::extract::extract_html`];
 //! one thread. With `--predecoded` the pages are decoded (the same way) before the clock starts
 //! and only the extraction is timed: the Python extractors' basis, as the script hands them
 //! `str` it decoded itself.
@@ -18,7 +18,7 @@
 use std::time::Duration;
 
 use rustix::time::{ClockId, clock_gettime};
-use stages::extract::{ExtractOptions, Extracted, extract_html};
+use stages::page::extract::{ExtractOptions, Extracted, extract_html};
 
 /// CPU time used by the whole process so far (user + sys).
 fn process_cpu() -> Duration {
@@ -69,8 +69,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         pages.push((bytes, base.join(name)?));
     }
 
-    let decode =
-        |bytes: &[u8]| stages::decode::decode(bytes, Some("text/html"), Some("localhost")).text;
+    let decode = |bytes: &[u8]| {
+        stages::page::decode::decode(bytes, Some("text/html"), Some("localhost")).text
+    };
     let decoded: Vec<String> = if predecoded {
         pages.iter().map(|(bytes, _)| decode(bytes)).collect()
     } else {

@@ -7,7 +7,7 @@
 
 use std::collections::{BinaryHeap, HashMap};
 
-use stages::strategy::{Prioritizer, Settings, Strategy};
+use stages::focus::strategy::{Prioritizer, Settings, Strategy};
 
 /// The crawl's heap entry (pipeline/crawl.rs `Entry`): id, key, stamp — 16 bytes.
 // The stamp is only compared by the crawl (stale entries); here it just takes its room.

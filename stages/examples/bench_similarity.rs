@@ -10,8 +10,8 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use stages::matrix::{MatrixBuilder, MatrixOptions};
-use stages::similarity::{pairs_csv, similar_pairs};
+use stages::export::matrix::{MatrixBuilder, MatrixOptions};
+use stages::export::similarity::{pairs_csv, similar_pairs};
 
 fn peak_rss_kib() -> String {
     std::fs::read_to_string("/proc/self/status")

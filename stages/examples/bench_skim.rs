@@ -1,9 +1,9 @@
 //! Benchmark of the crawl's page skim (not a user tool): how fast HTML tokenizers read the
-//! fixture pages, and how fast [`stages::skim::skim_html`] reads them.
+//! fixture pages, and how fast [`stages::page::skim::skim_html`] reads them.
 //!
 //! **In:** `[--rounds N] [--only READER] [DIR]`: `DIR` is `tests/data/extraction` (the default, in
 //! the repository); its 355 pages are read and decoded with
-//! [`stages::decode::decode`] as `stages/tests/skim.rs` does, before any clock starts;
+//! [`stages::page::decode::decode`] as `stages/tests/skim.rs` does, before any clock starts;
 //! `--only` runs one reader (for a profiler).
 //! **Out:** one line per reader: median and best CPU time (process CPU, user + sys) of one pass
 //! over all pages, and MB/s of decoded HTML at the median:
@@ -74,7 +74,7 @@ fn load(root: &Path) -> Result<Vec<String>, Box<dyn std::error::Error>> {
             } else {
                 raw
             };
-            pages.push(stages::decode::decode(&bytes, None, None).text);
+            pages.push(stages::page::decode::decode(&bytes, None, None).text);
         }
     }
     Ok(pages)
@@ -201,7 +201,7 @@ fn html5gum_noop(html: &str) -> usize {
 }
 
 fn skim(html: &str, url: &url::Url) -> usize {
-    let s = stages::skim::skim_html(html, url);
+    let s = stages::page::skim::skim_html(html, url);
     s.links.len() + s.text.len()
 }
 

@@ -1,45 +1,33 @@
 //! Pure stage transforms of glaneur.
 //!
 //! Every module here is a pure function of its input: no network, no disk, no clock, no async
-//! runtime (`tests/tidy.rs` at the workspace root fails if this crate's manifest ever gains
+//! runtime (`tests/e2e/tidy.rs` at the workspace root fails if this crate's manifest ever gains
 //! such a dependency). The `pipeline` (root package) does the I/O and calls these.
 //!
-//! Stages, in data-flow order: [`queries`] (search-engine queries from the seed terms) →
-//! [`serp`] (seeds from saved result pages) → [`formula`] (the
-//! keyword formula) → [`robots`], [`urlnorm`] (crawl rules and the seen-set key) → [`decode`]
-//! (bytes to UTF-8) → [`extract`] (clean text, links; with [`lang`] and [`stopwords`]) →
-//! [`score`] (topic score, link priority, domain scope; with [`centroid`], the seed term weights,
-//! and [`strategy`], the frontier's priority functions) → [`host_boilerplate`], [`paralang`],
-//! [`dedup`] (cross-page clean-up: repeated paragraphs, paragraph language, duplicates) →
-//! [`tokenize`] → exports: [`graph`],
-//! [`matrix`], [`treetagger`]. [`warc`] is the WARC/1.1 codec used to store and replay
-//! responses.
+//! The modules are grouped by data flow, one folder per group, in this order:
+//!
+//! 1. [`seeds`]: search-engine queries from the seed terms, seed URLs from result pages;
+//! 2. [`web`]: the crawl's rules for a URL (canonical form, robots.txt, traps) and the WARC
+//!    codec that stores and replays responses;
+//! 3. [`page`]: one fetched page read: bytes to text, the crawl's skim, clean text and links,
+//!    language, stop words;
+//! 4. [`focus`]: what is on topic and what to fetch next: the keyword formula, page and link
+//!    scores, the seed centroid, PageRank, the frontier's strategies;
+//! 5. [`corpus`]: across pages: repeated paragraphs, paragraph language, duplicates, tokens;
+//! 6. [`export`]: the files a run writes: link graphs, site maps, matrices, similarity,
+//!    TreeTagger and vertical formats, tagger output read back.
+//!
+//! Arrows point downstream only: a module uses modules of its own group or of groups above it,
+//! never of a group below.
 
-pub mod centroid;
-pub mod decode;
-pub mod dedup;
-pub mod extract;
-pub mod formula;
-pub mod graph;
-pub mod graphio;
-pub mod host_boilerplate;
-pub mod lang;
-pub mod matrix;
-pub mod pagerank;
-pub mod paralang;
-pub mod queries;
-pub mod robots;
-pub mod score;
-pub mod serp;
-pub mod similarity;
-pub mod sitemap;
-pub mod skim;
-pub mod stopwords;
-pub mod strategy;
-pub mod tagged;
-pub mod tokenize;
-pub mod traps;
-pub mod treetagger;
-pub mod urlnorm;
-pub mod vertical;
-pub mod warc;
+pub mod seeds;
+
+pub mod web;
+
+pub mod page;
+
+pub mod focus;
+
+pub mod corpus;
+
+pub mod export;

@@ -1,4 +1,4 @@
-//! Fixture tests of `stages::decode` on real material in `tests/data/encoding`:
+//! Fixture tests of `stages::page::decode` on real material in `tests/data/encoding`:
 //! html5lib's `<meta>` pre-scan tests (html5lib/html5lib-tests, MIT) and the chardet project's
 //! labelled web text (CulturaX snippets re-encoded, LGPL).
 
@@ -9,7 +9,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use encoding_rs::{Encoding, WINDOWS_1252};
-use stages::decode::{Decision, PRESCAN_LIMIT, decode, prescan};
+use stages::page::decode::{Decision, PRESCAN_LIMIT, decode, prescan};
 use unicode_normalization::UnicodeNormalization;
 
 /// One html5lib encoding test: the `#data` bytes and the `#encoding` label.

@@ -14,8 +14,8 @@ mod common;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use stages::dedup::{self, Fingerprint, Verdict};
-use stages::extract::{ExtractOptions, extract_html};
+use stages::corpus::dedup::{self, Fingerprint, Verdict};
+use stages::page::extract::{ExtractOptions, extract_html};
 use url::Url;
 
 const THRESHOLD: f64 = dedup::DEFAULT_NEAR_THRESHOLD;
@@ -35,7 +35,7 @@ fn pages(dir: &Path) -> Vec<(String, String)> {
         .iter()
         .map(|path| {
             let bytes = common::read_file(path);
-            let html = stages::decode::decode(&bytes, None, None).text;
+            let html = stages::page::decode::decode(&bytes, None, None).text;
             let text = extract_html(&html, &url, &ExtractOptions::default()).clean_text();
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
             let name = name.unwrap_or_default();
@@ -44,7 +44,7 @@ fn pages(dir: &Path) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Word 5-shingles as strings, written independently of `stages::dedup`.
+/// Word 5-shingles as strings, written independently of `stages::corpus::dedup`.
 fn brute_shingles(text: &str) -> HashSet<String> {
     let folded = dedup::strip_diacritics(&text.to_lowercase());
     let words: Vec<&str> = folded

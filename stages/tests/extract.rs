@@ -1,4 +1,4 @@
-//! Fixture tests of `stages::extract` on real pages (`tests/data/extraction`).
+//! Fixture tests of `stages::page::extract` on real pages (`tests/data/extraction`).
 //!
 //! - CleanEval 2007 development set (SIGWAC; mirror j-szulc/html-cleaning-dataset-merged): word
 //!   precision/recall/F1 of the kept text against the hand-cleaned gold text, with the
@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use stages::extract::{ExtractOptions, extract_html};
+use stages::page::extract::{ExtractOptions, extract_html};
 use url::Url;
 
 /// Overall (micro-averaged) word F1 on CleanEval-dev must stay above this (measured 0.955:
@@ -187,16 +187,17 @@ fn serp_pages(dir: &Path) -> Vec<(PathBuf, String)> {
     let mut pages = Vec::new();
     for path in common::sorted_files(dir, ".warc.gz") {
         let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        for record in stages::warc::Reader::new(std::io::BufReader::new(file)) {
+        for record in stages::web::warc::Reader::new(std::io::BufReader::new(file)) {
             let Ok(record) = record else { break };
             if record.record_type() != Some("response") {
                 continue;
             }
-            let Ok(response) = stages::warc::parse_http_response(&record.block) else {
+            let Ok(response) = stages::web::warc::parse_http_response(&record.block) else {
                 continue;
             };
             let content_type = response.header("content-type").map(str::to_owned);
-            let decoded = stages::decode::decode(&response.body, content_type.as_deref(), None);
+            let decoded =
+                stages::page::decode::decode(&response.body, content_type.as_deref(), None);
             pages.push((path.clone(), decoded.text));
         }
     }

@@ -10,7 +10,7 @@ mod common;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use stages::formula::{Formula, FormulaOptions, PreparedText};
+use stages::focus::formula::{Formula, FormulaOptions, PreparedText};
 
 const DEFAULT: FormulaOptions = FormulaOptions {
     case_sensitive: false,

@@ -1,4 +1,4 @@
-//! Fixture test of the language detector underneath `stages::lang`: glaneur builds whatlang from
+//! Fixture test of the language detector underneath `stages::page::lang`: glaneur builds whatlang from
 //! its own copy (`vendor/whatlang`, faster scoring), which must give the published crate's
 //! answers. `fixtures/whatlang-0.18.0-answers.tsv` holds the answers of whatlang 0.18.0 as
 //! published on 620 samples of the chardet project's labelled web texts (CulturaX snippets,

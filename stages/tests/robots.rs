@@ -1,7 +1,7 @@
 //! Google's robots.txt conformance suite (google/robotstxt-spec-test, Apache-2.0) run
-//! against `stages::robots`, in `tests/data/robots/correctness/`.
+//! against `stages::web::robots`, in `tests/data/robots/correctness/`.
 //!
-//! The crate behind `stages::robots` was chosen by running these 146 cases on both candidates
+//! The crate behind `stages::web::robots` was chosen by running these 146 cases on both candidates
 //! of the manifest: bare, robotxt 0.7.0 passed 132 and texting_robots 0.2.2 passed 134; with
 //! our pre-pass (partial BOM skipped, `User-agent` values cut to their product token) both
 //! pass 142. robotxt was kept: its misses are Google-only behaviours we reject anyway, it
@@ -17,7 +17,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use stages::robots::Robots;
+use stages::web::robots::Robots;
 use textproto::{Value, all, one};
 
 /// A reader for the small subset of the protobuf text format that Google's robots.txt
@@ -378,7 +378,7 @@ fn divergence(case: &Case) -> Option<&'static str> {
 fn google_conformance_suite() {
     let cases = load_cases();
 
-    // file -> (cases, passed by stages::robots, passed by bare robotxt)
+    // file -> (cases, passed by stages::web::robots, passed by bare robotxt)
     let mut table: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
     let mut unexpected = Vec::new();
     let mut diverged = 0;

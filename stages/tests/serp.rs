@@ -1,8 +1,8 @@
-//! Fixture test of the saved-SERP importer (`stages::serp`) on real archived result pages.
+//! Fixture test of the saved-SERP importer (`stages::seeds::serp`) on real archived result pages.
 //!
 //! Material: `tests/data/serp/` — 240 search-engine result pages archived by the Internet
 //! Archive (one SERP per WARC file) with the gold parse of each (`expected/*.json`), from
-//! webis-de/archive-query-log (MIT). The pages are read with `stages::warc`, their bodies
+//! webis-de/archive-query-log (MIT). The pages are read with `stages::web::warc`, their bodies
 //! decoded as UTF-8 lossily (the real pipeline decodes properly before calling the parser).
 //!
 //! Comparison protocol, stated once here and printed with the table:
@@ -27,8 +27,8 @@ use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
 
-use stages::serp::{Engine, SerpPage, parse_serp, unwrap_redirect};
-use stages::warc::{Reader, parse_http_response};
+use stages::seeds::serp::{Engine, SerpPage, parse_serp, unwrap_redirect};
+use stages::web::warc::{Reader, parse_http_response};
 use url::Url;
 
 /// One archived result page.

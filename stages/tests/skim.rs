@@ -1,4 +1,4 @@
-//! Fixture test of `stages::skim` (the crawl's reader) against `stages::extract` (the extract
+//! Fixture test of `stages::page::skim` (the crawl's reader) against `stages::page::extract` (the extract
 //! stage's) on the real pages of `tests/data/extraction` (CleanEval-dev, Mozilla Readability
 //! test pages, the article-extraction benchmark): the crawl must see the same links, titles and
 //! language as the extractor, and at least the text the extractor reads.
@@ -9,8 +9,8 @@ mod common;
 
 use std::collections::HashSet;
 
-use stages::extract::{ExtractOptions, extract_html};
-use stages::skim::skim_html;
+use stages::page::extract::{ExtractOptions, extract_html};
+use stages::page::skim::skim_html;
 use url::Url;
 
 /// Links (URL and kind) found by both readers ÷ found by either, summed over all pages
@@ -39,7 +39,7 @@ fn pages() -> Vec<(String, String)> {
         assert!(!files.is_empty(), "no {suffix} pages in {}", dir.display());
         for path in files {
             let bytes = common::read_file(&path);
-            let decoded = stages::decode::decode(&bytes, None, None);
+            let decoded = stages::page::decode::decode(&bytes, None, None);
             out.push((path.display().to_string(), decoded.text));
         }
     }

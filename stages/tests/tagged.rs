@@ -11,7 +11,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use stages::tagged::{TaggedError, parse_tagged};
+use stages::export::tagged::{TaggedError, parse_tagged};
 
 /// TreeTagger's French tagset (Achim Stein's parameter file), the only tags real output has.
 const FRENCH_TAGSET: &[&str] = &[

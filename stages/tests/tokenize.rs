@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use stages::tokenize::{is_markup, sentence_ends, tokenize, tokenize_into};
+use stages::corpus::tokenize::{is_markup, sentence_ends, tokenize, tokenize_into};
 
 struct Pair {
     name: String,

@@ -1,4 +1,4 @@
-//! `stages::urlnorm` against the URL test data of iipc/urlcanon (Apache-2.0), in
+//! `stages::web::urlnorm` against the URL test data of iipc/urlcanon (Apache-2.0), in
 //! `tests/data/url/testdata/`: the WHATWG web-platform tests, urlcanon's own WHATWG,
 //! path-dot and IPv4 cases, and the outputs of other canonicalisers (urlcanon's
 //! "semantic precise" and "aggressive", the Internet Archive's and Google Safe Browsing's, as
@@ -33,7 +33,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
-use stages::urlnorm::{Canonicalizer, UrlError};
+use stages::web::urlnorm::{Canonicalizer, UrlError};
 use url::{Host, Url};
 
 /// The outcome of one case.

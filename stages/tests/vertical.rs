@@ -1,4 +1,4 @@
-//! Fixture test of the export formats (`stages::vertical`) on real French text: the texts of
+//! Fixture test of the export formats (`stages::export::vertical`) on real French text: the texts of
 //! `tests/data/treetagger/tokenizer-fr/*.txt` (LibreOffice help, MPL-2.0; Debian
 //! Administrator's Handbook, GPL-2+/CC-BY-SA; one file of hard cases) are written as documents
 //! in vertical XML, CoNLL-U and Talismane's input, and each output is read back here:
@@ -9,8 +9,8 @@
 
 mod common;
 
-use stages::tokenize::tokenize;
-use stages::vertical::{
+use stages::corpus::tokenize::tokenize;
+use stages::export::vertical::{
     DocMeta, clean_text, metadata_csv_header, metadata_csv_row, sentences, write_conllu,
     write_talismane, write_vrt,
 };

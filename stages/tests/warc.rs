@@ -1,4 +1,4 @@
-//! Fixture tests of `stages::warc` on real WARC files from `tests/data/warc/`
+//! Fixture tests of `stages::web::warc` on real WARC files from `tests/data/warc/`
 //! (ukwa/webarchive-discovery test resources: a 2014 Heritrix crawl of data.gov.uk, Internet
 //! Archive and wget WARCs, a JWAT-recompressed file, wget's transfer-compression cases).
 //!
@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 use std::path::PathBuf;
 
-use stages::warc::{
+use stages::web::warc::{
     HttpResponse, Reader, Record, RecordBuilder, WarcError, complete_prefix_len, gzip_member,
     metadata_record, parse_http_request_line, parse_http_response, parse_warc_fields,
     request_record, response_record, sha1_digest, warcinfo_record,
@@ -277,12 +277,12 @@ fn transfer_compression_is_undone_except_brotli() {
         Some(none.body.len().to_string().as_str())
     );
     let raw_gzip =
-        &gzip_record.block[stages::warc::http_payload_offset(&gzip_record.block).unwrap()..];
+        &gzip_record.block[stages::web::warc::http_payload_offset(&gzip_record.block).unwrap()..];
     assert!(raw_gzip.starts_with(&[0x1f, 0x8b]) && raw_gzip != gzip.body.as_slice());
     // Brotli is left coded, and says so.
     assert_eq!(brotli.header("Content-Encoding"), Some("br"));
-    let raw_br =
-        &brotli_record.block[stages::warc::http_payload_offset(&brotli_record.block).unwrap()..];
+    let raw_br = &brotli_record.block
+        [stages::web::warc::http_payload_offset(&brotli_record.block).unwrap()..];
     assert_eq!(brotli.body, raw_br);
     assert_ne!(brotli.body, none.body);
     println!(

@@ -180,7 +180,7 @@ fn killed_crawl_loses_no_stored_page_and_refetches_at_most_what_was_in_flight() 
     assert_complete(&out);
     // The WARC file is whole: every response record reads back.
     let warc = std::fs::read(out.join("warc/glaneur-00000.warc.gz")).unwrap();
-    let records: Vec<_> = stages::warc::Reader::new(&warc[..]).collect();
+    let records: Vec<_> = stages::web::warc::Reader::new(&warc[..]).collect();
     assert!(records.iter().all(Result::is_ok), "a damaged WARC record");
     let responses = records
         .iter()

@@ -107,10 +107,10 @@ fn main() -> std::process::ExitCode {
         let Ok(bytes) = std::fs::read(&path) else {
             continue;
         };
-        let decoded = stages::decode::decode(&bytes, None, None).text;
+        let decoded = stages::page::decode::decode(&bytes, None, None).text;
         let name = path.to_string_lossy();
         let text = if name.ends_with(".html") || name.ends_with(".htm") {
-            stages::skim::skim_html(&decoded, &url).text
+            stages::page::skim::skim_html(&decoded, &url).text
         } else {
             decoded
         };

@@ -1,0 +1,642 @@
+//! More views of the crawl's hyperlink graph: GEXF, Graphviz DOT and Pajek writers, the host
+//! graph, and seed 004's two link reports (broken links, external links).
+//!
+//! **In:** a [`LinkGraph`] (one node per URL the crawl saw, one edge per linked pair) and, for
+//! GEXF, one PageRank score per node (see [`pagerank_of`]).
+//!
+//! **Out:** `String`s ready to write (`links.gexf`, `links.dot`, `links.net`, `hosts.*`) and
+//! CSV row tables (header first) for the caller's `csv` writer.
+//!
+//! **Invariants:**
+//! - every writer emits each node once and each edge once, with node ids that join with
+//!   `crawl.sqlite` (`n<id>` as in the GraphML writer; Pajek must number `1..=n`, so its
+//!   vertex `k` is the graph's node index `k-1` and the URL is its label);
+//! - text is escaped for its format (XML for GEXF, `\"`/`\\` for DOT, no `"` or `\` inside
+//!   Pajek's quoted labels), absent values are omitted, non-finite numbers are never written;
+//! - a page is *broken* when it was fetched with status ≥ 400 or its fetch failed
+//!   ([`is_broken`]); broken targets are reported by [`broken_links`] and never by
+//!   [`external_links`] (seed 004, A2: an invalid URL is the site's error, not an external
+//!   resource);
+//! - the host graph drops links inside a host from its edges (no self-loops, which clutter
+//!   Gephi and Graphviz layouts) and keeps their sum per host as `internal_links`.
+//!
+//! Nothing here panics on any graph: a PageRank slice of the wrong length just leaves the
+//! missing scores out.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::EdgeRef;
+
+use crate::export::graph::{LinkGraph, PageNode, xml_escape};
+use crate::focus::pagerank::pagerank;
+
+/// Reasons the crawler records when a fetch failed without an HTTP status (`fetch.rs`,
+/// `crawl.rs`), plus the bare state `failed` for a row without a reason.
+const FAILED_REASONS: [&str; 5] = [
+    "timeout",
+    "network-error",
+    "redirect-chain",
+    "invalid-url",
+    "failed",
+];
+
+/// Whether a page is an invalid link target (seed 004's set `P_N`): fetched with an HTTP
+/// status of 400 or more, or recorded as an HTTP error or failed fetch.
+pub fn is_broken(node: &PageNode) -> bool {
+    match node.status {
+        Some(status) => status >= 400,
+        None => node.reason.starts_with("http-") || FAILED_REASONS.contains(&node.reason.as_str()),
+    }
+}
+
+/// PageRank of every node of `graph` (damping `damping`, tolerance 1e-10, at most 200
+/// iterations), indexed by `NodeIndex::index()`, summing to 1. Links count once per page
+/// pair, whatever their `count`: seed 004's formula divides by the number of pages linked.
+pub fn pagerank_of(graph: &LinkGraph, damping: f64) -> Vec<f64> {
+    let edges: Vec<(usize, usize)> = graph
+        .graph
+        .edge_references()
+        .map(|e| (e.source().index(), e.target().index()))
+        .collect();
+    pagerank(graph.graph.node_count(), &edges, damping, 1e-10, 200)
+}
+
+/// A typed attribute value, as GEXF declares it.
+enum Value {
+    Str(String),
+    Int(i64),
+    Double(f64),
+    Bool(bool),
+}
+
+/// A format-neutral view of a graph, so the three writers serve both the page graph and the
+/// host graph.
+struct Table {
+    node_schema: &'static [(&'static str, &'static str)],
+    edge_schema: &'static [(&'static str, &'static str)],
+    nodes: Vec<NodeOut>,
+    edges: Vec<EdgeOut>,
+}
+
+struct NodeOut {
+    id: String,
+    label: String,
+    /// Parallel to `node_schema`; `None` is an absent value.
+    values: Vec<Option<Value>>,
+}
+
+struct EdgeOut {
+    /// Positions in `Table::nodes`.
+    source: usize,
+    target: usize,
+    weight: i64,
+    values: Vec<Option<Value>>,
+}
+
+const PAGE_SCHEMA: &[(&str, &str)] = &[
+    ("host", "string"),
+    ("depth", "integer"),
+    ("status", "integer"),
+    ("language", "string"),
+    ("score", "double"),
+    ("verdict", "boolean"),
+    ("tokens", "integer"),
+    ("kept", "boolean"),
+    ("reason", "string"),
+    ("pagerank", "double"),
+];
+const LINK_SCHEMA: &[(&str, &str)] = &[("anchor", "string")];
+const HOST_SCHEMA: &[(&str, &str)] = &[
+    ("pages", "integer"),
+    ("pages_kept", "integer"),
+    ("tokens", "integer"),
+    ("internal_links", "integer"),
+];
+const HOST_LINK_SCHEMA: &[(&str, &str)] = &[("page_links", "integer")];
+
+fn finite(v: Option<f64>) -> Option<Value> {
+    v.filter(|x| x.is_finite()).map(Value::Double)
+}
+
+fn page_table(graph: &LinkGraph, pagerank: &[f64]) -> Table {
+    let nodes = graph
+        .graph
+        .node_indices()
+        .map(|i| {
+            let n = &graph.graph[i];
+            NodeOut {
+                id: format!("n{}", n.id),
+                label: n.url.clone(),
+                values: vec![
+                    Some(Value::Str(n.host.clone())),
+                    n.depth.map(Value::Int),
+                    n.status.map(Value::Int),
+                    n.language.clone().map(Value::Str),
+                    finite(n.score),
+                    n.verdict.map(Value::Bool),
+                    n.tokens.map(Value::Int),
+                    Some(Value::Bool(n.kept)),
+                    Some(Value::Str(n.reason.clone())),
+                    finite(pagerank.get(i.index()).copied()),
+                ],
+            }
+        })
+        .collect();
+    let edges = graph
+        .graph
+        .edge_references()
+        .map(|e| EdgeOut {
+            source: e.source().index(),
+            target: e.target().index(),
+            weight: e.weight().count,
+            values: vec![Some(Value::Str(e.weight().anchor.clone()))],
+        })
+        .collect();
+    Table {
+        node_schema: PAGE_SCHEMA,
+        edge_schema: LINK_SCHEMA,
+        nodes,
+        edges,
+    }
+}
+
+/// GEXF 1.3 text of the page graph (directed; typed node attributes, `pagerank` included;
+/// node label = URL; edge weight = number of links, edge attribute `anchor`). Gephi reads it;
+/// networkx 3.4's `read_gexf` only knows GEXF 1.1/1.2 and needs the GraphML file instead.
+pub fn to_gexf(graph: &LinkGraph, pagerank: &[f64]) -> String {
+    write_gexf(&page_table(graph, pagerank))
+}
+
+/// Graphviz DOT text of the page graph: quoted ids `"n<id>"`, label = URL, `weight` = links.
+pub fn to_dot(graph: &LinkGraph) -> String {
+    write_dot(&page_table(graph, &[]), "links")
+}
+
+/// Pajek `.net` text of the page graph: `*Vertices n` (1-based, quoted URL labels) and
+/// `*Arcs` with the link count as weight.
+pub fn to_pajek(graph: &LinkGraph) -> String {
+    write_pajek(&page_table(graph, &[]))
+}
+
+fn write_gexf(table: &Table) -> String {
+    let mut out = String::with_capacity(512 + table.nodes.len() * 300 + table.edges.len() * 100);
+    out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out.push_str("<gexf xmlns=\"http://gexf.net/1.3\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:schemaLocation=\"http://gexf.net/1.3 http://gexf.net/1.3/gexf.xsd\" version=\"1.3\">\n");
+    out.push_str("  <meta>\n    <creator>glaneur</creator>\n  </meta>\n");
+    out.push_str("  <graph defaultedgetype=\"directed\" mode=\"static\">\n");
+    for (class, schema) in [("node", table.node_schema), ("edge", table.edge_schema)] {
+        let _ = writeln!(out, "    <attributes class=\"{class}\" mode=\"static\">");
+        for (name, ty) in schema {
+            let _ = writeln!(
+                out,
+                "      <attribute id=\"{name}\" title=\"{name}\" type=\"{ty}\"/>"
+            );
+        }
+        out.push_str("    </attributes>\n");
+    }
+    let _ = writeln!(out, "    <nodes count=\"{}\">", table.nodes.len());
+    for node in &table.nodes {
+        let _ = write!(
+            out,
+            "      <node id=\"{}\" label=\"{}\"",
+            xml_escape(&node.id),
+            xml_escape(&node.label)
+        );
+        gexf_attvalues(&mut out, table.node_schema, &node.values, "node");
+    }
+    out.push_str("    </nodes>\n");
+    let _ = writeln!(out, "    <edges count=\"{}\">", table.edges.len());
+    for (k, edge) in table.edges.iter().enumerate() {
+        let (Some(s), Some(t)) = (table.nodes.get(edge.source), table.nodes.get(edge.target))
+        else {
+            continue;
+        };
+        let _ = write!(
+            out,
+            "      <edge id=\"{k}\" source=\"{}\" target=\"{}\" weight=\"{}\"",
+            xml_escape(&s.id),
+            xml_escape(&t.id),
+            edge.weight
+        );
+        gexf_attvalues(&mut out, table.edge_schema, &edge.values, "edge");
+    }
+    out.push_str("    </edges>\n  </graph>\n</gexf>\n");
+    out
+}
+
+/// Ends the start tag `tag` opened by the caller: `/>` when no value is present, else the
+/// `<attvalues>` block and the end tag.
+fn gexf_attvalues(out: &mut String, schema: &[(&str, &str)], values: &[Option<Value>], tag: &str) {
+    let present: Vec<(&str, String)> = schema
+        .iter()
+        .zip(values)
+        .filter_map(|((name, _), v)| {
+            let text = match v.as_ref()? {
+                Value::Str(s) => xml_escape(s),
+                Value::Int(i) => i.to_string(),
+                Value::Double(d) => d.to_string(),
+                Value::Bool(b) => b.to_string(),
+            };
+            Some((*name, text))
+        })
+        .collect();
+    if present.is_empty() {
+        out.push_str("/>\n");
+        return;
+    }
+    out.push_str(">\n        <attvalues>\n");
+    for (name, text) in present {
+        let _ = writeln!(out, "          <attvalue for=\"{name}\" value=\"{text}\"/>");
+    }
+    let _ = writeln!(out, "        </attvalues>\n      </{tag}>");
+}
+
+fn dot_quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            // A lone backslash starts an escString sequence (`\N`, `\l`…) in labels.
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn write_dot(table: &Table, name: &str) -> String {
+    let mut out = String::with_capacity(64 + table.nodes.len() * 120 + table.edges.len() * 40);
+    let _ = writeln!(out, "digraph {} {{", dot_quote(name));
+    out.push_str("  node [shape=box];\n");
+    for node in &table.nodes {
+        let _ = write!(
+            out,
+            "  {} [label={}",
+            dot_quote(&node.id),
+            dot_quote(&node.label)
+        );
+        for ((attr, _), value) in table.node_schema.iter().zip(&node.values) {
+            let text = match value {
+                Some(Value::Str(s)) => dot_quote(s),
+                Some(Value::Int(i)) => i.to_string(),
+                Some(Value::Double(d)) => format!("\"{d}\""),
+                Some(Value::Bool(b)) => b.to_string(),
+                None => continue,
+            };
+            let _ = write!(out, ", {attr}={text}");
+        }
+        out.push_str("];\n");
+    }
+    for edge in &table.edges {
+        let (Some(s), Some(t)) = (table.nodes.get(edge.source), table.nodes.get(edge.target))
+        else {
+            continue;
+        };
+        // Graphviz rejects negative weights; a count is never negative in a sane database.
+        let _ = writeln!(
+            out,
+            "  {} -> {} [weight={}];",
+            dot_quote(&s.id),
+            dot_quote(&t.id),
+            edge.weight.max(0)
+        );
+    }
+    out.push_str("}\n");
+    out
+}
+
+fn pajek_label(text: &str) -> String {
+    // Pajek has no escape inside quoted labels; URLs percent-encode `"` and `\` anyway, so
+    // doing the same keeps the label a valid URL.
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("%22"),
+            '\\' => out.push_str("%5C"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn write_pajek(table: &Table) -> String {
+    let mut out = String::with_capacity(32 + table.nodes.len() * 80 + table.edges.len() * 16);
+    let _ = writeln!(out, "*Vertices {}", table.nodes.len());
+    for (k, node) in table.nodes.iter().enumerate() {
+        let _ = writeln!(out, "{} {}", k + 1, pajek_label(&node.label));
+    }
+    out.push_str("*Arcs\n");
+    for edge in &table.edges {
+        if edge.source < table.nodes.len() && edge.target < table.nodes.len() {
+            let _ = writeln!(
+                out,
+                "{} {} {}",
+                edge.source + 1,
+                edge.target + 1,
+                edge.weight
+            );
+        }
+    }
+    out
+}
+
+/// One host of the host graph.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HostNode {
+    /// Host name.
+    pub host: String,
+    /// URLs of this host the crawl saw.
+    pub pages: i64,
+    /// Of these, pages in the corpus.
+    pub pages_kept: i64,
+    /// Sum of the corpus tokens of the kept pages.
+    pub tokens: i64,
+    /// Sum of the link counts between two pages of this host (dropped from the edges).
+    pub internal_links: i64,
+}
+
+/// Links from one host to another.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HostEdge {
+    /// Sum of the link counts of the page pairs.
+    pub count: i64,
+    /// Number of distinct (source page, target page) pairs.
+    pub page_links: i64,
+}
+
+/// The host graph: one node per host, one edge per ordered pair of distinct hosts.
+#[derive(Debug, Default)]
+pub struct HostGraph {
+    /// Hosts in alphabetical order; edges in (source, target) order.
+    pub graph: DiGraph<HostNode, HostEdge>,
+}
+
+/// Aggregates the page graph by host (see [`HostNode`], [`HostEdge`]); links inside a host are
+/// not edges but are summed in [`HostNode::internal_links`].
+pub fn host_graph(graph: &LinkGraph) -> HostGraph {
+    let mut hosts: BTreeMap<&str, HostNode> = BTreeMap::new();
+    for n in graph.graph.node_weights() {
+        let h = hosts.entry(n.host.as_str()).or_insert_with(|| HostNode {
+            host: n.host.clone(),
+            ..HostNode::default()
+        });
+        h.pages += 1;
+        if n.kept {
+            h.pages_kept += 1;
+            h.tokens = h.tokens.saturating_add(n.tokens.unwrap_or(0).max(0));
+        }
+    }
+    let mut pairs: BTreeMap<(&str, &str), HostEdge> = BTreeMap::new();
+    for e in graph.graph.edge_references() {
+        let s = graph.graph[e.source()].host.as_str();
+        let t = graph.graph[e.target()].host.as_str();
+        let count = e.weight().count;
+        if s == t {
+            if let Some(h) = hosts.get_mut(s) {
+                h.internal_links = h.internal_links.saturating_add(count);
+            }
+        } else {
+            let p = pairs.entry((s, t)).or_default();
+            p.count = p.count.saturating_add(count);
+            p.page_links += 1;
+        }
+    }
+    let mut out = DiGraph::with_capacity(hosts.len(), pairs.len());
+    let mut index: HashMap<&str, NodeIndex> = HashMap::with_capacity(hosts.len());
+    for (name, node) in hosts {
+        index.insert(name, out.add_node(node));
+    }
+    for ((s, t), edge) in pairs {
+        if let (Some(&a), Some(&b)) = (index.get(s), index.get(t)) {
+            out.add_edge(a, b, edge);
+        }
+    }
+    HostGraph { graph: out }
+}
+
+impl HostGraph {
+    fn table(&self) -> Table {
+        let nodes = self
+            .graph
+            .node_weights()
+            .enumerate()
+            .map(|(k, h)| NodeOut {
+                id: format!("h{k}"),
+                label: h.host.clone(),
+                values: vec![
+                    Some(Value::Int(h.pages)),
+                    Some(Value::Int(h.pages_kept)),
+                    Some(Value::Int(h.tokens)),
+                    Some(Value::Int(h.internal_links)),
+                ],
+            })
+            .collect();
+        let edges = self
+            .graph
+            .edge_references()
+            .map(|e| EdgeOut {
+                source: e.source().index(),
+                target: e.target().index(),
+                weight: e.weight().count,
+                values: vec![Some(Value::Int(e.weight().page_links))],
+            })
+            .collect();
+        Table {
+            node_schema: HOST_SCHEMA,
+            edge_schema: HOST_LINK_SCHEMA,
+            nodes,
+            edges,
+        }
+    }
+
+    /// GEXF 1.3 text (label = host, weight = summed link count).
+    pub fn to_gexf(&self) -> String {
+        write_gexf(&self.table())
+    }
+
+    /// Graphviz DOT text (ids `h<k>` in alphabetical host order).
+    pub fn to_dot(&self) -> String {
+        write_dot(&self.table(), "hosts")
+    }
+
+    /// Pajek `.net` text (vertex `k` is the `k`-th host alphabetically).
+    pub fn to_pajek(&self) -> String {
+        write_pajek(&self.table())
+    }
+
+    /// The host table as CSV rows (header first):
+    /// `host,pages,pages_kept,tokens,internal_links`.
+    pub fn node_rows(&self) -> Vec<Vec<String>> {
+        let mut rows = vec![header(&[
+            "host",
+            "pages",
+            "pages_kept",
+            "tokens",
+            "internal_links",
+        ])];
+        for h in self.graph.node_weights() {
+            rows.push(vec![
+                h.host.clone(),
+                h.pages.to_string(),
+                h.pages_kept.to_string(),
+                h.tokens.to_string(),
+                h.internal_links.to_string(),
+            ]);
+        }
+        rows
+    }
+
+    /// The host link table as CSV rows (header first): `source,target,count,page_links`.
+    pub fn edge_rows(&self) -> Vec<Vec<String>> {
+        let mut rows = vec![header(&["source", "target", "count", "page_links"])];
+        for e in self.graph.edge_references() {
+            rows.push(vec![
+                self.graph[e.source()].host.clone(),
+                self.graph[e.target()].host.clone(),
+                e.weight().count.to_string(),
+                e.weight().page_links.to_string(),
+            ]);
+        }
+        rows
+    }
+}
+
+fn header(names: &[&str]) -> Vec<String> {
+    names.iter().map(|s| s.to_string()).collect()
+}
+
+/// A link to an invalid page (seed 004, A1: `L_nv = {<p, q> : p ∈ P_I, q ∈ P_N}`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BrokenLink {
+    /// URL of the page holding the link.
+    pub source_url: String,
+    /// URL of the broken target.
+    pub target_url: String,
+    /// The HTTP status (`404`) when the target answered, else the recorded reason
+    /// (`timeout`, `network-error`, …).
+    pub problem: String,
+    /// Anchor text of the link.
+    pub anchor: String,
+}
+
+/// Every link whose target is broken ([`is_broken`]), sorted by source then target URL.
+pub fn broken_links(graph: &LinkGraph) -> Vec<BrokenLink> {
+    let mut out: Vec<BrokenLink> = graph
+        .graph
+        .edge_references()
+        .filter_map(|e| {
+            let t = &graph.graph[e.target()];
+            if !is_broken(t) {
+                return None;
+            }
+            Some(BrokenLink {
+                source_url: graph.graph[e.source()].url.clone(),
+                target_url: t.url.clone(),
+                problem: t.status.map_or_else(|| t.reason.clone(), |s| s.to_string()),
+                anchor: e.weight().anchor.clone(),
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| (&a.source_url, &a.target_url).cmp(&(&b.source_url, &b.target_url)));
+    out
+}
+
+/// `broken-links.csv` rows (header first): `source_url,target_url,problem,anchor`.
+pub fn broken_link_rows(links: &[BrokenLink]) -> Vec<Vec<String>> {
+    let mut rows = vec![header(&["source_url", "target_url", "problem", "anchor"])];
+    rows.extend(links.iter().map(|l| {
+        vec![
+            l.source_url.clone(),
+            l.target_url.clone(),
+            l.problem.clone(),
+            l.anchor.clone(),
+        ]
+    }));
+    rows
+}
+
+/// A link leaving the site (seed 004, A2: `L_ext = {<p, q> : D(p) ≠ D(q), q ∉ P_N}`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExternalLink {
+    /// URL of the page holding the link.
+    pub source_url: String,
+    /// URL of the target.
+    pub target_url: String,
+    /// Site of the source, as `site_of` gave it.
+    pub source_site: String,
+    /// Site of the target.
+    pub target_site: String,
+    /// Number of such links on the source page.
+    pub count: i64,
+    /// Anchor text of the first such link.
+    pub anchor: String,
+}
+
+/// Every link between two different sites whose target is not broken, sorted by source then
+/// target URL. `site_of` maps a host to its site: without a public-suffix list the caller can
+/// pass [`same_host`] (each host is its own site, so `www.a.fr` → `a.fr` counts as external)
+/// or a coarser key of its own.
+pub fn external_links(graph: &LinkGraph, site_of: impl Fn(&str) -> String) -> Vec<ExternalLink> {
+    let mut out: Vec<ExternalLink> = graph
+        .graph
+        .edge_references()
+        .filter_map(|e| {
+            let s = &graph.graph[e.source()];
+            let t = &graph.graph[e.target()];
+            if is_broken(t) {
+                return None;
+            }
+            let (source_site, target_site) = (site_of(&s.host), site_of(&t.host));
+            (source_site != target_site).then(|| ExternalLink {
+                source_url: s.url.clone(),
+                target_url: t.url.clone(),
+                source_site,
+                target_site,
+                count: e.weight().count,
+                anchor: e.weight().anchor.clone(),
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| (&a.source_url, &a.target_url).cmp(&(&b.source_url, &b.target_url)));
+    out
+}
+
+/// The default site key: the host itself, lower-cased (no public-suffix list in glaneur).
+pub fn same_host(host: &str) -> String {
+    host.to_ascii_lowercase()
+}
+
+/// `external-links.csv` rows (header first):
+/// `source_url,target_url,source_site,target_site,count,anchor`.
+pub fn external_link_rows(links: &[ExternalLink]) -> Vec<Vec<String>> {
+    let mut rows = vec![header(&[
+        "source_url",
+        "target_url",
+        "source_site",
+        "target_site",
+        "count",
+        "anchor",
+    ])];
+    rows.extend(links.iter().map(|l| {
+        vec![
+            l.source_url.clone(),
+            l.target_url.clone(),
+            l.source_site.clone(),
+            l.target_site.clone(),
+            l.count.to_string(),
+            l.anchor.clone(),
+        ]
+    }));
+    rows
+}
+
+#[cfg(test)]
+mod tests;

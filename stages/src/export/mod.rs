@@ -1,0 +1,27 @@
+//! Exports: the files a run writes for linguists' tools, and tagger output read back.
+//!
+//! **In:** the crawl's link graph (URL ids, statuses, links); the corpus documents as
+//! metadata and token lists ([`crate::corpus::tokenize`]); tagged files.
+//! **Out:** `String`s and row tables ready to write: GraphML and CSV ([`graph`]), GEXF, DOT,
+//! Pajek, host graph and link reports ([`graphio`]), site maps ([`sitemap`]); the document ×
+//! word matrix ([`matrix`]) and document similarity ([`similarity`]); TreeTagger files
+//! ([`treetagger`]), `.vrt`, CoNLL-U, Talismane and TXM metadata ([`vertical`]); tagger output
+//! parsed ([`tagged`]).
+//! **Invariants:** pure (the caller writes the files); every writer escapes for its format and
+//! never writes a non-finite number; ids join with `crawl.sqlite`; uses only this group and the
+//! ones upstream.
+//!
+//! Modules, in data-flow order: [`graph`] → [`graphio`] → [`sitemap`]; [`matrix`] →
+//! [`similarity`]; [`treetagger`], [`vertical`] → [`tagged`].
+
+pub mod graph;
+pub mod graphio;
+pub mod sitemap;
+
+pub mod matrix;
+pub mod similarity;
+
+pub mod treetagger;
+pub mod vertical;
+
+pub mod tagged;

@@ -1,0 +1,557 @@
+//! Document similarity (seed 001's "logical" web) and its comparison with the hyperlink
+//! ("physical") web.
+//!
+//! **In:** a filtered document × word count matrix ([`SparseMatrix`]), a threshold and an
+//! optional top-k; for the comparison, the similarity pairs and the hyperlinks between the
+//! same documents (0-based matrix rows).
+//!
+//! **Out:** the undirected similarity graph as `(i, j, cosine)` with `i < j`, sorted by
+//! `(i, j)`, written as CSV or GraphML; a [`GraphComparison`] of the two graphs (serialisable
+//! to `comparison.json`).
+//!
+//! **Invariants:** the weights are exactly scikit-learn's
+//! `TfidfVectorizer(norm='l2', use_idf=True, smooth_idf=True, sublinear_tf=False)` on the same
+//! matrix: `tf` = raw count (or `1 + ln(count)` with [`TermFrequency::Sublinear`], sklearn's
+//! `sublinear_tf=True`), `idf = ln((1 + N) / (1 + df)) + 1` with `N` the number of rows (empty
+//! documents included) and `df` counted in the matrix, rows L2-normalised; the cosine is the
+//! dot product of two rows. The all-pairs computation never makes the `n²` pass: rows are
+//! taken in order, each is scored against an inverted index (column → postings of the earlier
+//! rows) by sparse accumulation, then added to the index, so the work is the number of
+//! (row, row) pairs that share a word and memory is the non-zeros plus one accumulator of `n`
+//! floats, plus the pairs kept. Pairs that share no word (cosine 0) are never reported.
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashSet};
+use std::fmt::Write as _;
+
+use crate::export::matrix::SparseMatrix;
+
+/// How a count becomes a term frequency.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TermFrequency {
+    /// The raw count (scikit-learn's default).
+    #[default]
+    Raw,
+    /// `1 + ln(count)` (scikit-learn's `sublinear_tf=True`).
+    Sublinear,
+}
+
+/// Which pairs [`similar_pairs_with`] keeps.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SimilarityOptions {
+    /// Keep pairs whose cosine is at least this.
+    pub threshold: f64,
+    /// When set, keep a pair only if one of its documents has the other among its `k` most
+    /// similar documents (ties broken by lower row); the graph is the union of these
+    /// neighbourhoods, so a document can have more than `k` edges.
+    pub top_k: Option<usize>,
+    /// Term frequency.
+    pub tf: TermFrequency,
+}
+
+/// The idf of every column: `ln((1 + n_rows) / (1 + df)) + 1`, df counted in `m`.
+pub fn idf(m: &SparseMatrix) -> Vec<f64> {
+    let mut df = vec![0u32; m.n_cols()];
+    for i in 0..m.n_rows() {
+        for &(col, _) in m.row(i) {
+            if let Some(d) = df.get_mut(col as usize) {
+                *d += 1;
+            }
+        }
+    }
+    let n = m.n_rows() as f64;
+    df.iter()
+        .map(|&d| ((1.0 + n) / (1.0 + f64::from(d))).ln() + 1.0)
+        .collect()
+}
+
+/// Row `i` of the L2-normalised TF-IDF matrix, as `(column, weight)` sorted by column (empty
+/// for an empty row).
+pub fn tfidf_row(m: &SparseMatrix, idf: &[f64], tf: TermFrequency, i: usize) -> Vec<(u32, f64)> {
+    let mut row: Vec<(u32, f64)> = m
+        .row(i)
+        .iter()
+        .map(|&(col, count)| {
+            let t = match tf {
+                TermFrequency::Raw => f64::from(count),
+                TermFrequency::Sublinear => 1.0 + f64::from(count).ln(),
+            };
+            (col, t * idf.get(col as usize).copied().unwrap_or(1.0))
+        })
+        .collect();
+    let norm = row.iter().map(|&(_, w)| w * w).sum::<f64>().sqrt();
+    if norm > 0.0 {
+        for entry in &mut row {
+            entry.1 /= norm;
+        }
+    }
+    row
+}
+
+/// The similarity graph with raw tf: pairs `(i, j, cosine)`, `i < j`, cosine ≥ `threshold`,
+/// optionally cut to each document's `top_k` neighbours (see [`SimilarityOptions`]).
+pub fn similar_pairs(
+    m: &SparseMatrix,
+    threshold: f64,
+    top_k: Option<usize>,
+) -> Vec<(usize, usize, f64)> {
+    similar_pairs_with(
+        m,
+        &SimilarityOptions {
+            threshold,
+            top_k,
+            tf: TermFrequency::Raw,
+        },
+    )
+}
+
+/// A neighbour candidate in a top-k heap; the heap's top is the *worst* kept neighbour.
+#[derive(Debug, Clone, Copy)]
+struct Neighbour {
+    sim: f64,
+    other: u32,
+}
+
+impl Neighbour {
+    /// Better neighbours compare as smaller (higher cosine, then lower row), so a max-heap
+    /// keeps the worst on top, ready to be evicted.
+    fn rank(&self, other: &Neighbour) -> Ordering {
+        other
+            .sim
+            .total_cmp(&self.sim)
+            .then(self.other.cmp(&other.other))
+    }
+}
+
+impl PartialEq for Neighbour {
+    fn eq(&self, other: &Self) -> bool {
+        self.rank(other) == Ordering::Equal
+    }
+}
+impl Eq for Neighbour {}
+impl PartialOrd for Neighbour {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Neighbour {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.rank(other)
+    }
+}
+
+fn offer(heap: &mut BinaryHeap<Neighbour>, k: usize, candidate: Neighbour) {
+    if heap.len() < k {
+        heap.push(candidate);
+    } else if let Some(worst) = heap.peek()
+        && candidate < *worst
+    {
+        heap.pop();
+        heap.push(candidate);
+    }
+}
+
+/// The similarity graph (see [`similar_pairs`]) with every option.
+pub fn similar_pairs_with(
+    m: &SparseMatrix,
+    options: &SimilarityOptions,
+) -> Vec<(usize, usize, f64)> {
+    let n = m.n_rows();
+    let idf = idf(m);
+    let mut postings: Vec<Vec<(u32, f64)>> = vec![Vec::new(); m.n_cols()];
+    let mut acc = vec![0.0f64; n];
+    let mut touched: Vec<u32> = Vec::new();
+    let mut pairs: Vec<(usize, usize, f64)> = Vec::new();
+    let mut heaps: Vec<BinaryHeap<Neighbour>> = match options.top_k {
+        Some(_) => vec![BinaryHeap::new(); n],
+        None => Vec::new(),
+    };
+    for i in 0..n {
+        let row = tfidf_row(m, &idf, options.tf, i);
+        for &(col, w) in &row {
+            let Some(list) = postings.get(col as usize) else {
+                continue;
+            };
+            for &(j, v) in list {
+                let slot = &mut acc[j as usize];
+                if *slot == 0.0 {
+                    touched.push(j);
+                }
+                // Weights are positive, so a touched slot never returns to 0.0.
+                *slot += w * v;
+            }
+        }
+        for &j in &touched {
+            let sim = acc[j as usize];
+            acc[j as usize] = 0.0;
+            // A NaN threshold keeps nothing.
+            if sim
+                .partial_cmp(&options.threshold)
+                .is_none_or(Ordering::is_lt)
+            {
+                continue;
+            }
+            match options.top_k {
+                None => pairs.push((j as usize, i, sim)),
+                Some(k) => {
+                    offer(&mut heaps[i], k, Neighbour { sim, other: j });
+                    offer(
+                        &mut heaps[j as usize],
+                        k,
+                        Neighbour {
+                            sim,
+                            other: i as u32,
+                        },
+                    );
+                }
+            }
+        }
+        touched.clear();
+        for (col, w) in row {
+            if let Some(list) = postings.get_mut(col as usize) {
+                list.push((i as u32, w));
+            }
+        }
+    }
+    if options.top_k.is_some() {
+        for (i, heap) in heaps.into_iter().enumerate() {
+            for nb in heap {
+                let j = nb.other as usize;
+                pairs.push((i.min(j), i.max(j), nb.sim));
+            }
+        }
+        // Both ends may have kept the pair; the cosine is the same value from either end.
+        pairs.sort_by_key(|p| (p.0, p.1));
+        pairs.dedup_by(|a, b| (a.0, a.1) == (b.0, b.1));
+    } else {
+        pairs.sort_by_key(|p| (p.0, p.1));
+    }
+    pairs
+}
+
+/// The similarity graph as CSV `source,target,similarity` (1-based rows, the Matrix Market
+/// rows), with a header.
+pub fn pairs_csv(pairs: &[(usize, usize, f64)]) -> String {
+    let mut out = String::with_capacity(32 + pairs.len() * 24);
+    out.push_str("source,target,similarity\r\n");
+    for &(i, j, s) in pairs {
+        let _ = write!(out, "{},{},{s}\r\n", i + 1, j + 1);
+    }
+    out
+}
+
+/// The similarity graph as undirected GraphML: nodes `1..=n_docs` (1-based rows), one edge
+/// per pair with a `similarity` (double) attribute. Pairs naming a row ≥ `n_docs` are left
+/// out so every edge's endpoints are nodes.
+pub fn pairs_graphml(n_docs: usize, pairs: &[(usize, usize, f64)]) -> String {
+    let mut out = String::with_capacity(256 + n_docs * 20 + pairs.len() * 80);
+    out.push_str(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+         <graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n  \
+         <key id=\"similarity\" for=\"edge\" attr.name=\"similarity\" attr.type=\"double\"/>\n  \
+         <graph id=\"similarity\" edgedefault=\"undirected\">\n",
+    );
+    for i in 1..=n_docs {
+        let _ = writeln!(out, "    <node id=\"{i}\"/>");
+    }
+    for &(i, j, s) in pairs {
+        if i < n_docs && j < n_docs {
+            let _ = writeln!(
+                out,
+                "    <edge source=\"{}\" target=\"{}\"><data key=\"similarity\">{s}</data></edge>",
+                i + 1,
+                j + 1
+            );
+        }
+    }
+    out.push_str("  </graph>\n</graphml>\n");
+    out
+}
+
+/// How well the hyperlink graph matches the similarity graph (both undirected, over the same
+/// `n_docs` documents). Ratios that would divide by zero are `None` (`null` in JSON).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct GraphComparison {
+    /// Documents (nodes of both graphs).
+    pub n_docs: usize,
+    /// Distinct undirected similarity edges.
+    pub edges_similarity: usize,
+    /// Distinct undirected hyperlink edges (a link both ways counts once).
+    pub edges_hyperlink: usize,
+    /// Edges present in both graphs.
+    pub overlap: usize,
+    /// `overlap / |union|`.
+    pub jaccard: Option<f64>,
+    /// Pearson correlation of node degrees in the two graphs (`None` when either degree
+    /// sequence is constant).
+    pub degree_correlation: Option<f64>,
+    /// Share of hyperlinked pairs that are also similar: `overlap / edges_hyperlink`.
+    pub share_hyperlinked_pairs_similar: Option<f64>,
+    /// Share of similar pairs that are also hyperlinked: `overlap / edges_similarity`.
+    pub share_similar_pairs_hyperlinked: Option<f64>,
+    /// Input edges dropped: self-loops and endpoints ≥ `n_docs`.
+    pub ignored_edges: usize,
+}
+
+/// Compares the similarity graph with the hyperlink graph (0-based rows; hyperlinks may be
+/// directed and repeated, they are made undirected and deduplicated).
+pub fn compare_graphs(
+    n_docs: usize,
+    similarity: &[(usize, usize, f64)],
+    hyperlinks: &[(usize, usize)],
+) -> GraphComparison {
+    let mut ignored = 0;
+    let mut edge_set = |edges: &mut dyn Iterator<Item = (usize, usize)>| {
+        let mut set = HashSet::new();
+        for (a, b) in edges {
+            if a == b || a >= n_docs || b >= n_docs {
+                ignored += 1;
+            } else {
+                set.insert((a.min(b), a.max(b)));
+            }
+        }
+        set
+    };
+    let sim = edge_set(&mut similarity.iter().map(|&(i, j, _)| (i, j)));
+    let links = edge_set(&mut hyperlinks.iter().copied());
+    let overlap = sim.intersection(&links).count();
+    let union = sim.len() + links.len() - overlap;
+    let ratio = |a: usize, b: usize| (b > 0).then(|| a as f64 / b as f64);
+    let degrees = |set: &HashSet<(usize, usize)>| {
+        let mut d = vec![0f64; n_docs];
+        for &(a, b) in set {
+            d[a] += 1.0;
+            d[b] += 1.0;
+        }
+        d
+    };
+    GraphComparison {
+        n_docs,
+        edges_similarity: sim.len(),
+        edges_hyperlink: links.len(),
+        overlap,
+        jaccard: ratio(overlap, union),
+        degree_correlation: pearson(&degrees(&sim), &degrees(&links)),
+        share_hyperlinked_pairs_similar: ratio(overlap, links.len()),
+        share_similar_pairs_hyperlinked: ratio(overlap, sim.len()),
+        ignored_edges: ignored,
+    }
+}
+
+/// Pearson's r, `None` when fewer than two values or a constant sequence.
+fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
+    let n = x.len().min(y.len());
+    if n < 2 {
+        return None;
+    }
+    let (mx, my) = (
+        x[..n].iter().sum::<f64>() / n as f64,
+        y[..n].iter().sum::<f64>() / n as f64,
+    );
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in x[..n].iter().zip(&y[..n]) {
+        sxy += (a - mx) * (b - my);
+        sxx += (a - mx) * (a - mx);
+        syy += (b - my) * (b - my);
+    }
+    (sxx > 0.0 && syy > 0.0).then(|| sxy / (sxx * syy).sqrt())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::matrix::{MatrixBuilder, MatrixOptions};
+
+    /// xorshift64*: a tiny seeded generator, so the tests need no `rand`.
+    struct XorShift(u64);
+    impl XorShift {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// A random corpus: `n` documents of 0..`max_len` words drawn with a skewed distribution
+    /// from `vocab` words, so some words are frequent and some documents empty.
+    fn random_matrix(seed: u64, n: usize, vocab: u64, max_len: u64) -> SparseMatrix {
+        let mut rng = XorShift(seed);
+        let mut m = MatrixBuilder::new(false);
+        for _ in 0..n {
+            let len = rng.below(max_len);
+            let doc: Vec<String> = (0..len)
+                .map(|_| {
+                    let a = rng.below(vocab);
+                    let b = rng.below(vocab);
+                    format!("w{}", a.min(b))
+                })
+                .collect();
+            m.add(&doc);
+        }
+        m.filtered()
+    }
+
+    fn brute_force(m: &SparseMatrix, tf: TermFrequency) -> Vec<Vec<f64>> {
+        let idf = idf(m);
+        let rows: Vec<Vec<f64>> = (0..m.n_rows())
+            .map(|i| {
+                let mut dense = vec![0.0; m.n_cols()];
+                for (c, w) in tfidf_row(m, &idf, tf, i) {
+                    dense[c as usize] = w;
+                }
+                dense
+            })
+            .collect();
+        rows.iter()
+            .map(|a| {
+                rows.iter()
+                    .map(|b| a.iter().zip(b).map(|(x, y)| x * y).sum())
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn matches_brute_force_with_threshold() {
+        for (seed, tf) in [(7, TermFrequency::Raw), (11, TermFrequency::Sublinear)] {
+            let m = random_matrix(seed, 120, 300, 40);
+            let full = brute_force(&m, tf);
+            for threshold in [1e-12, 0.1, 0.3] {
+                let got = similar_pairs_with(
+                    &m,
+                    &SimilarityOptions {
+                        threshold,
+                        top_k: None,
+                        tf,
+                    },
+                );
+                let mut want = Vec::new();
+                for (i, row) in full.iter().enumerate() {
+                    for (j, &s) in row.iter().enumerate().skip(i + 1) {
+                        if s >= threshold && s > 0.0 {
+                            want.push((i, j, s));
+                        }
+                    }
+                }
+                assert!(want.len() > 10, "test corpus too sparse: {}", want.len());
+                // Equal sets, up to summation-order rounding at the threshold itself.
+                let key = |v: &[(usize, usize, f64)]| -> Vec<(usize, usize)> {
+                    v.iter()
+                        .filter(|p| (p.2 - threshold).abs() > 1e-9)
+                        .map(|p| (p.0, p.1))
+                        .collect()
+                };
+                assert_eq!(key(&got), key(&want));
+                for &(i, j, s) in &got {
+                    assert!(i < j);
+                    assert!((s - full[i][j]).abs() < 1e-12);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn matches_brute_force_top_k() {
+        let m = random_matrix(3, 80, 200, 30);
+        let full = brute_force(&m, TermFrequency::Raw);
+        let k = 3;
+        let got = similar_pairs(&m, 0.05, Some(k));
+        let mut want = HashSet::new();
+        for (i, row) in full.iter().enumerate() {
+            let mut nbs: Vec<(usize, f64)> = row
+                .iter()
+                .enumerate()
+                .filter(|&(j, &s)| j != i && s >= 0.05 && s > 0.0)
+                .map(|(j, &s)| (j, s))
+                .collect();
+            nbs.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            for &(j, _) in nbs.iter().take(k) {
+                want.insert((i.min(j), i.max(j)));
+            }
+        }
+        let got_set: HashSet<_> = got.iter().map(|p| (p.0, p.1)).collect();
+        assert_eq!(got_set.len(), got.len(), "duplicates in output");
+        assert_eq!(got_set, want);
+        assert!(got.windows(2).all(|w| (w[0].0, w[0].1) < (w[1].0, w[1].1)));
+    }
+
+    #[test]
+    fn tfidf_matches_sklearn_formula_by_hand() {
+        // sklearn: docs "a a b", "b c", ""  -> N = 3, df(a)=1, df(b)=2, df(c)=1.
+        let mut b = MatrixBuilder::with_options(MatrixOptions::default()).unwrap();
+        b.add(&["a", "a", "b"]);
+        b.add(&["b", "c"]);
+        b.add::<&str>(&[]);
+        let m = b.filtered();
+        let idf_v = idf(&m);
+        // Column order: b (df 2), a, c.
+        let (ib, ia) = ((4.0f64 / 3.0).ln() + 1.0, 2.0f64.ln() + 1.0);
+        assert!((idf_v[0] - ib).abs() < 1e-15 && (idf_v[1] - ia).abs() < 1e-15);
+        let r0 = tfidf_row(&m, &idf_v, TermFrequency::Raw, 0);
+        let norm = ((2.0 * ia).powi(2) + ib * ib).sqrt();
+        assert!((r0[0].1 - ib / norm).abs() < 1e-15);
+        assert!((r0[1].1 - 2.0 * ia / norm).abs() < 1e-15);
+        let r1 = tfidf_row(&m, &idf_v, TermFrequency::Raw, 1);
+        let pairs = similar_pairs(&m, 0.0, None);
+        assert_eq!(pairs.len(), 1);
+        assert!((pairs[0].2 - r0[0].1 * r1[0].1).abs() < 1e-15);
+        assert!(tfidf_row(&m, &idf_v, TermFrequency::Raw, 2).is_empty());
+    }
+
+    #[test]
+    fn identical_documents_have_cosine_one() {
+        let mut b = MatrixBuilder::new(true);
+        b.add(&["Le", "chat", "dort"]);
+        b.add(&["le", "CHAT", "dort"]);
+        b.add(&["un", "chien"]);
+        let pairs = similar_pairs(&b.filtered(), 0.5, Some(1));
+        assert_eq!(pairs.len(), 1);
+        assert_eq!((pairs[0].0, pairs[0].1), (0, 1));
+        assert!((pairs[0].2 - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn compares_graphs() {
+        let sim = [(0, 1, 0.9), (1, 2, 0.6), (2, 3, 0.7)];
+        // 1->0 and 0->1 are one edge; self-loop and out-of-range ignored.
+        let links = [(1, 0), (0, 1), (3, 2), (0, 4), (2, 2), (0, 9)];
+        let c = compare_graphs(5, &sim, &links);
+        assert_eq!(c.edges_similarity, 3);
+        assert_eq!(c.edges_hyperlink, 3);
+        assert_eq!(c.overlap, 2);
+        assert_eq!(c.ignored_edges, 2);
+        assert_eq!(c.jaccard, Some(0.5));
+        assert_eq!(c.share_hyperlinked_pairs_similar, Some(2.0 / 3.0));
+        assert_eq!(c.share_similar_pairs_hyperlinked, Some(2.0 / 3.0));
+        // Degrees: sim [1,2,2,1,0], links [2,1,1,1,1].
+        // Pearson by hand: sxy = -0.2, sxx = 2.8, syy = 0.8.
+        let r = c.degree_correlation.unwrap();
+        assert!((r - (-0.2 / (2.8f64 * 0.8).sqrt())).abs() < 1e-12);
+        let empty = compare_graphs(3, &[], &[]);
+        assert_eq!(empty.jaccard, None);
+        assert_eq!(empty.degree_correlation, None);
+        let json = serde_json::to_string(&empty).unwrap();
+        assert!(json.contains("\"jaccard\":null"));
+    }
+
+    #[test]
+    fn pearson_known_values() {
+        assert_eq!(pearson(&[1.0, 2.0, 3.0], &[2.0, 4.0, 6.0]), Some(1.0));
+        assert_eq!(pearson(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]), Some(-1.0));
+        assert_eq!(pearson(&[1.0, 1.0], &[3.0, 2.0]), None);
+    }
+
+    #[test]
+    fn writes_csv_and_graphml() {
+        let pairs = [(0, 2, 0.5)];
+        assert_eq!(pairs_csv(&pairs), "source,target,similarity\r\n1,3,0.5\r\n");
+        let g = pairs_graphml(3, &[(0, 2, 0.5), (1, 7, 0.9)]);
+        assert!(g.contains("<node id=\"3\"/>"));
+        assert!(g.contains("source=\"1\" target=\"3\"><data key=\"similarity\">0.5<"));
+        assert!(!g.contains("target=\"8\""));
+    }
+}

@@ -1,0 +1,165 @@
+//! TreeTagger-ready text: one token per line, structure as SGML lines.
+//!
+//! **In:** a document's metadata and its paragraphs as token lists (from
+//! [`crate::corpus::tokenize`], the same tokens the matrix counts).
+//!
+//! **Out:** text in the vertical format that `tree-tagger -token -lemma -sgml` reads and that
+//! CWB and NoSketch Engine also load:
+//!
+//! ```text
+//! <doc id="d000001" url="http://…" title="…" lang="fr" score="0.812">
+//! <p>
+//! Le
+//! calque
+//! …
+//! </p>
+//! </doc>
+//! ```
+//!
+//! **Invariants:** every `<doc>` line has its `</doc>`, every `<p>` its `</p>`; attribute values
+//! are escaped (`&`, `<`, `>`, `"`) and kept on one line; no token line starts with `<` (with
+//! `-sgml` TreeTagger would take it for markup), so such a token has its `<` and `>` written as
+//! `&lt;` and `&gt;`; empty tokens and paragraphs are never written.
+
+use std::fmt::Write as _;
+
+use crate::export::vertical::DocMeta;
+
+/// Appends one document to `out` (its `<doc>` line carries `id`, `url`, `title`, `lang`, `score`).
+pub fn write_doc<P, T>(out: &mut String, header: &DocMeta<'_>, paragraphs: P)
+where
+    P: IntoIterator<Item = T>,
+    T: AsRef<[String]>,
+{
+    // Writing to a String cannot fail; the results are ignored on purpose.
+    let _ = writeln!(
+        out,
+        "<doc id=\"{}\" url=\"{}\" title=\"{}\" lang=\"{}\" score=\"{:.3}\">",
+        escape_attr(header.id),
+        escape_attr(header.url),
+        escape_attr(header.title),
+        escape_attr(header.lang),
+        if header.score.is_finite() {
+            header.score
+        } else {
+            0.0
+        },
+    );
+    for paragraph in paragraphs {
+        let tokens = paragraph.as_ref();
+        if tokens.iter().all(|t| t.trim().is_empty()) {
+            continue;
+        }
+        out.push_str("<p>\n");
+        for token in tokens {
+            let token = token.trim();
+            if token.is_empty() {
+                continue;
+            }
+            push_token(out, token);
+            out.push('\n');
+        }
+        out.push_str("</p>\n");
+    }
+    out.push_str("</doc>\n");
+}
+
+fn push_token(out: &mut String, token: &str) {
+    if token.starts_with('<') {
+        for c in token.chars() {
+            match c {
+                '<' => out.push_str("&lt;"),
+                '>' => out.push_str("&gt;"),
+                _ => out.push(c),
+            }
+        }
+    } else {
+        out.push_str(token);
+    }
+}
+
+/// Escapes an attribute value: XML entities, and line breaks or tabs folded into spaces so
+/// that the value stays on its `<doc>` line.
+pub fn escape_attr(value: &str) -> String {
+    let mut escaped = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            '\n' | '\r' | '\t' => escaped.push(' '),
+            c if c.is_control() => {}
+            c => escaped.push(c),
+        }
+    }
+    escaped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn writes_balanced_doc_and_paragraph_lines() {
+        let mut out = String::new();
+        let header = DocMeta {
+            id: "d1",
+            url: "http://a.test/?x=1&y=\"2\"",
+            title: "Les <calques>\nde GIMP",
+            lang: "fr",
+            score: 0.8125,
+            host: "a.test",
+            date: None,
+        };
+        write_doc(
+            &mut out,
+            &header,
+            [toks(&["Le", "calque", "."]), toks(&[]), toks(&["<b>", "x"])],
+        );
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines[0],
+            "<doc id=\"d1\" url=\"http://a.test/?x=1&amp;y=&quot;2&quot;\" title=\"Les &lt;calques&gt; de GIMP\" lang=\"fr\" score=\"0.812\">"
+        );
+        assert_eq!(
+            &lines[1..],
+            &[
+                "<p>",
+                "Le",
+                "calque",
+                ".",
+                "</p>",
+                "<p>",
+                "&lt;b&gt;",
+                "x",
+                "</p>",
+                "</doc>"
+            ]
+        );
+        let opens = lines.iter().filter(|l| l.starts_with("<p>")).count();
+        let closes = lines.iter().filter(|l| l.starts_with("</p>")).count();
+        assert_eq!(opens, closes);
+    }
+
+    #[test]
+    fn non_finite_score_is_written_as_zero() {
+        let mut out = String::new();
+        let header = DocMeta {
+            id: "d",
+            url: "u",
+            title: "",
+            lang: "fr",
+            score: f64::NAN,
+            host: "a.test",
+            date: None,
+        };
+        write_doc(&mut out, &header, Vec::<Vec<String>>::new());
+        assert!(out.starts_with("<doc id=\"d\" url=\"u\" title=\"\" lang=\"fr\" score=\"0.000\">"));
+        assert!(out.ends_with("</doc>\n"));
+    }
+}

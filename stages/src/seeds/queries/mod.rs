@@ -1,0 +1,544 @@
+//! Search-engine queries from the topic's seed terms: BootCaT-style random tuples, explicit
+//! queries, and their compilation into each search API's syntax.
+//!
+//! **In:** the seed terms `C`, tuple size, count and random seed; explicit queries; the
+//! formula's excluded terms and the `[domains] allow` list; language and country.
+//! **Out:** [`Query`] values, and for each backend a [`CompiledQuery`]: the `q` text exactly as
+//! sent plus the backend's own parameters (language, country, site, excluded words), and the
+//! paging parameters of a result page.
+//!
+//! **Invariants:**
+//! - tuples are reproducible: the same terms, size, count and seed give the same tuples on
+//!   every platform and every glaneur version, because the generator is [`SplitMix64`],
+//!   written out here (not a crate whose stream could change with an update);
+//! - a tuple is a set: its terms are distinct, in the order of the term list (no
+//!   permutations), and no tuple is drawn twice; asking for more tuples than the terms can
+//!   make is an error that says how many they can make;
+//! - compiling only *narrows* what the engine returns with operators the backend documents
+//!   (`"phrase"`, `-word`, `site:`, language and country parameters); it never widens it, and
+//!   the caller re-checks every result against `[domains]` and, once fetched, the formula.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// The search APIs glaneur can query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// Brave Search API (`/res/v1/web/search`).
+    Brave,
+    /// Mojeek Search API (`/search?fmt=json`).
+    Mojeek,
+    /// A SearXNG instance (`/search?format=json`), usually self-hosted.
+    Searxng,
+    /// Google Custom Search JSON API (`/customsearch/v1`; legacy keys only).
+    Google,
+}
+
+impl Backend {
+    /// The name used in the topic file and in the provenance records.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Brave => "brave",
+            Backend::Mojeek => "mojeek",
+            Backend::Searxng => "searxng",
+            Backend::Google => "google",
+        }
+    }
+
+    /// Results per request glaneur asks for (the most the API documents; SearXNG has no such
+    /// parameter and returns what its engines give, about 10–20).
+    pub fn page_size(self) -> u32 {
+        match self {
+            Backend::Brave => 20,
+            Backend::Mojeek => 10,
+            Backend::Searxng => 10,
+            Backend::Google => 10,
+        }
+    }
+
+    /// Deepest result page the API serves (Brave: `offset` ≤ 9; Google: `start` + `num` ≤
+    /// 100; Mojeek and SearXNG document no limit, 10 pages is glaneur's own bound).
+    pub fn max_pages(self) -> u32 {
+        10
+    }
+
+    /// Longest `q` the API accepts (Brave: 400 characters; Google: 2048; others: a
+    /// conservative 1000).
+    pub fn max_query_chars(self) -> usize {
+        match self {
+            Backend::Brave => 400,
+            Backend::Google => 2048,
+            Backend::Mojeek | Backend::Searxng => 1000,
+        }
+    }
+}
+
+/// A query before compilation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Query {
+    /// A random tuple of seed terms (each term one word or a phrase).
+    Tuple(Vec<String>),
+    /// A query written by the user, sent as written (plus the restrictions).
+    Explicit(String),
+}
+
+impl Query {
+    /// The query text before restrictions: tuple terms separated by spaces, a term of
+    /// several words in double quotes (a phrase, as BootCaT sends it).
+    pub fn text(&self) -> String {
+        match self {
+            Query::Tuple(terms) => terms
+                .iter()
+                .map(|t| quote_if_phrase(t))
+                .collect::<Vec<_>>()
+                .join(" "),
+            Query::Explicit(text) => text.split_whitespace().collect::<Vec<_>>().join(" "),
+        }
+    }
+}
+
+/// Why queries cannot be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum QueryError {
+    /// Tuple size 0.
+    #[error("`tuple_size` must be at least 1")]
+    ZeroSize,
+    /// Fewer distinct terms than the tuple size.
+    #[error(
+        "{terms} distinct seed terms cannot make tuples of {size}: add terms or lower `tuple_size`"
+    )]
+    TooFewTerms {
+        /// Distinct terms given.
+        terms: usize,
+        /// Tuple size asked.
+        size: usize,
+    },
+    /// More tuples asked than there are combinations.
+    #[error(
+        "{terms} distinct seed terms make only {possible} different tuples of {size}, and {requested} were asked: lower `tuples` or add terms"
+    )]
+    NotEnoughTuples {
+        /// Distinct terms given.
+        terms: usize,
+        /// Tuple size asked.
+        size: usize,
+        /// Tuples asked.
+        requested: usize,
+        /// Combinations available.
+        possible: u128,
+    },
+    /// The compiled query is longer than the API accepts.
+    #[error(
+        "the query `{query}` is {chars} characters long with its restrictions; {backend} accepts at most {max}"
+    )]
+    TooLong {
+        /// The compiled `q`.
+        query: String,
+        /// Its length in characters.
+        chars: usize,
+        /// Backend name.
+        backend: &'static str,
+        /// The limit.
+        max: usize,
+    },
+}
+
+/// SplitMix64 (Steele, Lea and Flood 2014; the seeding generator of `java.util.SplittableRandom`
+/// and of xoshiro): a 64-bit state advanced by the golden-ratio constant and mixed. Written
+/// out here so that a topic's `random_seed` gives the same tuples forever.
+#[derive(Debug, Clone)]
+pub struct SplitMix64 {
+    state: u64,
+}
+
+impl SplitMix64 {
+    /// A generator started at `seed`.
+    pub fn new(seed: u64) -> SplitMix64 {
+        SplitMix64 { state: seed }
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A uniform integer in `0..n` (`n` ≥ 1), without modulo bias: draws that fall in the
+    /// incomplete last block of `n` values are rejected and drawn again.
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n <= 1 {
+            return 0;
+        }
+        let zone = u64::MAX - (u64::MAX % n);
+        loop {
+            let x = self.next_u64();
+            if x < zone {
+                return x % n;
+            }
+        }
+    }
+}
+
+/// Number of `k`-subsets of `n` items, saturating at `u128::MAX`.
+pub fn combinations(n: usize, k: usize) -> u128 {
+    if k > n {
+        return 0;
+    }
+    let k = k.min(n - k);
+    let mut c: u128 = 1;
+    for i in 0..k {
+        // c * (n - i) / (i + 1) is exact at every step (it is C(n, i + 1)).
+        match c.checked_mul((n - i) as u128) {
+            Some(v) => c = v / (i as u128 + 1),
+            None => return u128::MAX,
+        }
+    }
+    c
+}
+
+/// The distinct terms in first-seen order: trimmed, inner white space collapsed, double
+/// quotes removed (a term is one word or a phrase; quoting is the compiler's job), empty
+/// terms dropped, and duplicates (ignoring case) dropped.
+pub fn distinct_terms(terms: &[String]) -> Vec<String> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for term in terms {
+        let clean = term
+            .replace('"', " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        if !clean.is_empty() && seen.insert(clean.to_lowercase()) {
+            out.push(clean);
+        }
+    }
+    out
+}
+
+/// BootCaT's query generation: `count` distinct random `size`-tuples of the distinct
+/// `terms` (see [`distinct_terms`]), drawn with [`SplitMix64`] seeded with `seed`. Each
+/// tuple lists its terms in the order of the term list. When the tuples asked are a large
+/// share of all possible ones (or there are few), every combination is listed and a random
+/// selection taken; otherwise tuples are drawn and repeats rejected.
+pub fn random_tuples(
+    terms: &[String],
+    size: usize,
+    count: usize,
+    seed: u64,
+) -> Result<Vec<Vec<String>>, QueryError> {
+    let terms = distinct_terms(terms);
+    if size == 0 {
+        return Err(QueryError::ZeroSize);
+    }
+    let n = terms.len();
+    if n < size {
+        return Err(QueryError::TooFewTerms { terms: n, size });
+    }
+    let possible = combinations(n, size);
+    if count as u128 > possible {
+        return Err(QueryError::NotEnoughTuples {
+            terms: n,
+            size,
+            requested: count,
+            possible,
+        });
+    }
+    let mut rng = SplitMix64::new(seed);
+    let picks: Vec<Vec<usize>> = if possible <= 10_000 || possible <= 4 * count as u128 {
+        // Enumerate (few enough: `possible` ≤ max(10 000, 4·count)) and take the first
+        // `count` of a partial Fisher–Yates shuffle.
+        let mut all = Vec::new();
+        let mut combo: Vec<usize> = (0..size).collect();
+        loop {
+            all.push(combo.clone());
+            if !next_combination(&mut combo, n) {
+                break;
+            }
+        }
+        for i in 0..count.min(all.len()) {
+            let j = i + rng.below((all.len() - i) as u64) as usize;
+            all.swap(i, j);
+        }
+        all.truncate(count);
+        all
+    } else {
+        // Rejection: at least three quarters of the draws are new, so this ends quickly.
+        let mut seen = HashSet::new();
+        let mut out = Vec::with_capacity(count);
+        while out.len() < count {
+            let mut pool: Vec<usize> = (0..n).collect();
+            for i in 0..size {
+                let j = i + rng.below((n - i) as u64) as usize;
+                pool.swap(i, j);
+            }
+            let mut tuple = pool[..size].to_vec();
+            tuple.sort_unstable();
+            if seen.insert(tuple.clone()) {
+                out.push(tuple);
+            }
+        }
+        out
+    };
+    Ok(picks
+        .into_iter()
+        .map(|idx| {
+            idx.into_iter()
+                .filter_map(|i| terms.get(i).cloned())
+                .collect()
+        })
+        .collect())
+}
+
+/// Advances `combo` (strictly increasing indices below `n`) to the next combination in
+/// lexicographic order; false after the last one.
+fn next_combination(combo: &mut [usize], n: usize) -> bool {
+    let k = combo.len();
+    let mut i = k;
+    while i > 0 {
+        i -= 1;
+        if combo[i] < n - k + i {
+            combo[i] += 1;
+            for j in i + 1..k {
+                combo[j] = combo[j - 1] + 1;
+            }
+            return true;
+        }
+    }
+    false
+}
+
+/// What narrows every query of a topic.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Restrictions {
+    /// Words or phrases no result may contain: the formula's excluded terms
+    /// (`stages::formula::Formula::excluded_terms`).
+    pub exclude: Vec<String>,
+    /// `[domains] allow` patterns (`.fr`, `inria.fr`).
+    pub sites: Vec<String>,
+    /// ISO 639-1 language of the results wanted (`fr`).
+    pub language: Option<String>,
+    /// ISO 3166-1 alpha-2 country the results should come from (`FR`).
+    pub country: Option<String>,
+}
+
+/// A query ready to send: `q` and the backend's other parameters (paging, key and engine id
+/// are added by the sender).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompiledQuery {
+    /// The `q` parameter exactly as sent (also the query recorded in the provenance).
+    pub q: String,
+    /// Other parameters, in a fixed order.
+    pub params: Vec<(String, String)>,
+}
+
+impl fmt::Display for CompiledQuery {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.q)?;
+        for (k, v) in &self.params {
+            write!(f, " [{k}={v}]")?;
+        }
+        Ok(())
+    }
+}
+
+/// `"word"` → `word`; `"two words"` → `"two words"`.
+fn quote_if_phrase(term: &str) -> String {
+    let term = term.replace('"', " ");
+    let words: Vec<&str> = term.split_whitespace().collect();
+    if words.len() > 1 {
+        format!("\"{}\"", words.join(" "))
+    } else {
+        words.concat()
+    }
+}
+
+/// A `[domains] allow` pattern as a `site:` value: `.fr` → `fr`, `inria.fr` → `inria.fr`.
+fn site_value(pattern: &str) -> Option<String> {
+    let value = pattern.trim().trim_start_matches('.').to_ascii_lowercase();
+    let ok = !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-');
+    ok.then_some(value)
+}
+
+/// Compiles `query` for `backend`:
+///
+/// | | excluded terms | `[domains] allow` | language | country |
+/// |---|---|---|---|---|
+/// | Brave | `-word`, `-"a phrase"` in `q` | `site:` in `q` (one domain only) | `search_lang` | `country` |
+/// | Google | `-word`, `-"a phrase"` in `q` | `siteSearch` + `siteSearchFilter=i` (one); `site:a OR site:b` in `q` (several) | `lr=lang_xx`, `hl` | `gl` |
+/// | Mojeek | `qm` (single words; phrases only re-checked) | `site` parameter (one domain only) | `lb` (+ `lbb=100`) | `rb` (+ `rbb=10`) |
+/// | SearXNG | `-word`, `-"a phrase"` in `q` (passed to its engines) | `site:` in `q` (one domain only) | `language` | — |
+///
+/// Where a row says "one domain only", several allowed domains are not compiled (the
+/// backend has no documented OR of sites) and the results are only re-checked. Wildcard
+/// terms (`graph*`) are never compiled: no backend documents them.
+pub fn compile(
+    backend: Backend,
+    query: &Query,
+    restrictions: &Restrictions,
+) -> Result<CompiledQuery, QueryError> {
+    let mut q = query.text();
+    let mut params: Vec<(String, String)> = Vec::new();
+    let excluded: Vec<&String> = restrictions
+        .exclude
+        .iter()
+        .filter(|t| !t.contains('*') && !t.trim().is_empty())
+        .collect();
+    let sites: Vec<String> = restrictions
+        .sites
+        .iter()
+        .filter_map(|s| site_value(s))
+        .collect();
+    let language = restrictions
+        .language
+        .as_deref()
+        .map(|l| l.trim().to_ascii_lowercase())
+        .filter(|l| !l.is_empty());
+    let country = restrictions
+        .country
+        .as_deref()
+        .map(|c| c.trim().to_ascii_uppercase())
+        .filter(|c| !c.is_empty());
+    match backend {
+        Backend::Brave | Backend::Searxng | Backend::Google => {
+            for term in &excluded {
+                q.push_str(" -");
+                q.push_str(&quote_if_phrase(term));
+            }
+        }
+        Backend::Mojeek => {
+            let words: Vec<String> = excluded
+                .iter()
+                .filter(|t| !t.trim().contains(char::is_whitespace))
+                .map(|t| t.trim().replace('"', ""))
+                .collect();
+            if !words.is_empty() {
+                params.push(("qm".into(), words.join(" ")));
+            }
+        }
+    }
+    match (backend, sites.as_slice()) {
+        (_, []) => {}
+        (Backend::Google, [one]) => {
+            params.push(("siteSearch".into(), one.clone()));
+            params.push(("siteSearchFilter".into(), "i".into()));
+        }
+        (Backend::Google, several) => {
+            let ors: Vec<String> = several.iter().map(|s| format!("site:{s}")).collect();
+            q.push(' ');
+            q.push_str(&ors.join(" OR "));
+        }
+        (Backend::Mojeek, [one]) => params.push(("site".into(), one.clone())),
+        (Backend::Brave | Backend::Searxng, [one]) => {
+            q.push_str(" site:");
+            q.push_str(one);
+        }
+        (_, _) => {}
+    }
+    match backend {
+        Backend::Brave => {
+            if let Some(l) = &language {
+                params.push(("search_lang".into(), l.clone()));
+            }
+            if let Some(c) = &country {
+                params.push(("country".into(), c.clone()));
+            }
+        }
+        Backend::Google => {
+            if let Some(l) = &language {
+                params.push(("lr".into(), format!("lang_{l}")));
+                params.push(("hl".into(), l.clone()));
+            }
+            if let Some(c) = &country {
+                params.push(("gl".into(), c.to_ascii_lowercase()));
+            }
+        }
+        Backend::Mojeek => {
+            if let Some(l) = &language {
+                params.push(("lb".into(), l.to_ascii_uppercase()));
+                params.push(("lbb".into(), "100".into()));
+            }
+            if let Some(c) = &country {
+                params.push(("rb".into(), c.clone()));
+                params.push(("rbb".into(), "10".into()));
+            }
+        }
+        Backend::Searxng => {
+            if let Some(l) = &language {
+                params.push(("language".into(), l.clone()));
+            }
+        }
+    }
+    let chars = q.chars().count();
+    if chars > backend.max_query_chars() {
+        return Err(QueryError::TooLong {
+            query: q,
+            chars,
+            backend: backend.name(),
+            max: backend.max_query_chars(),
+        });
+    }
+    Ok(CompiledQuery { q, params })
+}
+
+/// The paging parameters of result page `page` (1 = first), or `None` beyond the deepest
+/// page the backend serves. Brave: `count`, `offset` (in pages, 0–9); Google: `num`, `start`
+/// (1-based result index, `start + num` ≤ 100 … here ≤ 91 + 10); Mojeek: `t`, `s` (1-based
+/// result index); SearXNG: `pageno`.
+pub fn paging(backend: Backend, page: u32) -> Option<Vec<(String, String)>> {
+    if page == 0 || page > backend.max_pages() {
+        return None;
+    }
+    let size = backend.page_size();
+    let first = (page - 1) * size + 1;
+    Some(match backend {
+        Backend::Brave => vec![
+            ("count".into(), size.to_string()),
+            ("offset".into(), (page - 1).to_string()),
+        ],
+        Backend::Google => vec![
+            ("num".into(), size.to_string()),
+            ("start".into(), first.to_string()),
+        ],
+        Backend::Mojeek => vec![
+            ("s".into(), first.to_string()),
+            ("t".into(), size.to_string()),
+        ],
+        Backend::Searxng => vec![("pageno".into(), page.to_string())],
+    })
+}
+
+/// Every query of a topic in the order they are sent: the explicit queries first, then the
+/// random tuples.
+pub fn topic_queries(
+    terms: &[String],
+    explicit: &[String],
+    size: usize,
+    count: usize,
+    seed: u64,
+) -> Result<Vec<Query>, QueryError> {
+    let mut out: Vec<Query> = explicit
+        .iter()
+        .filter(|q| !q.trim().is_empty())
+        .map(|q| Query::Explicit(q.clone()))
+        .collect();
+    if count > 0 {
+        out.extend(
+            random_tuples(terms, size, count, seed)?
+                .into_iter()
+                .map(Query::Tuple),
+        );
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;
