@@ -73,7 +73,7 @@ mod servers;
 mod settle;
 
 use crate::warcfile::{self, Packed, WarcFile};
-pub use analyze::{Analysis, analyze, tld_of};
+pub use analyze::{Analysis, analyze};
 use analyze::{link_kind_name, other_language};
 pub use focus::Shared as FocusShared;
 use load::{CpuUse, Limits, Load, Senders, Waiting, sleep_until};
@@ -737,13 +737,5 @@ mod tests {
         // The entry that keeps a waiting URL in memory stays this small.
         assert_eq!(std::mem::size_of::<Entry>(), 16);
         assert_eq!(order, [2, 3, 0, 1]);
-    }
-
-    #[test]
-    fn tld_hint() {
-        let u = |s: &str| url::Url::parse(s).unwrap();
-        assert_eq!(tld_of(&u("http://www.seznam.cz/")), Some("cz".into()));
-        assert_eq!(tld_of(&u("http://127.0.0.1/")), None);
-        assert_eq!(tld_of(&u("http://[::1]/")), None);
     }
 }

@@ -41,8 +41,7 @@ fn load(
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let html = is_html(path, content_type);
     let ct = content_type.unwrap_or(if html { "text/html" } else { "text/plain" });
-    let tld = crate::crawl::tld_of(url);
-    let decoded = stages::page::decode::decode(&bytes, Some(ct), tld.as_deref());
+    let decoded = stages::page::decode::decode(&bytes, Some(ct), url.host_str());
     let extracted = if html {
         stages::page::extract::extract_html(&decoded.text, url, options)
     } else {

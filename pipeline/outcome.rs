@@ -11,6 +11,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use stages::export::graph::Reach;
+
 /// Where a URL stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum State {
@@ -218,6 +220,24 @@ impl Reason {
 impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.name())
+    }
+}
+
+/// What following a link to a URL gives, from its state and reason (the graph exports' broken
+/// links and the site maps): an HTTP error, no answer or a URL that cannot be fetched is a dead
+/// end; robots.txt's refusal is its own case; every other decision says nothing against it.
+pub fn reach(state: State, reason: Option<Reason>) -> Reach {
+    match reason {
+        Some(Reason::Robots) => Reach::Disallowed,
+        Some(
+            Reason::Http(_)
+            | Reason::Timeout
+            | Reason::NetworkError
+            | Reason::RedirectChain
+            | Reason::InvalidUrl,
+        ) => Reach::Broken,
+        None if state == State::Failed => Reach::Broken,
+        _ => Reach::Open,
     }
 }
 

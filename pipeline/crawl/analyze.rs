@@ -83,8 +83,8 @@ pub fn analyze(
     response: &Response,
 ) -> Analysis {
     let content_type = response.header("content-type");
-    let tld = tld_of(url);
-    let decoded = stages::page::decode::decode(response.body(), content_type, tld.as_deref());
+    // The host's TLD hints the charset detector (`decode` takes the whole host).
+    let decoded = stages::page::decode::decode(response.body(), content_type, url.host_str());
     let is_plain = content_type
         .map(|ct| ct.to_ascii_lowercase().starts_with("text/plain"))
         .unwrap_or(false);
@@ -149,18 +149,6 @@ pub fn analyze(
         nofollow: skimmed.meta_robots.nofollow,
         terms,
         targets: Vec::new(),
-    }
-}
-
-/// The last DNS label, lower-case ASCII, as chardetng wants its TLD hint (None for IPs).
-pub fn tld_of(url: &url::Url) -> Option<String> {
-    match url.host() {
-        Some(url::Host::Domain(d)) => d
-            .rsplit('.')
-            .next()
-            .filter(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
-            .map(str::to_ascii_lowercase),
-        _ => None,
     }
 }
 

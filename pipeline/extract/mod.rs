@@ -45,7 +45,6 @@ use stages::focus::score::{self, PageEvidence};
 use stages::page::extract::{BlockKind, ExtractOptions, PageDates};
 use stages::page::lang::LangGuess;
 
-use crate::crawl::tld_of;
 use crate::outcome::{Reason, Removal};
 use crate::report::ExtractReport;
 use crate::store::{PageFacts, Store, StoredPage};

@@ -138,8 +138,7 @@ pub(super) fn process(
     let http = stages::web::warc::parse_http_response(&record.block).map_err(|e| e.to_string())?;
     let url = url::Url::parse(&page.url).map_err(|e| e.to_string())?;
     let content_type = http.header("content-type").map(str::to_string);
-    let tld = tld_of(&url);
-    let decoded = stages::page::decode::decode(&http.body, content_type.as_deref(), tld.as_deref());
+    let decoded = stages::page::decode::decode(&http.body, content_type.as_deref(), url.host_str());
     let is_plain = content_type
         .as_deref()
         .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/plain"));

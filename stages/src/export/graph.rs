@@ -39,8 +39,25 @@ pub struct PageNode {
     pub tokens: Option<i64>,
     /// Whether the page is in the corpus.
     pub kept: bool,
-    /// Final state reason (`kept`, `robots`, `http-404`, `off-topic`, …).
+    /// Final state reason (`kept`, `robots`, `http-404`, `off-topic`, …), as written in the
+    /// exports.
     pub reason: String,
+    /// What following a link to this URL gives, as the crawl found out (decided by the
+    /// pipeline from the URL's state and reason).
+    pub reach: Reach,
+}
+
+/// What following a link to a URL gives.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Reach {
+    /// Nothing against it (fetched, not yet fetched, or refused by a rule of the crawl's own).
+    #[default]
+    Open,
+    /// A dead end for a reader: an HTTP error, no answer, or a URL that cannot be fetched
+    /// (seed 004's invalid link targets, `P_N`).
+    Broken,
+    /// The server's robots.txt forbids it.
+    Disallowed,
 }
 
 /// A directed edge: `source` links to `target`.

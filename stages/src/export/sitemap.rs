@@ -30,7 +30,7 @@ use std::fmt::Write as _;
 use petgraph::Direction;
 use petgraph::graph::NodeIndex;
 
-use crate::export::graph::{LinkGraph, PageNode, xml_escape};
+use crate::export::graph::{LinkGraph, PageNode, Reach, xml_escape};
 use crate::export::graphio::is_broken;
 
 /// One page of a site map.
@@ -71,7 +71,7 @@ fn is_fetched(node: &PageNode) -> bool {
 
 /// Whether the page may appear in a map (paper: `P_I ∪ P_R`).
 fn is_mappable(node: &PageNode) -> bool {
-    !is_broken(node) && node.reason != "robots"
+    !is_broken(node) && node.reach != Reach::Disallowed
 }
 
 fn is_home(url: &str) -> bool {
@@ -517,7 +517,7 @@ mod tests {
             match n.id {
                 1 => n.depth = Some(0),
                 3 => n.status = Some(404),
-                4 => (n.status, n.reason) = (None, "robots".into()),
+                4 => (n.status, n.reason, n.reach) = (None, "robots".into(), Reach::Disallowed),
                 8 => (n.status, n.reason) = (None, "depth".into()),
                 _ => {}
             }

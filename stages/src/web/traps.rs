@@ -60,17 +60,6 @@ pub enum Trap {
 }
 
 impl Trap {
-    /// The reason recorded in `crawl.sqlite`.
-    pub fn reason(self) -> &'static str {
-        match self {
-            Trap::UrlLength => "trap-url-length",
-            Trap::PathDepth => "trap-path-depth",
-            Trap::RepeatedSegments => "trap-repeated-segments",
-            Trap::QueryVariants => "trap-query-variants",
-            Trap::Calendar => "trap-calendar",
-        }
-    }
-
     /// What the rule means, for the detail column.
     pub fn explain(self, limits: &TrapLimits) -> String {
         match self {

@@ -29,25 +29,15 @@ use std::fmt::Write as _;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 
-use crate::export::graph::{LinkGraph, PageNode, xml_escape};
+use crate::export::graph::{LinkGraph, PageNode, Reach, xml_escape};
 use crate::focus::pagerank::pagerank;
-
-/// Reasons the crawler records when a fetch failed without an HTTP status (`fetch.rs`,
-/// `crawl.rs`), plus the bare state `failed` for a row without a reason.
-const FAILED_REASONS: [&str; 5] = [
-    "timeout",
-    "network-error",
-    "redirect-chain",
-    "invalid-url",
-    "failed",
-];
 
 /// Whether a page is an invalid link target (seed 004's set `P_N`): fetched with an HTTP
 /// status of 400 or more, or recorded as an HTTP error or failed fetch.
 pub fn is_broken(node: &PageNode) -> bool {
     match node.status {
         Some(status) => status >= 400,
-        None => node.reason.starts_with("http-") || FAILED_REASONS.contains(&node.reason.as_str()),
+        None => node.reach == Reach::Broken,
     }
 }
 

@@ -15,6 +15,12 @@ fn page(id: i64, url: &str, status: Option<i64>, reason: &str) -> PageNode {
         kept: reason == "kept",
         tokens: (reason == "kept").then_some(100),
         reason: reason.into(),
+        reach: match reason {
+            "robots" => Reach::Disallowed,
+            "timeout" | "network-error" | "redirect-chain" | "invalid-url" => Reach::Broken,
+            r if r.starts_with("http-") => Reach::Broken,
+            _ => Reach::Open,
+        },
         ..PageNode::default()
     }
 }
