@@ -21,7 +21,9 @@ mod focus;
 mod hosts;
 mod read;
 mod revisit;
+mod rows;
 mod seeds;
+pub use rows::{FetchRow, PageFacts, QueuedUrl, StoredPage};
 mod warc;
 pub use read::{JudgedPage, SeedOutcome, SeedSighting, UrlOutcome};
 pub use seeds::SeedHitRow;
@@ -129,95 +131,6 @@ CREATE TABLE IF NOT EXISTS searches (   -- result pages received from a search A
     PRIMARY KEY (backend, request, page)
 );
 ";
-
-/// A URL waiting in the frontier (loaded on resume). The URL text stays in the database.
-#[derive(Debug, Clone)]
-pub struct QueuedUrl {
-    /// Row id.
-    pub id: i64,
-    /// Politeness key.
-    pub host: String,
-    /// Depth.
-    pub depth: u32,
-    /// Frontier priority.
-    pub priority: f64,
-    /// How it was found (`seed`, `link`, `redirect`).
-    pub via: String,
-}
-
-impl QueuedUrl {
-    /// A row of `SELECT id, host, depth, priority, via FROM urls …`.
-    fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<QueuedUrl> {
-        Ok(QueuedUrl {
-            id: r.get(0)?,
-            host: r.get(1)?,
-            depth: r.get::<_, i64>(2)? as u32,
-            priority: r.get(3)?,
-            via: r.get(4)?,
-        })
-    }
-}
-
-/// What a fetch taught us about a URL.
-#[derive(Debug, Clone, Default)]
-pub struct FetchRow {
-    /// HTTP status (0 when no response).
-    pub status: u16,
-    /// `Content-Type` header.
-    pub content_type: Option<String>,
-    /// Body length as stored.
-    pub length: u64,
-    /// `Last-Modified` header, raw.
-    pub last_modified: Option<String>,
-    /// `ETag` header.
-    pub etag: Option<String>,
-    /// `Server` header.
-    pub server: Option<String>,
-    /// `Location` header of a redirect.
-    pub location: Option<String>,
-    /// Seconds since 1970 at the end of the fetch.
-    pub fetched_at: f64,
-    /// Response time in milliseconds.
-    pub elapsed_ms: u64,
-    /// WARC file name (relative to `warc/`), offset and length of the response record.
-    pub warc: Option<(String, u64, u64)>,
-}
-
-/// Topic facts of a fetched page, as the crawl or the extract stage computed them.
-#[derive(Debug, Clone, Default)]
-pub struct PageFacts {
-    /// Topic score.
-    pub score: f64,
-    /// Formula satisfied.
-    pub verdict: bool,
-    /// Matched clauses.
-    pub matched: Vec<String>,
-    /// Detected language.
-    pub language: Option<String>,
-    /// Title.
-    pub title: Option<String>,
-}
-
-/// A fetched page to (re)extract.
-#[derive(Debug, Clone)]
-pub struct StoredPage {
-    /// Row id.
-    pub id: i64,
-    /// Canonical URL.
-    pub url: String,
-    /// Depth.
-    pub depth: u32,
-    /// Whether the page was a seed.
-    pub seed: bool,
-    /// `Content-Type`.
-    pub content_type: Option<String>,
-    /// `Last-Modified`.
-    pub last_modified: Option<String>,
-    /// Fetch time.
-    pub fetched_at: f64,
-    /// WARC file, offset, length.
-    pub warc: (String, u64, u64),
-}
 
 /// The open `crawl.sqlite` of a run, with one write transaction always open.
 pub struct Store {

@@ -2,7 +2,7 @@
 //! html5lib's `<meta>` pre-scan tests (html5lib/html5lib-tests, MIT) and the chardet project's
 //! labelled web text (CulturaX snippets re-encoded, LGPL).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;

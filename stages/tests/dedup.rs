@@ -9,7 +9,7 @@
 //! independently (string shingles in a `HashSet`, all pairs), so the MinHash/LSH shortcut is
 //! shown to miss no pair above the threshold and to report exact similarities.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

@@ -11,7 +11,7 @@
 //!
 //! Run with `--nocapture` to see the tables.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

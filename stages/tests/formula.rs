@@ -5,7 +5,7 @@
 //! Every expected verdict and count below was established by reading the texts (with `grep -w`
 //! as a reading aid), not by running the formula code.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -6,7 +6,7 @@
 //! written by `scripts/whatlang-check answers` (which also compares the two crates directly on
 //! any folder of pages).
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeSet, HashMap};
 

@@ -13,7 +13,7 @@
 //!
 //! Run with `--nocapture` to see the table.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

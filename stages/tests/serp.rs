@@ -20,7 +20,7 @@
 //! - Precision and recall are pooled over the pages whose gold has results; pages with an
 //!   empty gold are listed with what the parser reported for them instead.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, HashSet};
 use std::fs::File;

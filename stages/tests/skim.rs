@@ -5,7 +5,7 @@
 //!
 //! Run with `--nocapture` to see the figures.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 

@@ -6,7 +6,7 @@
 //! The file is also re-wrapped in glaneur's `<doc>`/`<p>` lines, as `scripts/treetagger`
 //! output of a `.tt` file looks, to check the grouping by document on real tagged lines.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;

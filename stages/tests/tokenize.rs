@@ -5,7 +5,7 @@
 //! output of `utf8-tokenize.perl -f -a french-abbreviations-utf8` (one token per line).
 //! The requirement is 100 % agreement, token for token.
 
-mod common;
+use crate::common;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;

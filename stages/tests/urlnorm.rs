@@ -28,7 +28,7 @@
 //! argument; a listed case that starts passing fails the test, so the list stays exact.
 //! Run with `--nocapture` to see the table.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -7,7 +7,7 @@
 //! sequence, the sentence boundaries and the glue agree across the three formats and with
 //! `tokenize()`.
 
-mod common;
+use crate::common;
 
 use stages::corpus::tokenize::tokenize;
 use stages::export::vertical::{

@@ -89,3 +89,70 @@ fn tests_read_nothing_outside_the_repository() {
         offenders.join("\n")
     );
 }
+
+/// Every source file outside tests and vendored code to a size a reader can hold (about 800
+/// lines): a larger one becomes a folder along its seams. Tests (`tests.rs`, `*_tests.rs`, the
+/// `tests/` folders) are exempt.
+#[test]
+fn source_files_stay_readable() {
+    const MAX_LINES: usize = 820;
+    let mut long = Vec::new();
+    let mut stack = vec![repo().join("pipeline"), repo().join("stages").join("src")];
+    while let Some(path) = stack.pop() {
+        if path.is_dir() {
+            for entry in std::fs::read_dir(&path).unwrap() {
+                stack.push(entry.unwrap().path());
+            }
+            continue;
+        }
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.ends_with(".rs") || name == "tests.rs" || name.ends_with("_tests.rs") {
+            continue;
+        }
+        let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+        if lines > MAX_LINES {
+            long.push(format!("{}: {lines} lines", path.display()));
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "split these along their seams:\n{}",
+        long.join("\n")
+    );
+}
+
+/// The storage boundary: SQL and the database handle live in `pipeline/store*` only, so that
+/// another store can implement the same calls.
+#[test]
+fn sql_stays_in_the_store() {
+    let mut leaks = Vec::new();
+    let mut stack = vec![repo().join("pipeline"), repo().join("stages").join("src")];
+    let store_dir = repo().join("pipeline").join("store");
+    let store_file = repo().join("pipeline").join("store.rs");
+    while let Some(path) = stack.pop() {
+        if path == store_dir || path == store_file {
+            continue;
+        }
+        if path.is_dir() {
+            for entry in std::fs::read_dir(&path).unwrap() {
+                stack.push(entry.unwrap().path());
+            }
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if ["rusqlite", "SELECT ", "UPDATE urls", "INSERT INTO"]
+                .iter()
+                .any(|needle| code.contains(needle))
+            {
+                leaks.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        leaks.is_empty(),
+        "SQL outside pipeline/store*: move it behind a Store method:\n{}",
+        leaks.join("\n")
+    );
+}

@@ -1,0 +1,19 @@
+//! The fixture tests of `stages`, in one test binary (one link step instead of one per file):
+//! each module checks one stage on real material committed in `tests/data/` at the root of the
+//! repository (sources and licences in its README).
+
+mod common;
+
+mod decode;
+mod dedup;
+mod extract;
+mod formula;
+mod lang;
+mod robots;
+mod serp;
+mod skim;
+mod tagged;
+mod tokenize;
+mod urlnorm;
+mod vertical;
+mod warc;
