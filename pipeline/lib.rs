@@ -6,10 +6,14 @@
 //!
 //! # Layout
 //!
-//! - [`cli`] flags; [`run`] the stages in order; [`topic`] the topic file;
-//! - [`seeds`] → [`crawl`] (with [`fetch`], [`store`], [`warcfile`]) → [`extract`] → [`export`];
-//! - [`report`] `report.json` and the summary; [`progress`] progress bars;
-//! - [`inspect`] `glaneur formula`, `extract`, `tokenize`: one stage on local files.
+//! - [`cli`] flags; [`run`] the stages in order; [`topic`] the topic file (and [`topic::template`],
+//!   `glaneur init`);
+//! - [`seeds`] → [`crawl`] (with [`fetch`], [`store`], [`warcfile`], [`guard`]) → [`extract`] →
+//!   [`export`];
+//! - [`outcome`] every decision's state and reason; [`report`] `report.json` and the summary;
+//!   [`progress`] progress bars; [`clock`] the wall clock;
+//! - [`verify`] `glaneur verify`; [`runlock`] one process per run folder; [`inspect`]
+//!   `glaneur formula`, `extract`, `tokenize`: one stage on local files.
 //!
 //! Data flows one way; the only loop is inside [`crawl`] (page → score → new links), which
 //! calls `stages::page::{decode, extract}` and `stages::focus::{formula, score}`. Every stage
