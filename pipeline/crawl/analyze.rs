@@ -25,14 +25,14 @@ pub struct Analysis {
     /// Topic facts.
     pub facts: PageFacts,
     /// Out-links, one per distinct URL (first occurrence's kind and anchor text, best anchor
-    /// score, URL score, occurrences): see [`focus::ScoredLink`].
+    /// score, URL score, occurrences).
     pub links: Vec<focus::ScoredLink>,
     /// The page's term counts, while the seed centroid is not learned yet (seeds teach it).
     pub terms: Option<stages::focus::centroid::TermCounts>,
     /// `<meta name=robots>` nofollow.
     pub nofollow: bool,
     /// The links' targets, in the order of `links` (None: not an http(s) URL); filled by
-    /// [`CrawlContext::resolve_links`].
+    /// [`super::CrawlContext::resolve_links`].
     pub targets: Vec<Option<Target>>,
     /// Links past `[crawl] max_links_per_page`, not followed.
     pub links_cut: usize,

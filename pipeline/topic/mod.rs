@@ -22,7 +22,7 @@ mod validate;
 pub use file::*;
 pub use validate::{LIMITS, Limit, check_files, warnings};
 
-/// `x` seconds as a [`Duration`], saturating: NaN and negative values are 0, values too large
+/// `x` seconds as a [`std::time::Duration`], saturating: NaN and negative values are 0, values too large
 /// for a `Duration` its maximum. Topic values are range-checked before they get here; server
 /// values (`Crawl-delay`) are capped first. Saturation keeps a bug from becoming a panic.
 pub fn seconds(x: f64) -> std::time::Duration {
