@@ -59,7 +59,7 @@ use crate::fetch::{self, Failure, Fetcher, Response};
 use crate::outcome::{Reason, Revisit};
 use crate::progress::Progress;
 pub use crate::report::CrawlOutcome;
-use crate::store::{FetchRow, Store};
+use crate::store::{FetchRow, Store, Via};
 use crate::topic::Topic;
 
 mod analyze;

@@ -29,7 +29,7 @@ use stages::web::urlnorm::{self, Canonicalizer};
 
 use crate::report::SeedsReport;
 use crate::search::{PageOutcome, SearchConfig, Searcher};
-use crate::store::{SeedHitRow, SeedSighting, Store};
+use crate::store::{SeedHitRow, SeedSighting, Store, Via};
 use crate::topic::Topic;
 
 /// One seed before it is stored, with its provenance.
@@ -70,7 +70,7 @@ impl Sink<'_> {
         let host = urlnorm::host_key(&url);
         let (id, new) =
             self.store
-                .insert_url(url.as_str(), &host, 0, None, "seed", 1.0, self.now)?;
+                .insert_url(url.as_str(), &host, 0, None, Via::Seed, 1.0, self.now)?;
         self.store.seed(
             id,
             &seed.source,

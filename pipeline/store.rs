@@ -23,7 +23,7 @@ mod read;
 mod revisit;
 mod rows;
 mod seeds;
-pub use rows::{FetchRow, PageFacts, QueuedUrl, StoredPage};
+pub use rows::{FetchRow, PageFacts, QueuedUrl, StoredPage, Via};
 mod warc;
 pub use read::{JudgedPage, SeedOutcome, SeedSighting, UrlOutcome};
 pub use seeds::SeedHitRow;
@@ -382,7 +382,7 @@ impl Store {
         host: &str,
         depth: u32,
         parent: Option<i64>,
-        via: &str,
+        via: Via,
         priority: f64,
         now: f64,
     ) -> anyhow::Result<(i64, bool)> {
@@ -592,13 +592,13 @@ impl Store {
         let mut hops = 0;
         let mut current = id;
         loop {
-            let row: Option<(String, Option<i64>)> = self
+            let row: Option<(Via, Option<i64>)> = self
                 .conn
                 .prepare_cached("SELECT via, parent_id FROM urls WHERE id = ?1")?
                 .query_row([current], |r| Ok((r.get(0)?, r.get(1)?)))
                 .optional()?;
             match row {
-                Some((via, Some(parent))) if via == "redirect" && hops < 64 => {
+                Some((Via::Redirect, Some(parent))) if hops < 64 => {
                     hops += 1;
                     current = parent;
                 }

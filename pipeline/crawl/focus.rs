@@ -25,6 +25,7 @@ use stages::focus::strategy::{Level, Queued, Settings, Strategy};
 use stages::page::extract::{Link, LinkKind};
 
 use super::{Crawler, Entry, Job};
+use crate::store::Via;
 use crate::topic::Topic;
 
 /// Meta key of the stored centroid.
@@ -423,7 +424,7 @@ impl Crawler<'_> {
         for q in self.store.queued()? {
             let h = hops.get(&q.id).copied().unwrap_or(0);
             // A redirect target still queued may be a seed's page: wait for it too.
-            if seed_set.contains(&q.id) || (q.via == "redirect" && self.store.is_seed(q.id)?) {
+            if seed_set.contains(&q.id) || (q.via == Via::Redirect && self.store.is_seed(q.id)?) {
                 self.seeds.waiting.insert(q.id);
             }
             self.queue_url(&q.host, q.id, q.depth, q.priority, h);

@@ -262,7 +262,7 @@ impl Crawler<'_> {
                 target_host,
                 child_depth,
                 Some(entry.id),
-                "link",
+                Via::Link,
                 priority,
                 now,
             )?;
@@ -504,11 +504,12 @@ impl Crawler<'_> {
             &target_host,
             entry.depth,
             Some(entry.id),
-            "redirect",
+            Via::Redirect,
             entry.priority,
             now,
         )?;
-        self.store.link(entry.id, dst, "redirect", "", 1)?;
+        self.store
+            .link(entry.id, dst, Via::Redirect.name(), "", 1)?;
         // The target is the same page: it takes the source's links' share (OPIC cash, in-links).
         if self.prio.link(entry.id, dst, entry.priority) {
             self.store.raise_priority(dst, entry.priority)?;

@@ -323,7 +323,7 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use super::super::PageFacts;
+    use super::super::{PageFacts, Via};
     use super::*;
 
     #[test]
@@ -332,7 +332,7 @@ mod tests {
         let mut store = Store::open(&dir.path().join("crawl.sqlite")).unwrap();
         let id = |store: &mut Store, url: &str, host: &str| {
             store
-                .insert_url(url, host, 1, None, "link", 0.5, 0.0)
+                .insert_url(url, host, 1, None, Via::Link, 0.5, 0.0)
                 .unwrap()
                 .0
         };

@@ -14,7 +14,7 @@ use anyhow::Context;
 use rusqlite::{OptionalExtension, params};
 use stages::export::graph::{LinkEdge, PageNode};
 
-use super::{Reason, State, Store};
+use super::{Reason, State, Store, Via};
 
 /// A URL's crawl outcome, as `seeds.csv` reports it.
 #[derive(Debug, Clone)]
@@ -134,9 +134,9 @@ impl Store {
             .conn
             .prepare_cached(
                 "SELECT id, url, state, reason, status FROM urls
-                 WHERE parent_id = ?1 AND via = 'redirect' ORDER BY id LIMIT 1",
+                 WHERE parent_id = ?1 AND via = ?2 ORDER BY id LIMIT 1",
             )?
-            .query_row([id], url_outcome)
+            .query_row(params![id, Via::Redirect], url_outcome)
             .optional()?)
     }
 

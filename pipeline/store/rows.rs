@@ -15,8 +15,52 @@ pub struct QueuedUrl {
     pub depth: u32,
     /// Frontier priority.
     pub priority: f64,
-    /// How it was found (`seed`, `link`, `redirect`).
-    pub via: String,
+    /// How it was found.
+    pub via: Via,
+}
+
+/// How a URL was found (column `via`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Via {
+    /// A seed (any source).
+    Seed,
+    /// A link of a fetched page.
+    Link,
+    /// The target of a redirect (its parent is the URL that redirected).
+    Redirect,
+}
+
+impl Via {
+    /// The name stored in `crawl.sqlite`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Via::Seed => "seed",
+            Via::Link => "link",
+            Via::Redirect => "redirect",
+        }
+    }
+
+    /// The value with this stored name.
+    pub fn parse(name: &str) -> Option<Via> {
+        [Via::Seed, Via::Link, Via::Redirect]
+            .into_iter()
+            .find(|v| v.name() == name)
+    }
+}
+
+impl rusqlite::ToSql for Via {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        Ok(rusqlite::types::ToSqlOutput::from(self.name()))
+    }
+}
+
+impl rusqlite::types::FromSql for Via {
+    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Via> {
+        let name = value.as_str()?;
+        Via::parse(name).ok_or_else(|| {
+            rusqlite::types::FromSqlError::Other(format!("unknown `via` value '{name}'").into())
+        })
+    }
 }
 
 impl QueuedUrl {

@@ -20,7 +20,7 @@ fn urls_are_unique_and_settle_with_a_reason() {
             "http://a.test:80",
             0,
             None,
-            "seed",
+            Via::Seed,
             1.0,
             0.0,
         )
@@ -31,7 +31,7 @@ fn urls_are_unique_and_settle_with_a_reason() {
             "http://a.test:80",
             3,
             None,
-            "link",
+            Via::Link,
             0.1,
             0.0,
         )
@@ -43,7 +43,7 @@ fn urls_are_unique_and_settle_with_a_reason() {
             "http://a.test:80",
             1,
             Some(a),
-            "link",
+            Via::Link,
             0.5,
             0.0,
         )
@@ -82,7 +82,7 @@ fn the_write_ahead_log_starts_over_while_the_crawl_writes_without_pause() {
             n += 1;
             let url = format!("http://h{}.test/a/rather/long/path/to/page/{n}", n % 97);
             store
-                .insert_url(&url, "http://h.test:80", 1, None, "link", 0.5, 0.0)
+                .insert_url(&url, "http://h.test:80", 1, None, Via::Link, 0.5, 0.0)
                 .unwrap();
         }
         store.commit().unwrap();
@@ -108,13 +108,13 @@ fn redirect_hops_follow_the_chain() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&dir.path().join("c.sqlite")).unwrap();
     let (a, _) = store
-        .insert_url("http://a.test/1", "h", 0, None, "seed", 1.0, 0.0)
+        .insert_url("http://a.test/1", "h", 0, None, Via::Seed, 1.0, 0.0)
         .unwrap();
     let (b, _) = store
-        .insert_url("http://a.test/2", "h", 0, Some(a), "redirect", 1.0, 0.0)
+        .insert_url("http://a.test/2", "h", 0, Some(a), Via::Redirect, 1.0, 0.0)
         .unwrap();
     let (c, _) = store
-        .insert_url("http://a.test/3", "h", 0, Some(b), "redirect", 1.0, 0.0)
+        .insert_url("http://a.test/3", "h", 0, Some(b), Via::Redirect, 1.0, 0.0)
         .unwrap();
     assert_eq!(store.redirect_chain(c).unwrap(), (2, a));
     assert_eq!(store.redirect_chain(a).unwrap(), (0, a));
