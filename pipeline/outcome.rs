@@ -52,21 +52,8 @@ impl fmt::Display for State {
     }
 }
 
-/// Which decisions a reason belongs to (the groups of the guide's list).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// The extract stage's verdict on a fetched page (state `fetched`).
-    Page,
-    /// A rule that kept the URL from being fetched (state `skipped`).
-    NotFetched,
-    /// What the fetch gave (state `fetched` for an answer, `failed` for none).
-    Fetch,
-    /// Why a URL still `queued` was not fetched in this run.
-    Waiting,
-}
-
 macro_rules! reasons {
-    ($($(#[$doc:meta])* $variant:ident = $name:literal, $kind:ident, $explain:literal;)*) => {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal, $explain:literal;)*) => {
         /// Why a URL is where it is.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Reason {
@@ -76,124 +63,123 @@ macro_rules! reasons {
         }
 
         impl Reason {
-            /// Every reason but the `http-NNN` family: (reason, name, kind, explanation).
-            pub const TABLE: &[(Reason, &'static str, Kind, &'static str)] = &[
-                $((Reason::$variant, $name, Kind::$kind, $explain),)*
+            /// Every reason but the `http-NNN` family: (reason, name, explanation).
+            pub const TABLE: &[(Reason, &'static str, &'static str)] = &[
+                $((Reason::$variant, $name, $explain),)*
             ];
+
+            /// The name and explanation of a reason of the table (none for `http-NNN`).
+            fn fixed(self) -> Option<(&'static str, &'static str)> {
+                match self {
+                    $(Reason::$variant => Some(($name, $explain)),)*
+                    Reason::Http(_) => None,
+                }
+            }
         }
     };
 }
 
 reasons! {
     /// In the corpus.
-    Kept = "kept", Page, "in the corpus";
+    Kept = "kept", "in the corpus";
     /// Fails the topic formula.
-    OffTopic = "off-topic", Page, "the clean text does not satisfy the topic formula";
+    OffTopic = "off-topic", "the clean text does not satisfy the topic formula";
     /// Not in the topic's languages.
-    Language = "language", Page, "the page (or all its paragraphs) is not in the topic's languages";
+    Language = "language", "the page (or all its paragraphs) is not in the topic's languages";
     /// No clean text.
-    Empty = "empty", Page, "no clean text left after boilerplate removal";
+    Empty = "empty", "no clean text left after boilerplate removal";
     /// The page asked not to be indexed.
-    Noindex = "noindex", Page, "the page asks not to be indexed (robots meta tag or X-Robots-Tag)";
+    Noindex = "noindex", "the page asks not to be indexed (robots meta tag or X-Robots-Tag)";
     /// Same text as a kept page.
-    Duplicate = "duplicate", Page, "the same clean text as a kept page (`duplicate_of`)";
+    Duplicate = "duplicate", "the same clean text as a kept page (`duplicate_of`)";
     /// Nearly the same text as a kept page.
-    NearDuplicate = "near-duplicate", Page, "nearly the same clean text as a kept page (`duplicate_of`)";
+    NearDuplicate = "near-duplicate", "nearly the same clean text as a kept page (`duplicate_of`)";
     /// Its stored response cannot be read back.
-    Unreadable = "unreadable", Page, "its stored response cannot be read back from the WARC (`detail`: file and offset)";
+    Unreadable = "unreadable", "its stored response cannot be read back from the WARC (`detail`: file and offset)";
     /// Disallowed by robots.txt.
-    Robots = "robots", NotFetched, "disallowed by the server's robots.txt";
+    Robots = "robots", "disallowed by the server's robots.txt";
     /// robots.txt could not be read.
-    RobotsUnavailable = "robots-unavailable", NotFetched, "the server's robots.txt could not be read, so nothing of it is fetched";
+    RobotsUnavailable = "robots-unavailable", "the server's robots.txt could not be read, so nothing of it is fetched";
     /// The server failed too often.
-    ServerGaveUp = "server-gave-up", NotFetched, "the server failed too often: the crawl stopped asking it";
+    ServerGaveUp = "server-gave-up", "the server failed too often: the crawl stopped asking it";
     /// Outside `[domains]`.
-    OffDomain = "off-domain", NotFetched, "outside the topic's [domains]";
+    OffDomain = "off-domain", "outside the topic's [domains]";
     /// A private, loopback or link-local address.
-    PrivateAddress = "private-address", NotFetched, "the host is not on the public internet (private, loopback or link-local address)";
+    PrivateAddress = "private-address", "the host is not on the public internet (private, loopback or link-local address)";
     /// User name or password in the URL.
-    Credentials = "credentials", NotFetched, "the URL carries a user name or password";
+    Credentials = "credentials", "the URL carries a user name or password";
     /// Deeper than `max_depth`.
-    DepthLimit = "depth-limit", NotFetched, "more links away from a seed than [crawl] max_depth";
+    DepthLimit = "depth-limit", "more links away from a seed than [crawl] max_depth";
     /// Too many off-topic pages in a row.
-    TunnelLimit = "tunnel-limit", NotFetched, "more off-topic pages in a row than [focus] tunnel allows";
+    TunnelLimit = "tunnel-limit", "more off-topic pages in a row than [focus] tunnel allows";
     /// The host's page budget is spent.
-    HostBudget = "host-budget", NotFetched, "the host already gave [crawl] max_pages_per_host pages";
+    HostBudget = "host-budget", "the host already gave [crawl] max_pages_per_host pages";
     /// Too many redirects in a row.
-    RedirectChain = "redirect-chain", NotFetched, "too many redirects in a row";
+    RedirectChain = "redirect-chain", "too many redirects in a row";
     /// Not a URL glaneur can fetch.
-    InvalidUrl = "invalid-url", NotFetched, "not an http(s) URL that can be parsed";
+    InvalidUrl = "invalid-url", "not an http(s) URL that can be parsed";
     /// Refused by a URL rule of the topic.
-    UrlRule = "url-rule", NotFetched, "breaks its script's parameter rule ([[urls.script]])";
+    UrlRule = "url-rule", "breaks its script's parameter rule ([[urls.script]])";
     /// A file type that is not harvested.
-    FileType = "file-type", NotFetched, "a file type glaneur does not harvest (by the URL's extension)";
+    FileType = "file-type", "a file type glaneur does not harvest (by the URL's extension)";
     /// URL too long (crawler trap).
-    TrapUrlLength = "trap-url-length", NotFetched, "crawler trap: URL longer than [traps] max_url_length";
+    TrapUrlLength = "trap-url-length", "crawler trap: URL longer than [traps] max_url_length";
     /// Path too deep (crawler trap).
-    TrapPathDepth = "trap-path-depth", NotFetched, "crawler trap: more path segments than [traps] max_path_depth";
+    TrapPathDepth = "trap-path-depth", "crawler trap: more path segments than [traps] max_path_depth";
     /// Repeated path segments (crawler trap).
-    TrapRepeatedSegments = "trap-repeated-segments", NotFetched, "crawler trap: path segments repeated in a row";
+    TrapRepeatedSegments = "trap-repeated-segments", "crawler trap: path segments repeated in a row";
     /// Too many query strings on one path (crawler trap).
-    TrapQueryVariants = "trap-query-variants", NotFetched, "crawler trap: too many query strings on one path";
+    TrapQueryVariants = "trap-query-variants", "crawler trap: too many query strings on one path";
     /// Too many calendar pages (crawler trap).
-    TrapCalendar = "trap-calendar", NotFetched, "crawler trap: too many calendar-like URLs on the server";
+    TrapCalendar = "trap-calendar", "crawler trap: too many calendar-like URLs on the server";
     /// A 200 response waiting for the extract stage's decision.
-    Fetched = "fetched", Fetch, "a 200 response the extract stage has not judged yet (run --from extract)";
+    Fetched = "fetched", "a 200 response the extract stage has not judged yet (run --from extract)";
     /// A redirect (the target is its own URL).
-    Redirect = "redirect", Fetch, "a redirect: the target is followed as its own URL";
+    Redirect = "redirect", "a redirect: the target is followed as its own URL";
     /// Not HTML or text.
-    ContentType = "content-type", Fetch, "the response is not HTML or plain text";
+    ContentType = "content-type", "the response is not HTML or plain text";
     /// A content coding glaneur did not offer.
-    ContentEncoding = "content-encoding", Fetch, "the body came in a content coding glaneur did not offer (such as br)";
+    ContentEncoding = "content-encoding", "the body came in a content coding glaneur did not offer (such as br)";
     /// No answer in time.
-    Timeout = "timeout", Fetch, "no complete answer within [crawl] timeout_seconds";
+    Timeout = "timeout", "no complete answer within [crawl] timeout_seconds";
     /// Connection or DNS failure.
-    NetworkError = "network-error", Fetch, "the connection failed (DNS, refused, reset, TLS)";
+    NetworkError = "network-error", "the connection failed (DNS, refused, reset, TLS)";
     /// Larger than `max_page_bytes`.
-    TooLarge = "too-large", Fetch, "the body is larger than [crawl] max_body_bytes";
+    TooLarge = "too-large", "the body is larger than [crawl] max_body_bytes";
     /// A compressed body that inflates without bound.
-    DecompressionBomb = "decompression-bomb", Fetch, "the compressed body inflates far beyond its size";
+    DecompressionBomb = "decompression-bomb", "the compressed body inflates far beyond its size";
     /// A fault of glaneur itself.
-    InternalError = "internal-error", Fetch, "glaneur failed on this URL (a bug: please report it with the detail)";
+    InternalError = "internal-error", "glaneur failed on this URL (a bug: please report it with the detail)";
     /// The run's page budget is spent.
-    PageBudget = "page-budget", Waiting, "the run stopped at [crawl] max_pages before reaching it";
+    PageBudget = "page-budget", "the run stopped at [crawl] max_pages before reaching it";
     /// The run was interrupted.
-    Interrupted = "interrupted", Waiting, "the run was interrupted before reaching it (run the same command to resume)";
+    Interrupted = "interrupted", "the run was interrupted before reaching it (run the same command to resume)";
     /// Waiting after a server error.
-    Retry = "retry", Waiting, "waiting to be tried again after a server error";
+    Retry = "retry", "waiting to be tried again after a server error";
     /// Queued again by `glaneur verify --refetch`.
-    Refetch = "refetch", Waiting, "its stored response was damaged: queued again by glaneur verify --refetch";
+    Refetch = "refetch", "its stored response was damaged: queued again by glaneur verify --refetch";
 }
 
 impl Reason {
     /// The name stored in `crawl.sqlite` and shown in reports.
     pub fn name(self) -> Cow<'static, str> {
-        match self {
-            Reason::Http(status) => Cow::Owned(format!("http-{status}")),
-            reason => Cow::Borrowed(reason.row().map_or("", |row| row.1)),
+        match (self, self.fixed()) {
+            (_, Some((name, _))) => Cow::Borrowed(name),
+            (Reason::Http(status), None) => Cow::Owned(format!("http-{status}")),
+            (_, None) => Cow::Borrowed(""),
         }
     }
 
     /// One line for a user.
     pub fn explain(self) -> Cow<'static, str> {
-        match self {
-            Reason::Http(404) => Cow::Borrowed("the server answered 404 Not Found"),
-            Reason::Http(status) => Cow::Owned(format!("the server answered HTTP {status}")),
-            reason => Cow::Borrowed(reason.row().map_or("", |row| row.3)),
+        match (self, self.fixed()) {
+            (_, Some((_, explain))) => Cow::Borrowed(explain),
+            (Reason::Http(404), None) => Cow::Borrowed("the server answered 404 Not Found"),
+            (Reason::Http(status), None) => {
+                Cow::Owned(format!("the server answered HTTP {status}"))
+            }
+            (_, None) => Cow::Borrowed(""),
         }
-    }
-
-    /// The group of decisions this reason belongs to.
-    pub fn kind(self) -> Kind {
-        match self {
-            Reason::Http(_) => Kind::Fetch,
-            reason => reason.row().map_or(Kind::Fetch, |row| row.2),
-        }
-    }
-
-    /// The reason's row of [`Reason::TABLE`] (none for `http-NNN`).
-    fn row(self) -> Option<&'static (Reason, &'static str, Kind, &'static str)> {
-        Reason::TABLE.iter().find(|row| row.0 == self)
     }
 
     /// The reason with this stored name.
@@ -305,7 +291,7 @@ mod tests {
     #[test]
     fn every_name_is_unique_and_parses_back() {
         let mut seen = std::collections::HashSet::new();
-        for &(reason, name, _, explain) in Reason::TABLE {
+        for &(reason, name, explain) in Reason::TABLE {
             assert!(seen.insert(name), "{name} twice");
             assert_eq!(reason.name(), name);
             assert_eq!(Reason::parse(name), Some(reason));
@@ -344,7 +330,7 @@ mod tests {
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/GUIDE.md"),
         )
         .expect("docs/GUIDE.md");
-        for &(_, name, _, _) in Reason::TABLE {
+        for &(_, name, _) in Reason::TABLE {
             assert!(
                 guide.contains(&format!("`{name}`")),
                 "docs/GUIDE.md does not list the reason `{name}`"

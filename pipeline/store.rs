@@ -15,7 +15,12 @@
 //! The store sits behind this narrow type so that a shared PostgreSQL store for multi-machine
 //! crawls can replace it without touching the crawl loop.
 
+use std::borrow::Cow;
 use std::path::Path;
+
+use anyhow::{Context, bail};
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSqlOutput, ValueRef};
+use rusqlite::{Connection, OptionalExtension, ToSql, params};
 
 mod focus;
 mod hosts;
@@ -23,15 +28,11 @@ mod read;
 mod revisit;
 mod rows;
 mod seeds;
-pub use rows::{FetchRow, PageFacts, QueuedUrl, StoredPage, Via};
 mod warc;
 pub use read::{JudgedPage, SeedOutcome, SeedSighting, UrlOutcome};
+pub use rows::{FetchRow, PageFacts, QueuedUrl, StoredPage, Via};
 pub use seeds::SeedHitRow;
 pub use warc::StoredRecord;
-
-use anyhow::{Context, bail};
-use rusqlite::types::{ToSqlOutput, ValueRef};
-use rusqlite::{Connection, OptionalExtension, ToSql, params};
 
 pub use crate::outcome::{Reason, Revisit, State};
 
@@ -641,30 +642,16 @@ impl Store {
     /// Counts of URLs per (state, reason), for the report; a queued URL may have no reason yet.
     pub fn reason_counts(&self) -> anyhow::Result<Vec<(State, Option<Reason>, u64)>> {
         let mut stmt = self.conn.prepare(
-            "SELECT state, reason, COUNT(*) FROM urls GROUP BY state, reason ORDER BY COUNT(*) DESC",
+            "SELECT state, NULLIF(reason, ''), COUNT(*) FROM urls GROUP BY 1, 2
+             ORDER BY COUNT(*) DESC",
         )?;
         let rows = stmt
             .query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, Option<String>>(1)?,
-                    r.get::<_, i64>(2)? as u64,
-                ))
+                Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as u64))
             })?
-            .collect::<Result<Vec<_>, _>>()?;
-        rows.into_iter()
-            .map(|(state, reason, count)| {
-                let state = State::parse(&state)
-                    .with_context(|| format!("crawl.sqlite holds an unknown state '{state}'"))?;
-                let reason = match reason.filter(|r| !r.is_empty()) {
-                    None => None,
-                    Some(name) => Some(Reason::parse(&name).with_context(|| {
-                        format!("crawl.sqlite holds an unknown reason '{name}'")
-                    })?),
-                };
-                Ok((state, reason, count))
-            })
-            .collect()
+            .collect::<Result<Vec<_>, _>>()
+            .context("crawl.sqlite: counting the URLs by state and reason")?;
+        Ok(rows)
     }
 }
 
@@ -705,7 +692,29 @@ pub fn fault_of(error: &anyhow::Error) -> Option<Fault> {
 /// Reasons and states are stored by name (the names users query).
 impl ToSql for Reason {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.name().into_owned()))
+        // Borrowed for every named reason: no allocation on the crawl's writes.
+        Ok(match self.name() {
+            Cow::Borrowed(name) => ToSqlOutput::Borrowed(ValueRef::Text(name.as_bytes())),
+            Cow::Owned(name) => ToSqlOutput::from(name),
+        })
+    }
+}
+
+/// A stored name no version of glaneur writes: the database was changed by hand or damaged.
+pub(super) fn unknown(what: &str, value: ValueRef<'_>) -> FromSqlError {
+    let shown = value.as_str().unwrap_or("(not text)");
+    FromSqlError::Other(format!("crawl.sqlite holds an unknown {what} '{shown}'").into())
+}
+
+impl FromSql for Reason {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Reason> {
+        Reason::parse(value.as_str()?).ok_or_else(|| unknown("reason", value))
+    }
+}
+
+impl FromSql for State {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<State> {
+        State::parse(value.as_str()?).ok_or_else(|| unknown("state", value))
     }
 }
 

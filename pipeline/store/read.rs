@@ -74,35 +74,12 @@ pub struct JudgedPage {
     pub kept: bool,
 }
 
-fn reason_of(name: Option<String>) -> rusqlite::Result<Option<Reason>> {
-    match name.filter(|n| !n.is_empty()) {
-        None => Ok(None),
-        Some(name) => Reason::parse(&name).map(Some).ok_or_else(|| {
-            rusqlite::Error::InvalidColumnType(
-                0,
-                format!("reason '{name}'"),
-                rusqlite::types::Type::Text,
-            )
-        }),
-    }
-}
-
-fn state_of(name: String) -> rusqlite::Result<State> {
-    State::parse(&name).ok_or_else(|| {
-        rusqlite::Error::InvalidColumnType(
-            0,
-            format!("state '{name}'"),
-            rusqlite::types::Type::Text,
-        )
-    })
-}
-
 fn url_outcome(r: &rusqlite::Row<'_>) -> rusqlite::Result<UrlOutcome> {
     Ok(UrlOutcome {
         id: r.get(0)?,
         url: r.get(1)?,
-        state: state_of(r.get(2)?)?,
-        reason: reason_of(r.get(3)?)?,
+        state: r.get(2)?,
+        reason: r.get(3)?,
         status: r.get(4)?,
     })
 }
@@ -111,7 +88,7 @@ impl Store {
     /// Every seed URL with its crawl outcome, in id order.
     pub fn seed_outcomes(&self) -> anyhow::Result<Vec<SeedOutcome>> {
         let mut stmt = self.conn.prepare(
-            "SELECT u.id, u.url, u.state, u.reason, u.status, s.verdict
+            "SELECT u.id, u.url, u.state, NULLIF(u.reason, ''), u.status, s.verdict
              FROM urls u JOIN (SELECT url_id, MAX(verdict) AS verdict FROM seeds GROUP BY url_id) s
                ON s.url_id = u.id
              ORDER BY u.id",
@@ -133,7 +110,7 @@ impl Store {
         Ok(self
             .conn
             .prepare_cached(
-                "SELECT id, url, state, reason, status FROM urls
+                "SELECT id, url, state, NULLIF(reason, ''), status FROM urls
                  WHERE parent_id = ?1 AND via = ?2 ORDER BY id LIMIT 1",
             )?
             .query_row(params![id, Via::Redirect], url_outcome)
@@ -222,7 +199,8 @@ impl Store {
     /// has none), every link between them as an edge.
     pub fn link_graph_parts(&self) -> anyhow::Result<(Vec<PageNode>, Vec<LinkEdge>)> {
         let mut stmt = self.conn.prepare(
-            "SELECT id, url, host, depth, status, language, score, verdict, tokens, state, reason
+            "SELECT id, url, host, depth, status, language, score, verdict, tokens, state,
+                    NULLIF(reason, '')
              FROM urls ORDER BY id",
         )?;
         let nodes = stmt
@@ -232,8 +210,8 @@ impl Store {
                     .ok()
                     .and_then(|u| u.host_str().map(str::to_string))
                     .unwrap_or_else(|| r.get::<_, String>(2).unwrap_or_default());
-                let state = state_of(r.get(9)?)?;
-                let reason = reason_of(r.get(10)?)?;
+                let state: State = r.get(9)?;
+                let reason: Option<Reason> = r.get(10)?;
                 Ok(PageNode {
                     id: r.get(0)?,
                     url,

@@ -56,10 +56,7 @@ impl rusqlite::ToSql for Via {
 
 impl rusqlite::types::FromSql for Via {
     fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Via> {
-        let name = value.as_str()?;
-        Via::parse(name).ok_or_else(|| {
-            rusqlite::types::FromSqlError::Other(format!("unknown `via` value '{name}'").into())
-        })
+        Via::parse(value.as_str()?).ok_or_else(|| super::unknown("`via` value", value))
     }
 }
 

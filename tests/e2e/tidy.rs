@@ -1,6 +1,29 @@
 //! Repository rules checked as tests.
 
+use std::path::PathBuf;
+
 use crate::support::repo;
+
+/// Every file below the repository's `roots`, leaving out the folders `skip` names (and build
+/// output: `target`, `__pycache__`).
+fn files_under(roots: &[&str], skip: &[PathBuf]) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack: Vec<PathBuf> = roots.iter().map(|d| repo().join(d)).collect();
+    while let Some(path) = stack.pop() {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        if skip.contains(&path) || matches!(name.as_deref(), Some("target" | "__pycache__")) {
+            continue;
+        }
+        if path.is_dir() {
+            for entry in std::fs::read_dir(&path).unwrap() {
+                stack.push(entry.unwrap().path());
+            }
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
 
 /// The architecture's main invariant: `stages` is pure. Its manifest must never list a crate
 /// that does network, disk, clock or async I/O.
@@ -56,22 +79,11 @@ fn tests_read_nothing_outside_the_repository() {
         ["/work", "/"].concat(),
     ];
     let mut offenders = Vec::new();
-    let mut stack: Vec<std::path::PathBuf> = ["pipeline", "stages", "tests", "scripts", ".ci"]
-        .iter()
-        .map(|d| repo().join(d))
-        .collect();
     let fixtures = repo().join("tests").join("data");
-    while let Some(path) = stack.pop() {
-        if path.is_dir() {
-            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-            if path == fixtures || matches!(name.as_deref(), Some("target" | "__pycache__")) {
-                continue;
-            }
-            for entry in std::fs::read_dir(&path).unwrap() {
-                stack.push(entry.unwrap().path());
-            }
-            continue;
-        }
+    for path in files_under(
+        &["pipeline", "stages", "tests", "scripts", ".ci"],
+        &[fixtures],
+    ) {
         // Text files only: sources, scripts, manifests.
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
@@ -97,14 +109,7 @@ fn tests_read_nothing_outside_the_repository() {
 fn source_files_stay_readable() {
     const MAX_LINES: usize = 820;
     let mut long = Vec::new();
-    let mut stack = vec![repo().join("pipeline"), repo().join("stages").join("src")];
-    while let Some(path) = stack.pop() {
-        if path.is_dir() {
-            for entry in std::fs::read_dir(&path).unwrap() {
-                stack.push(entry.unwrap().path());
-            }
-            continue;
-        }
+    for path in files_under(&["pipeline", "stages/src"], &[]) {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         if !name.ends_with(".rs") || name == "tests.rs" || name.ends_with("_tests.rs") {
             continue;
@@ -126,19 +131,11 @@ fn source_files_stay_readable() {
 #[test]
 fn sql_stays_in_the_store() {
     let mut leaks = Vec::new();
-    let mut stack = vec![repo().join("pipeline"), repo().join("stages").join("src")];
-    let store_dir = repo().join("pipeline").join("store");
-    let store_file = repo().join("pipeline").join("store.rs");
-    while let Some(path) = stack.pop() {
-        if path == store_dir || path == store_file {
-            continue;
-        }
-        if path.is_dir() {
-            for entry in std::fs::read_dir(&path).unwrap() {
-                stack.push(entry.unwrap().path());
-            }
-            continue;
-        }
+    let store = [
+        repo().join("pipeline/store"),
+        repo().join("pipeline/store.rs"),
+    ];
+    for path in files_under(&["pipeline", "stages/src"], &store) {
         let text = std::fs::read_to_string(&path).unwrap();
         for (n, line) in text.lines().enumerate() {
             let code = line.split("//").next().unwrap_or("");
