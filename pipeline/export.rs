@@ -19,6 +19,7 @@ use std::time::Instant;
 use anyhow::Context;
 use stages::export::graph::LinkGraph;
 use stages::export::matrix::MatrixBuilder;
+use stages::export::tagged::TaggedToken;
 use stages::export::treetagger;
 use stages::export::vertical;
 use stages::export::{graphio, matrix, similarity, sitemap};
@@ -67,6 +68,14 @@ pub fn run(
     ])?;
     // docs.tsv rows wait for the matrix: `words` counts what the filtered matrix keeps.
     let mut doc_rows: Vec<Vec<String>> = Vec::with_capacity(docs.len());
+    // The tagger's output, when one has run: pos and lemma go into the `.vrt`, CoNLL-U, the
+    // index and the lemma matrix.
+    let tagged = read_tagged(&run_dir.join("tagged"))?;
+    let tagset = tagged.as_ref().map(|t| {
+        stages::export::tagged::Tagset::of(t.values().flatten().map(|tok| tok.pos.as_str()))
+    });
+    let mut untagged = 0u64;
+    let txt_dir = fresh_dir(&run_dir.join("txt"))?;
     for doc in docs {
         let lang = if doc.language.is_empty() {
             topic.file.languages.first().map_or("fr", String::as_str)
@@ -129,8 +138,16 @@ pub fn run(
             }
         }
 
-        vertical::write_vrt_split(&mut vrt, &meta, &split);
-        vertical::write_conllu_split(&mut conllu, &meta, &split);
+        let tags = tagged.as_ref().map(|t| {
+            let tags = t
+                .get(&doc.id)
+                .and_then(|tokens| aligned_tags(tokens, &split));
+            untagged += u64::from(tags.is_none());
+            tags.unwrap_or_default()
+        });
+        vertical::write_vrt_split(&mut vrt, &meta, &split, tags.as_deref());
+        vertical::write_conllu_split(&mut conllu, &meta, &split, tags.as_deref().zip(tagset));
+        write_txt(&txt_dir, &doc.id, &doc.paragraphs)?;
         vertical::write_talismane_split(&mut talismane, &split);
         metadata.push_str(&vertical::metadata_csv_row(&meta, n_tokens));
         metadata.push('\n');
@@ -146,7 +163,9 @@ pub fn run(
         store.set_tokens(doc.url_id, n_tokens as u64)?;
         bar.inc(1);
     }
-    write(&vrt_dir.join("corpus.vrt"), vrt.as_bytes())?;
+    let vrt_path = vrt_dir.join("corpus.vrt");
+    write(&vrt_path, vrt.as_bytes())?;
+    drop(vrt);
     write(&conllu_dir.join("corpus.conllu"), conllu.as_bytes())?;
     write(&talismane_dir.join("corpus.txt"), talismane.as_bytes())?;
     write(&run_dir.join("metadata.csv"), metadata.as_bytes())?;
@@ -175,9 +194,17 @@ pub fn run(
     write(&matrix_dir.join("docs.tsv"), &docs_bytes)?;
     report.vocabulary = filtered.n_cols() as u64;
     report.nonzeros = filtered.nnz() as u64;
-    if let Some(lemmas) = read_tagged(&run_dir.join("tagged"))? {
-        write_lemma_matrix(topic, &matrix_dir, docs, &lemmas, &mut report)?;
+    if let Some(tagged) = &tagged {
+        write_lemma_matrix(topic, &matrix_dir, docs, tagged, &mut report)?;
+        report.tagged_documents_missing = Some(untagged);
     }
+    // The query index (`glaneur kwic`, `freq`, `colloc`, `keywords`) of the `.vrt` just written.
+    let columns: &[&str] = if tagged.is_some() {
+        &["word", "pos", "lemma"]
+    } else {
+        &["word"]
+    };
+    crate::corpus_index::build(&vrt_path, columns, &run_dir.join("index"))?;
 
     let graph = build_graph(store)?;
     write_graphs(store, &graph_dir, &graph)?;
@@ -230,10 +257,10 @@ fn write_similarity(
     Ok(())
 }
 
-/// Lemmas per document id from the tagger output in `tagged/*.tagged` (TreeTagger's or the
-/// fallback tagger's `word<TAB>POS<TAB>lemma` with the `<doc>` lines kept); None when no tagger
-/// has run.
-fn read_tagged(dir: &Path) -> anyhow::Result<Option<HashMap<String, Vec<String>>>> {
+/// Tagged tokens per document id from the tagger output in `tagged/*.tagged` (TreeTagger's or
+/// the fallback tagger's `word<TAB>POS<TAB>lemma` with the `<doc>` lines kept); None when no
+/// tagger has run.
+fn read_tagged(dir: &Path) -> anyhow::Result<Option<HashMap<String, Vec<TaggedToken>>>> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(None);
     };
@@ -253,17 +280,59 @@ fn read_tagged(dir: &Path) -> anyhow::Result<Option<HashMap<String, Vec<String>>
         let docs = stages::export::tagged::parse_tagged(&text)
             .with_context(|| format!("{} is not tagger output", path.display()))?;
         for doc in docs {
-            let words = doc
-                .tokens
-                .into_iter()
-                // Escaped `<…>` spans (markup to TreeTagger) are not words.
-                .filter(|t| !(t.word.starts_with("&lt;") && t.word.ends_with("&gt;")))
-                .map(|t| t.lemma)
-                .collect();
-            lemmas.insert(doc.id, words);
+            lemmas.insert(doc.id, doc.tokens);
         }
     }
     Ok(Some(lemmas))
+}
+
+/// The tags of a document's tokens, when the tagger's tokens are the export's (the `.tt` file
+/// it tagged was written from the same token stream); None when they differ (a stale
+/// `tagged/`, written before the documents changed).
+fn aligned_tags(
+    tagged: &[TaggedToken],
+    split: &[Vec<vertical::Sentence>],
+) -> Option<Vec<vertical::Tag>> {
+    let tokens = split.iter().flatten().flat_map(|s| s.tokens.iter());
+    let mut tags = Vec::with_capacity(tagged.len());
+    let mut n = 0;
+    for (token, t) in tokens.zip(tagged) {
+        // The `.tt` file escapes `<…>` spans that TreeTagger would take for markup.
+        let word = t.word.replace("&lt;", "<").replace("&gt;", ">");
+        let same = |a: &str, b: &str| a.split_whitespace().eq(b.split_whitespace());
+        if !same(&word, token) {
+            return None;
+        }
+        tags.push(vertical::Tag {
+            pos: t.pos.clone(),
+            lemma: t.lemma.clone(),
+        });
+        n += 1;
+    }
+    (n == tagged.len()
+        && n == split
+            .iter()
+            .flatten()
+            .map(|s| s.tokens.len())
+            .sum::<usize>())
+    .then_some(tags)
+}
+
+/// `txt/<id>.txt`: the document's paragraphs separated by blank lines (AntConc, #LancsBox,
+/// TXM's TXT+CSV import with `metadata.csv`).
+fn write_txt(dir: &Path, id: &str, paragraphs: &[crate::extract::Paragraph]) -> anyhow::Result<()> {
+    let mut text = String::new();
+    for p in paragraphs {
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str(p.text.trim());
+    }
+    text.push('\n');
+    write(
+        &dir.join(format!("{}.txt", sitemap_stem(id))),
+        text.as_bytes(),
+    )
 }
 
 /// `matrix/lemma-counts.mtx` + `lemma-vocab.tsv`: the same rows as `counts.mtx` (docs.tsv), with
@@ -272,16 +341,22 @@ fn write_lemma_matrix(
     topic: &Topic,
     matrix_dir: &Path,
     docs: &[Document],
-    lemmas: &HashMap<String, Vec<String>>,
+    tagged: &HashMap<String, Vec<TaggedToken>>,
     report: &mut ExportReport,
 ) -> anyhow::Result<()> {
     let mut matrix = MatrixBuilder::with_options(topic.file.matrix.options())
         .map_err(|e| anyhow::anyhow!("[matrix]: {e}"))?;
     let mut missing = 0;
     for doc in docs {
-        match lemmas.get(&doc.id) {
-            Some(words) => {
-                matrix.add(words);
+        match tagged.get(&doc.id) {
+            Some(tokens) => {
+                let lemmas: Vec<&str> = tokens
+                    .iter()
+                    // Escaped `<…>` spans (markup to TreeTagger) are not words.
+                    .filter(|t| !(t.word.starts_with("&lt;") && t.word.ends_with("&gt;")))
+                    .map(|t| t.lemma.as_str())
+                    .collect();
+                matrix.add(&lemmas);
             }
             None => {
                 // Keep the row so that rows still match docs.tsv; say the tagger output is stale.

@@ -22,7 +22,9 @@
 
 pub mod cli;
 pub mod clock;
+pub mod corpus_index;
 pub mod crawl;
+pub mod explore;
 pub mod export;
 pub mod extract;
 pub mod fetch;

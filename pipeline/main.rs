@@ -114,6 +114,33 @@ fn main() -> ExitCode {
             code
         }),
         Command::Tokenize { lang, file } => glaneur::inspect::tokenize(&file, &lang).map(print_ok),
+        Command::Index { vrt, out, columns } => {
+            glaneur::explore::index(&vrt, &out, columns.as_deref()).map(print_ok)
+        }
+        Command::Kwic(args) => glaneur::explore::kwic(
+            &args,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        )
+        .map(|()| ExitCode::SUCCESS),
+        Command::Freq(args) => glaneur::explore::freq(
+            &args,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        )
+        .map(|()| ExitCode::SUCCESS),
+        Command::Colloc(args) => glaneur::explore::colloc(
+            &args,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        )
+        .map(|()| ExitCode::SUCCESS),
+        Command::Keywords(args) => glaneur::explore::keywords(
+            &args,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        )
+        .map(|()| ExitCode::SUCCESS),
         Command::Init { dir } => glaneur::topic::template::init(&dir).map(|path| {
             print_ok(format!(
                 "wrote {}: edit it, then `glaneur check {}` and `glaneur run {}`\n",

@@ -15,7 +15,9 @@
 //!    scores, the seed centroid, PageRank, the frontier's strategies;
 //! 5. [`corpus`]: across pages: repeated paragraphs, paragraph language, duplicates, tokens;
 //! 6. [`export`]: the files a run writes: link graphs, site maps, matrices, similarity,
-//!    TreeTagger and vertical formats, tagger output read back.
+//!    TreeTagger and vertical formats, tagger output read back;
+//! 7. [`explore`]: querying the corpus: the positional index, CQL concordances, frequencies,
+//!    collocations, keywords.
 //!
 //! Arrows point downstream only: a module uses modules of its own group or of groups above it,
 //! never of a group below.
@@ -31,3 +33,5 @@ pub mod focus;
 pub mod corpus;
 
 pub mod export;
+
+pub mod explore;

@@ -242,6 +242,73 @@ fn decode_entities(value: &str) -> String {
         .replace("&amp;", "&")
 }
 
+/// The 17 Universal Dependencies part-of-speech tags (UPOS).
+pub const UD_TAGS: [&str; 17] = [
+    "ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN",
+    "PUNCT", "SCONJ", "SYM", "VERB", "X",
+];
+
+/// Which tagset a corpus's tags are in, as far as CoNLL-U is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tagset {
+    /// Universal Dependencies (the fallback tagger, spaCy): the tags are UPOS.
+    Ud,
+    /// Anything else (TreeTagger's French tagset…): the tags are XPOS.
+    Other,
+}
+
+impl Tagset {
+    /// UD when every tag is a UPOS tag, otherwise Other.
+    pub fn of<'a>(tags: impl IntoIterator<Item = &'a str>) -> Tagset {
+        if tags.into_iter().all(|t| UD_TAGS.contains(&t)) {
+            Tagset::Ud
+        } else {
+            Tagset::Other
+        }
+    }
+
+    /// CoNLL-U's UPOS and XPOS columns for a tag (`_` where unknown; spaces, which those
+    /// columns may not hold, become `_`).
+    pub fn conllu(self, tag: &str) -> (String, String) {
+        let clean = |t: &str| {
+            if t.is_empty() {
+                "_".to_string()
+            } else {
+                t.replace(char::is_whitespace, "_")
+            }
+        };
+        match self {
+            Tagset::Ud => (clean(tag), "_".to_string()),
+            Tagset::Other => (upos_of(tag).unwrap_or("_").to_string(), clean(tag)),
+        }
+    }
+}
+
+/// The UPOS of a tag of TreeTagger's French tagset (Achim Stein's), where one fits: `NOM` →
+/// NOUN, `NAM` → PROPN, `VER:*` → VERB, `DET:*` → DET, `PRO*` → PRON, `PRP*` → ADP,
+/// `KON` → CCONJ (TreeTagger does not tell subordinating conjunctions apart), `PUN*`/`SENT`
+/// → PUNCT, `ABR` → X; None for other tags.
+pub fn upos_of(tag: &str) -> Option<&'static str> {
+    let head = tag.split(':').next().unwrap_or(tag);
+    Some(match head {
+        "NOM" => "NOUN",
+        "NAM" => "PROPN",
+        "ADJ" => "ADJ",
+        "ADV" => "ADV",
+        "VER" => "VERB",
+        "DET" => "DET",
+        "PRO" => "PRON",
+        "PRP" => "ADP",
+        "KON" => "CCONJ",
+        "NUM" => "NUM",
+        "INT" => "INTJ",
+        "PUN" | "SENT" => "PUNCT",
+        "SYM" => "SYM",
+        "ABR" => "X",
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,5 +465,25 @@ mod tests {
             "x"
         );
         assert_eq!(parse_tagged("é\tà\t|").unwrap()[0].tokens[0].lemma, "é");
+    }
+
+    #[test]
+    fn tagsets_fill_the_right_conllu_columns() {
+        assert_eq!(Tagset::of(["NOUN", "VERB", "PUNCT"]), Tagset::Ud);
+        assert_eq!(Tagset::of(["NOM", "VER:pres"]), Tagset::Other);
+        assert_eq!(Tagset::Ud.conllu("NOUN"), ("NOUN".into(), "_".into()));
+        assert_eq!(
+            Tagset::Other.conllu("VER:pres"),
+            ("VERB".into(), "VER:pres".into())
+        );
+        assert_eq!(
+            Tagset::Other.conllu("PRO:PER"),
+            ("PRON".into(), "PRO:PER".into())
+        );
+        assert_eq!(
+            Tagset::Other.conllu("SENT"),
+            ("PUNCT".into(), "SENT".into())
+        );
+        assert_eq!(Tagset::Other.conllu("NN S"), ("_".into(), "NN_S".into()));
     }
 }

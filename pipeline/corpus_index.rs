@@ -1,0 +1,330 @@
+//! The corpus index on disk: built from a vertical file, opened for queries.
+//!
+//! **In:** a `.vrt` file (the export's `vrt/corpus.vrt`, or any CWB vertical file) and the
+//! names of its columns.
+//!
+//! **Out:** an index folder (`RUN/index/` after an export):
+//! - `index.json`: format, token count, attribute and region names, the source file;
+//! - per attribute `A` (`word`, `lc`, and `pos`, `lemma` when tagged): `A.lex` (the distinct
+//!   values in byte order, one per line), `A.offsets` (u64 per value, and the total last: where
+//!   each value's postings start), `A.ids` (u32 per token: the forward index), `A.postings`
+//!   (u32 positions, value by value);
+//! - per region `R` (`text`, `p`, `s`): `R.spans` (u32 start, u32 end per region) and, when it
+//!   has attributes, `R.attrs.json`.
+//!
+//! All numbers little-endian. Opening reads the lexicons, offsets and regions; a query reads
+//! the postings it needs and the stretches of the forward index it checks, with positioned
+//! reads (no memory map: the workspace forbids `unsafe`).
+//!
+//! **Invariants:** an index is written into a fresh folder beside the target and renamed into
+//! place, so a failed build never leaves half an index; a folder that is not an index (or of
+//! another format) is refused with a message naming it.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use stages::explore::build::IndexBuilder;
+use stages::explore::index::{Attribute, ColumnError, Columns, Index, Lexicon, Regions};
+
+const FORMAT: u32 = 1;
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Manifest {
+    format: u32,
+    tokens: u32,
+    attributes: Vec<String>,
+    regions: Vec<String>,
+    source: String,
+}
+
+/// What building an index did.
+#[derive(Debug, Clone, Copy)]
+pub struct Built {
+    /// Tokens indexed.
+    pub tokens: u64,
+    /// Bytes written.
+    pub bytes: u64,
+}
+
+/// Builds the index of `vrt` (columns named by `columns`) into `dir`, replacing what was there.
+pub fn build(vrt: &Path, columns: &[&str], dir: &Path) -> anyhow::Result<Built> {
+    let file = File::open(vrt)
+        .with_context(|| format!("cannot read the vertical file {}", vrt.display()))?;
+    let mut builder = IndexBuilder::new(columns).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        let n = reader
+            .read_line(&mut line)
+            .with_context(|| format!("cannot read {} (is it UTF-8?)", vrt.display()))?;
+        if n == 0 {
+            break;
+        }
+        let text = line.strip_suffix('\n').unwrap_or(&line);
+        builder
+            .line(text)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", vrt.display()))?;
+    }
+    let index = builder
+        .finish()
+        .map_err(|e| anyhow::anyhow!("{}: {e}", vrt.display()))?;
+    let parent = dir.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent)
+        .with_context(|| format!("cannot create {}", parent.display()))?;
+    let staging = dir.with_extension("building");
+    if staging.exists() {
+        std::fs::remove_dir_all(&staging)
+            .with_context(|| format!("cannot clear {}", staging.display()))?;
+    }
+    std::fs::create_dir_all(&staging)
+        .with_context(|| format!("cannot create {}", staging.display()))?;
+    let mut bytes = 0u64;
+    for (a, attr) in index.attributes.iter().enumerate() {
+        let mut lex = String::with_capacity(attr.lexicon.text.len() + attr.lexicon.len());
+        for (_, v) in attr.lexicon.iter() {
+            lex.push_str(v);
+            lex.push('\n');
+        }
+        bytes += write(&staging.join(format!("{}.lex", attr.name)), lex.as_bytes())?;
+        bytes += write_u64s(
+            &staging.join(format!("{}.offsets", attr.name)),
+            &attr.postings,
+        )?;
+        bytes += write_u32s(
+            &staging.join(format!("{}.ids", attr.name)),
+            &index.columns.ids[a],
+        )?;
+        bytes += write_u32s(
+            &staging.join(format!("{}.postings", attr.name)),
+            &index.columns.postings[a],
+        )?;
+    }
+    for r in &index.regions {
+        let spans: Vec<u32> = r
+            .starts
+            .iter()
+            .zip(&r.ends)
+            .flat_map(|(&s, &e)| [s, e])
+            .collect();
+        bytes += write_u32s(&staging.join(format!("{}.spans", r.name)), &spans)?;
+        if !r.attrs.is_empty() {
+            let map: serde_json::Map<String, serde_json::Value> = r
+                .attrs
+                .iter()
+                .map(|(k, v)| (k.clone(), serde_json::json!(v)))
+                .collect();
+            bytes += write(
+                &staging.join(format!("{}.attrs.json", r.name)),
+                serde_json::to_string(&map)?.as_bytes(),
+            )?;
+        }
+    }
+    let manifest = Manifest {
+        format: FORMAT,
+        tokens: index.n_tokens,
+        attributes: index.attributes.iter().map(|a| a.name.clone()).collect(),
+        regions: index.regions.iter().map(|r| r.name.clone()).collect(),
+        source: vrt.display().to_string(),
+    };
+    bytes += write(
+        &staging.join("index.json"),
+        serde_json::to_string_pretty(&manifest)?.as_bytes(),
+    )?;
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).with_context(|| format!("cannot clear {}", dir.display()))?;
+    }
+    std::fs::rename(&staging, dir)
+        .with_context(|| format!("cannot move {} to {}", staging.display(), dir.display()))?;
+    Ok(Built {
+        tokens: u64::from(index.n_tokens),
+        bytes,
+    })
+}
+
+fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<u64> {
+    std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(bytes.len() as u64)
+}
+
+fn write_u32s(path: &Path, values: &[u32]) -> anyhow::Result<u64> {
+    let file = File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
+    let mut w = BufWriter::with_capacity(1 << 20, file);
+    for v in values {
+        w.write_all(&v.to_le_bytes())?;
+    }
+    w.flush()
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(values.len() as u64 * 4)
+}
+
+fn write_u64s(path: &Path, values: &[u64]) -> anyhow::Result<u64> {
+    let file = File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
+    let mut w = BufWriter::with_capacity(1 << 20, file);
+    for v in values {
+        w.write_all(&v.to_le_bytes())?;
+    }
+    w.flush()
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(values.len() as u64 * 8)
+}
+
+/// The forward indexes and postings of an open index, read from their files.
+pub struct FileColumns {
+    dir: PathBuf,
+    ids: Vec<File>,
+    postings: Vec<File>,
+}
+
+fn read_u32s(file: &File, offset: u64, out: &mut [u32]) -> std::io::Result<()> {
+    let mut bytes = vec![0u8; out.len() * 4];
+    file.read_exact_at(&mut bytes, offset)?;
+    for (v, chunk) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+        *v = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+    }
+    Ok(())
+}
+
+impl Columns for FileColumns {
+    fn ids(&self, attr: usize, start: u32, out: &mut [u32]) -> Result<(), ColumnError> {
+        read_u32s(&self.ids[attr], u64::from(start) * 4, out).map_err(|e| {
+            ColumnError(format!(
+                "{}: forward index of attribute {attr}: {e}",
+                self.dir.display()
+            ))
+        })
+    }
+
+    fn postings(&self, attr: usize, range: std::ops::Range<u64>) -> Result<Vec<u32>, ColumnError> {
+        let mut out = vec![0u32; (range.end - range.start) as usize];
+        read_u32s(&self.postings[attr], range.start * 4, &mut out).map_err(|e| {
+            ColumnError(format!(
+                "{}: postings of attribute {attr}: {e}",
+                self.dir.display()
+            ))
+        })?;
+        Ok(out)
+    }
+}
+
+/// The index folder of `path`: the folder itself when it holds `index.json`, else `index/`
+/// inside it (a run folder).
+pub fn locate(path: &Path) -> anyhow::Result<PathBuf> {
+    if path.join("index.json").is_file() {
+        return Ok(path.to_path_buf());
+    }
+    let inside = path.join("index");
+    if inside.join("index.json").is_file() {
+        return Ok(inside);
+    }
+    bail!(
+        "{} is neither a run folder with an index nor an index: run `glaneur run … --from export` \
+         to build one, or `glaneur index FILE.vrt --out DIR`",
+        path.display()
+    )
+}
+
+/// Opens the index in `path` (a run folder or an index folder).
+pub fn open(path: &Path) -> anyhow::Result<Index<FileColumns>> {
+    let dir = locate(path)?;
+    let manifest_path = dir.join("index.json");
+    let manifest: Manifest = serde_json::from_slice(
+        &std::fs::read(&manifest_path)
+            .with_context(|| format!("cannot read {}", manifest_path.display()))?,
+    )
+    .with_context(|| format!("{} is not an index manifest", manifest_path.display()))?;
+    if manifest.format != FORMAT {
+        bail!(
+            "{} is an index of format {}, this glaneur reads format {FORMAT}: rebuild it \
+             (`glaneur run … --from export`)",
+            dir.display(),
+            manifest.format
+        );
+    }
+    let mut attributes = Vec::new();
+    let mut columns = FileColumns {
+        dir: dir.clone(),
+        ids: Vec::new(),
+        postings: Vec::new(),
+    };
+    for name in &manifest.attributes {
+        let path = |ext: &str| dir.join(format!("{name}.{ext}"));
+        let text = std::fs::read_to_string(path("lex"))
+            .with_context(|| format!("cannot read {}", path("lex").display()))?;
+        let mut lexicon = Lexicon {
+            text: String::with_capacity(text.len()),
+            offsets: Vec::new(),
+        };
+        for value in text.split_terminator('\n') {
+            lexicon.offsets.push(lexicon.text.len() as u64);
+            lexicon.text.push_str(value);
+        }
+        lexicon.offsets.push(lexicon.text.len() as u64);
+        let offsets_bytes = std::fs::read(path("offsets"))
+            .with_context(|| format!("cannot read {}", path("offsets").display()))?;
+        let postings: Vec<u64> = offsets_bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+            .collect();
+        if postings.len() != lexicon.offsets.len() {
+            bail!(
+                "{}: {} offsets for {} values: the index is damaged, rebuild it",
+                dir.display(),
+                postings.len(),
+                lexicon.len()
+            );
+        }
+        let open = |ext: &str| {
+            File::open(path(ext)).with_context(|| format!("cannot read {}", path(ext).display()))
+        };
+        columns.ids.push(open("ids")?);
+        columns.postings.push(open("postings")?);
+        attributes.push(Attribute {
+            name: name.clone(),
+            lexicon,
+            postings,
+        });
+    }
+    let mut regions = Vec::new();
+    for name in &manifest.regions {
+        let spans_path = dir.join(format!("{name}.spans"));
+        let bytes = std::fs::read(&spans_path)
+            .with_context(|| format!("cannot read {}", spans_path.display()))?;
+        let values: Vec<u32> = bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let attrs_path = dir.join(format!("{name}.attrs.json"));
+        let attrs: Vec<(String, Vec<String>)> = if attrs_path.is_file() {
+            let map: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(
+                &std::fs::read(&attrs_path)
+                    .with_context(|| format!("cannot read {}", attrs_path.display()))?,
+            )
+            .with_context(|| format!("{} is damaged", attrs_path.display()))?;
+            map.into_iter()
+                .map(|(k, v)| {
+                    let values = serde_json::from_value(v)
+                        .with_context(|| format!("{} is damaged", attrs_path.display()))?;
+                    Ok((k, values))
+                })
+                .collect::<anyhow::Result<_>>()?
+        } else {
+            Vec::new()
+        };
+        regions.push(Regions {
+            name: name.clone(),
+            starts: values.iter().step_by(2).copied().collect(),
+            ends: values.iter().skip(1).step_by(2).copied().collect(),
+            attrs,
+        });
+    }
+    Ok(Index {
+        n_tokens: manifest.tokens,
+        attributes,
+        regions,
+        columns,
+    })
+}

@@ -1,0 +1,414 @@
+//! Builds an [`Index`] from a CWB vertical file (`.vrt`), line by line.
+//!
+//! **In:** the lines of a vertical file, as glaneur's export writes it or as CWB, Sketch Engine
+//! and TXM read it: one token per line with TAB-separated columns (named by the caller, e.g.
+//! `word`, or `word pos lemma` after tagging), XML start and end tags of structural elements
+//! (`<text id="…" url="…">`, `<p>`, `<s>`) on lines of their own, `<g/>` glue and other empty
+//! elements, comments and the XML declaration.
+//!
+//! **Out:** an [`Index`] held in memory: the columns as attributes (plus `lc`, the lower-cased
+//! `word`, when there is a `word` column), each element name as a region kind with its
+//! attributes; entities (`&lt;` `&gt;` `&amp;` `&quot;` `&apos;` and numeric ones) decoded.
+//!
+//! **Invariants:** never panics; a token line with another number of columns than declared, an
+//! end tag that closes nothing or another element, an element nested in one of the same name,
+//! an element left open at the end, or more than `u32::MAX` tokens is a [`BuildError`] naming
+//! the 1-based line. Ids are ranks in byte-sorted lexicons whatever the order of the input.
+
+use rustc_hash::FxHashMap;
+
+use super::index::{Attribute, Index, Lexicon, MemColumns, Regions};
+
+/// Why a vertical file could not be indexed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    /// A token line with the wrong number of columns.
+    #[error("line {line}: {found} column(s), expected {expected} ({columns})")]
+    Columns {
+        /// 1-based line.
+        line: u64,
+        /// Columns found.
+        found: usize,
+        /// Columns declared.
+        expected: usize,
+        /// Their names.
+        columns: String,
+    },
+    /// A structural error in the tags.
+    #[error("line {line}: {message}")]
+    Structure {
+        /// 1-based line.
+        line: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// The column names given by the caller.
+    #[error("columns: {0}")]
+    Declaration(String),
+}
+
+#[derive(Default)]
+struct AttrBuild {
+    name: String,
+    map: FxHashMap<String, u32>,
+    values: Vec<String>,
+    ids: Vec<u32>,
+}
+
+impl AttrBuild {
+    fn push(&mut self, value: &str) {
+        let id = match self.map.get(value) {
+            Some(&id) => id,
+            None => {
+                let id = self.values.len() as u32;
+                self.map.insert(value.to_string(), id);
+                self.values.push(value.to_string());
+                id
+            }
+        };
+        self.ids.push(id);
+    }
+
+    /// Sorts the lexicon, renumbers the ids, builds the postings.
+    fn finish(self) -> (Attribute, Vec<u32>, Vec<u32>) {
+        let AttrBuild {
+            name,
+            map,
+            values,
+            mut ids,
+        } = self;
+        drop(map);
+        let mut order: Vec<u32> = (0..values.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| values[a as usize].cmp(&values[b as usize]));
+        let mut rank = vec![0u32; values.len()];
+        let mut lexicon = Lexicon {
+            text: String::with_capacity(values.iter().map(String::len).sum()),
+            offsets: Vec::with_capacity(values.len() + 1),
+        };
+        for (r, &old) in order.iter().enumerate() {
+            rank[old as usize] = r as u32;
+            lexicon.offsets.push(lexicon.text.len() as u64);
+            lexicon.text.push_str(&values[old as usize]);
+        }
+        lexicon.offsets.push(lexicon.text.len() as u64);
+        drop(values);
+        let mut counts = vec![0u64; rank.len() + 1];
+        for id in ids.iter_mut() {
+            *id = rank[*id as usize];
+            counts[*id as usize + 1] += 1;
+        }
+        for i in 1..counts.len() {
+            counts[i] += counts[i - 1];
+        }
+        let offsets = counts;
+        let mut fill: Vec<u64> = offsets.clone();
+        let mut postings = vec![0u32; ids.len()];
+        for (pos, &id) in ids.iter().enumerate() {
+            let slot = &mut fill[id as usize];
+            postings[*slot as usize] = pos as u32;
+            *slot += 1;
+        }
+        (
+            Attribute {
+                name,
+                lexicon,
+                postings: offsets,
+            },
+            ids,
+            postings,
+        )
+    }
+}
+
+struct RegionBuild {
+    regions: Regions,
+    open: Option<u64>,
+}
+
+/// Reads a vertical file line by line into an index.
+pub struct IndexBuilder {
+    columns: Vec<String>,
+    attrs: Vec<AttrBuild>,
+    /// Position of `word` among the columns, for `lc`.
+    word: Option<usize>,
+    regions: Vec<RegionBuild>,
+    line: u64,
+    tokens: u64,
+    fields: Vec<String>,
+}
+
+impl IndexBuilder {
+    /// A builder for token lines with these columns (e.g. `["word", "pos", "lemma"]`).
+    pub fn new(columns: &[&str]) -> Result<IndexBuilder, BuildError> {
+        if columns.is_empty() {
+            return Err(BuildError::Declaration("at least one column (word)".into()));
+        }
+        for (i, c) in columns.iter().enumerate() {
+            if c.is_empty() || !c.chars().all(|ch| ch.is_alphanumeric() || ch == '_') {
+                return Err(BuildError::Declaration(format!(
+                    "`{c}` is not a column name (letters, digits, _)"
+                )));
+            }
+            if columns[..i].contains(c) || *c == "lc" && columns.contains(&"word") {
+                return Err(BuildError::Declaration(format!("`{c}` is given twice")));
+            }
+        }
+        let word = columns.iter().position(|c| *c == "word");
+        let mut attrs: Vec<AttrBuild> = columns
+            .iter()
+            .map(|c| AttrBuild {
+                name: (*c).to_string(),
+                ..AttrBuild::default()
+            })
+            .collect();
+        if word.is_some() {
+            attrs.push(AttrBuild {
+                name: "lc".to_string(),
+                ..AttrBuild::default()
+            });
+        }
+        Ok(IndexBuilder {
+            columns: columns.iter().map(|c| (*c).to_string()).collect(),
+            attrs,
+            word,
+            regions: Vec::new(),
+            line: 0,
+            tokens: 0,
+            fields: Vec::new(),
+        })
+    }
+
+    /// Tokens read so far.
+    pub fn tokens(&self) -> u64 {
+        self.tokens
+    }
+
+    /// Reads one line (without its line end; a trailing CR is ignored).
+    pub fn line(&mut self, line: &str) -> Result<(), BuildError> {
+        self.line += 1;
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.starts_with('<') && !line.contains('\t') {
+            return self.tag(line);
+        }
+        if line.trim().is_empty() {
+            return Ok(());
+        }
+        if self.tokens >= u64::from(u32::MAX) {
+            return Err(self.structure("more than 4,294,967,295 tokens: split the corpus"));
+        }
+        self.fields.clear();
+        self.fields
+            .extend(line.split('\t').map(|f| decode_entities(f).into_owned()));
+        if self.fields.len() != self.columns.len() {
+            return Err(BuildError::Columns {
+                line: self.line,
+                found: self.fields.len(),
+                expected: self.columns.len(),
+                columns: self.columns.join(" "),
+            });
+        }
+        for (attr, value) in self.attrs.iter_mut().zip(&self.fields) {
+            attr.push(value);
+        }
+        if let Some(w) = self.word {
+            let lower = self.fields[w].to_lowercase();
+            if let Some(lc) = self.attrs.last_mut() {
+                lc.push(&lower);
+            }
+        }
+        self.tokens += 1;
+        Ok(())
+    }
+
+    fn structure(&self, message: &str) -> BuildError {
+        BuildError::Structure {
+            line: self.line,
+            message: message.to_string(),
+        }
+    }
+
+    fn tag(&mut self, line: &str) -> Result<(), BuildError> {
+        let line = line.trim_end();
+        if line.starts_with("<!--") || line.starts_with("<?") || line.starts_with("<!") {
+            return Ok(());
+        }
+        if line.ends_with("/>") {
+            return Ok(()); // `<g/>` and other empty elements hold no tokens.
+        }
+        let Some(inner) = line.strip_prefix('<').and_then(|l| l.strip_suffix('>')) else {
+            return Err(self.structure("a line starting with `<` is neither a tag nor a token"));
+        };
+        let pos = self.tokens as u32;
+        if let Some(name) = inner.strip_prefix('/') {
+            let name = name.trim();
+            let Some(r) = self.regions.iter_mut().find(|r| r.regions.name == name) else {
+                return Err(self.structure(&format!("</{name}> closes no open <{name}>")));
+            };
+            if r.open.take().is_none() {
+                return Err(self.structure(&format!("</{name}> closes no open <{name}>")));
+            }
+            r.regions.ends.push(pos);
+            return Ok(());
+        }
+        let (name, rest) = match inner.find(char::is_whitespace) {
+            Some(i) => (&inner[..i], &inner[i..]),
+            None => (inner, ""),
+        };
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_alphanumeric() || "_-.:".contains(c))
+        {
+            return Err(self.structure(&format!("<{name}> is not an element name")));
+        }
+        let attrs = parse_attributes(rest).map_err(|m| self.structure(&m))?;
+        let line_no = self.line;
+        let index = match self.regions.iter().position(|r| r.regions.name == name) {
+            Some(i) => i,
+            None => {
+                self.regions.push(RegionBuild {
+                    regions: Regions {
+                        name: name.to_string(),
+                        ..Regions::default()
+                    },
+                    open: None,
+                });
+                self.regions.len() - 1
+            }
+        };
+        let r = &mut self.regions[index];
+        if let Some(open) = r.open {
+            return Err(self.structure(&format!(
+                "<{name}> inside the <{name}> opened on line {open}: elements of one name cannot nest"
+            )));
+        }
+        r.open = Some(line_no);
+        let n = r.regions.starts.len();
+        r.regions.starts.push(pos);
+        for (key, value) in attrs {
+            match r.regions.attrs.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, values)) => {
+                    values.resize(n, String::new());
+                    values.push(value);
+                }
+                None => {
+                    let mut values = vec![String::new(); n];
+                    values.push(value);
+                    r.regions.attrs.push((key, values));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The index, once every line has been read.
+    pub fn finish(self) -> Result<Index<MemColumns>, BuildError> {
+        let mut regions = Vec::with_capacity(self.regions.len());
+        for r in self.regions {
+            if let Some(open) = r.open {
+                return Err(BuildError::Structure {
+                    line: open,
+                    message: format!("<{}> is never closed", r.regions.name),
+                });
+            }
+            let mut regions_one = r.regions;
+            let n = regions_one.starts.len();
+            for (_, values) in &mut regions_one.attrs {
+                values.resize(n, String::new());
+            }
+            regions.push(regions_one);
+        }
+        let mut attributes = Vec::with_capacity(self.attrs.len());
+        let mut columns = MemColumns::default();
+        for a in self.attrs {
+            let (attribute, ids, postings) = a.finish();
+            attributes.push(attribute);
+            columns.ids.push(ids);
+            columns.postings.push(postings);
+        }
+        Ok(Index {
+            n_tokens: self.tokens as u32,
+            attributes,
+            regions,
+            columns,
+        })
+    }
+}
+
+/// `key="value" key2='value'` → pairs, entities decoded.
+fn parse_attributes(text: &str) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    let mut rest = text.trim();
+    while !rest.is_empty() {
+        let eq = rest
+            .find('=')
+            .ok_or_else(|| format!("attribute without a value: `{rest}`"))?;
+        let key = rest[..eq].trim().to_string();
+        let after = rest[eq + 1..].trim_start();
+        let quote = after
+            .chars()
+            .next()
+            .filter(|c| *c == '"' || *c == '\'')
+            .ok_or_else(|| format!("the value of `{key}` is not quoted"))?;
+        let body = &after[1..];
+        let end = body
+            .find(quote)
+            .ok_or_else(|| format!("the value of `{key}` is not closed"))?;
+        out.push((key, decode_entities(&body[..end]).into_owned()));
+        rest = body[end + 1..].trim_start();
+    }
+    Ok(out)
+}
+
+/// The five XML entities and numeric references decoded; anything else left as written.
+pub fn decode_entities(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('&') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(amp) = rest.find('&') {
+        out.push_str(&rest[..amp]);
+        let tail = &rest[amp..];
+        let decoded = tail.find(';').filter(|&semi| semi <= 10).and_then(|semi| {
+            let name = &tail[1..semi];
+            let c = match name {
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "amp" => Some('&'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                _ => {
+                    let num = name.strip_prefix('#')?;
+                    let code = match num.strip_prefix(['x', 'X']) {
+                        Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+                        None => num.parse().ok()?,
+                    };
+                    char::from_u32(code)
+                }
+            }?;
+            Some((c, semi + 1))
+        });
+        match decoded {
+            Some((c, len)) => {
+                out.push(c);
+                rest = &tail[len..];
+            }
+            None => {
+                out.push('&');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
+/// Builds an index from a whole vertical text (tests and small corpora).
+pub fn build_from_str(text: &str, columns: &[&str]) -> Result<Index<MemColumns>, BuildError> {
+    let mut b = IndexBuilder::new(columns)?;
+    for line in text.lines() {
+        b.line(line)?;
+    }
+    b.finish()
+}

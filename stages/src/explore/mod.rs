@@ -1,0 +1,24 @@
+//! Querying a corpus: the positional index, CQL concordances, frequency lists, collocations
+//! and keywords — the engine behind `glaneur kwic`, `freq`, `colloc` and `keywords`, and what
+//! the web interface will call.
+//!
+//! **In:** a CWB vertical file (the export's `vrt/corpus.vrt`, word only or `word pos lemma`
+//! after tagging), read line by line by [`build`]; queries in CQL ([`cql`]).
+//!
+//! **Out:** an [`index::Index`] (lexicons, forward index, postings, regions), hits of a query
+//! ([`query`]), concordance lines ([`concord`]), statistics ([`stats`]).
+//!
+//! **Invariants:** pure: the large arrays are read through [`index::Columns`], which the
+//! pipeline implements over files; the same query on the same corpus gives the same hits
+//! whatever the index's storage (the tests compare the index with a brute-force scan of the
+//! token stream).
+
+pub mod build;
+pub mod concord;
+pub mod cql;
+pub mod index;
+pub mod query;
+pub mod stats;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,652 @@
+//! Runs a parsed CQL [`Query`] on an [`Index`]: the hits, in corpus order.
+//!
+//! **In:** a [`Query`] and an index.
+//!
+//! **Out:** [`Hit`]s (`start..end` token positions), found by [`Search::run`] in ascending
+//! start order, as many as the caller asks for.
+//!
+//! How: every token condition becomes, per attribute it tests, the set of lexicon ids whose
+//! value matches (a literal is looked up, a regular expression is run on each distinct value
+//! once, never on each token). Among the top-level token patterns at a fixed distance from the
+//! start of a hit, the one with the fewest postings gives the candidate starts; without such a
+//! pattern every position is a candidate. Each candidate is then checked with a Thompson
+//! automaton over the forward index, read in blocks.
+//!
+//! **Semantics** (the brute-force scan in the tests implements the same independently):
+//! - one hit per start position: the *shortest* match starting there (CQP's `shortest`
+//!   strategy); hits may overlap; a hit holds at least one token;
+//! - a hit never crosses a `text` boundary (a document), and with `within R` lies inside one
+//!   region `R` (with `<R a="x"/>`, one whose attributes match);
+//! - unbounded repetitions (`*`, `+`, `{n,}`) stop at [`UNBOUNDED_SPAN`] tokens per hit.
+//!
+//! **Invariants:** never panics on any query or index; unknown attributes, regions and invalid
+//! regular expressions are [`QueryError`]s that name them and list what exists.
+
+use regex::{Regex, RegexBuilder};
+
+use super::cql::{Atom, Cond, Item, Query, Sequence, Test};
+use super::index::{ColumnError, Columns, Index, Lexicon};
+
+/// Longest hit, in tokens, that an unbounded repetition may make.
+pub const UNBOUNDED_SPAN: u32 = 100;
+
+/// A hit: token positions `start..end`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Hit {
+    /// First position.
+    pub start: u32,
+    /// One past the last position.
+    pub end: u32,
+}
+
+/// Why a query cannot run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum QueryError {
+    /// Parse error.
+    #[error(transparent)]
+    Syntax(#[from] super::cql::CqlError),
+    /// An attribute the index does not have.
+    #[error("no attribute `{name}` in this corpus (it has: {have})")]
+    Attribute {
+        /// Asked for.
+        name: String,
+        /// Available.
+        have: String,
+    },
+    /// A region the index does not have.
+    #[error("no region `{name}` in this corpus (it has: {have})")]
+    Region {
+        /// Asked for.
+        name: String,
+        /// Available.
+        have: String,
+    },
+    /// A regular expression the engine cannot compile.
+    #[error("`{pattern}` is not a valid regular expression: {message}")]
+    Regex {
+        /// The pattern.
+        pattern: String,
+        /// The regex crate's message.
+        message: String,
+    },
+    /// The index could not be read.
+    #[error("cannot read the index: {0}")]
+    Read(#[from] ColumnError),
+}
+
+/// The value test of a pattern, case and diacritics as the flags ask.
+pub struct Matcher {
+    literal: Option<String>,
+    regex: Regex,
+    ignore_diacritics: bool,
+}
+
+impl Matcher {
+    /// Compiles a test's pattern (anchored: it matches whole values).
+    pub fn new(test: &Test) -> Result<Matcher, QueryError> {
+        let pattern = if test.ignore_diacritics {
+            crate::corpus::dedup::strip_diacritics(&test.pattern)
+        } else {
+            test.pattern.clone()
+        };
+        let regex = RegexBuilder::new(&format!("^(?:{pattern})$"))
+            .case_insensitive(test.ignore_case)
+            .size_limit(1 << 24)
+            .build()
+            .map_err(|e| QueryError::Regex {
+                pattern: test.pattern.clone(),
+                message: e.to_string().lines().last().unwrap_or("").to_string(),
+            })?;
+        let plain = !test.ignore_case
+            && !test.ignore_diacritics
+            && !pattern.chars().any(|c| "\\.+*?()|[]{}^$".contains(c));
+        Ok(Matcher {
+            literal: plain.then_some(pattern),
+            regex,
+            ignore_diacritics: test.ignore_diacritics,
+        })
+    }
+
+    /// Whether a value matches.
+    pub fn is_match(&self, value: &str) -> bool {
+        if self.ignore_diacritics {
+            self.regex
+                .is_match(&crate::corpus::dedup::strip_diacritics(value))
+        } else {
+            self.regex.is_match(value)
+        }
+    }
+
+    /// The ids of a lexicon's matching values, ascending.
+    fn ids(&self, lexicon: &Lexicon) -> Vec<u32> {
+        match &self.literal {
+            Some(l) => lexicon.find(l).into_iter().collect(),
+            None => lexicon
+                .iter()
+                .filter(|(_, v)| self.is_match(v))
+                .map(|(id, _)| id)
+                .collect(),
+        }
+    }
+}
+
+/// A compiled token condition.
+#[derive(Debug, Clone)]
+enum Pred {
+    Any,
+    /// Value of attribute `attr` has its bit set in `bits` (or clear, when `negated`).
+    In {
+        attr: usize,
+        bits: Vec<u64>,
+        ids: Vec<u32>,
+        negated: bool,
+    },
+    And(Box<Pred>, Box<Pred>),
+    Or(Box<Pred>, Box<Pred>),
+    Not(Box<Pred>),
+}
+
+impl Pred {
+    fn holds(&self, at: &dyn Fn(usize) -> u32) -> bool {
+        match self {
+            Pred::Any => true,
+            Pred::In {
+                attr,
+                bits,
+                negated,
+                ..
+            } => {
+                let id = at(*attr) as usize;
+                let set = bits.get(id / 64).is_some_and(|w| w >> (id % 64) & 1 == 1);
+                set != *negated
+            }
+            Pred::And(a, b) => a.holds(at) && b.holds(at),
+            Pred::Or(a, b) => a.holds(at) || b.holds(at),
+            Pred::Not(a) => !a.holds(at),
+        }
+    }
+
+    /// The postings lists whose union holds every position where the condition can hold, with
+    /// their total length; None when no such list is smaller than the corpus (negations).
+    fn plan<C: Columns>(&self, index: &Index<C>) -> Option<(Vec<(usize, u32)>, u64)> {
+        match self {
+            Pred::In {
+                attr,
+                ids,
+                negated: false,
+                ..
+            } => {
+                let a = &index.attributes[*attr];
+                let cost = ids.iter().map(|&id| a.frequency(id)).sum();
+                Some((ids.iter().map(|&id| (*attr, id)).collect(), cost))
+            }
+            Pred::And(a, b) => match (a.plan(index), b.plan(index)) {
+                (Some(x), Some(y)) => Some(if x.1 <= y.1 { x } else { y }),
+                (x, None) => x,
+                (None, y) => y,
+            },
+            Pred::Or(a, b) => {
+                let (mut x, cx) = a.plan(index)?;
+                let (y, cy) = b.plan(index)?;
+                x.extend(y);
+                Some((x, cx + cy))
+            }
+            _ => None,
+        }
+    }
+
+    fn attrs(&self, out: &mut Vec<usize>) {
+        match self {
+            Pred::Any => {}
+            Pred::In { attr, .. } => {
+                if !out.contains(attr) {
+                    out.push(*attr);
+                }
+            }
+            Pred::And(a, b) | Pred::Or(a, b) => {
+                a.attrs(out);
+                b.attrs(out);
+            }
+            Pred::Not(a) => a.attrs(out),
+        }
+    }
+}
+
+/// A state of the automaton.
+#[derive(Debug, Clone)]
+enum State {
+    /// Consume one token satisfying `preds[pred]`, go to `next`.
+    Token { pred: usize, next: usize },
+    /// Go to both.
+    Split(usize, usize),
+    /// A hit ends here.
+    Accept,
+    /// Placeholder while an unbounded loop is built.
+    Hole,
+}
+
+/// A query ready to run on one index.
+pub struct Search<'i, C> {
+    index: &'i Index<C>,
+    preds: Vec<Pred>,
+    states: Vec<State>,
+    start: usize,
+    /// Top-level token patterns at a fixed offset from the hit start: (offset, pred).
+    anchors: Vec<(u32, usize)>,
+    longest: u32,
+    within: Option<(usize, Option<Vec<bool>>)>,
+    text: Option<usize>,
+    attrs: Vec<usize>,
+}
+
+impl<'i, C: Columns> Search<'i, C> {
+    /// Compiles `query` against `index`.
+    pub fn new(index: &'i Index<C>, query: &Query) -> Result<Search<'i, C>, QueryError> {
+        let mut s = Search {
+            index,
+            preds: Vec::new(),
+            states: vec![State::Accept],
+            start: 0,
+            anchors: Vec::new(),
+            longest: 0,
+            within: None,
+            text: index.regions.iter().position(|r| r.name == "text"),
+            attrs: Vec::new(),
+        };
+        s.start = s.sequence(&query.sequence, 0)?;
+        s.longest = max_len(&query.sequence).unwrap_or(UNBOUNDED_SPAN);
+        let mut offset = 0u32;
+        for item in &query.sequence {
+            if let (Atom::Token(cond), 1, Some(1)) = (&item.atom, item.min, item.max) {
+                // The pattern's predicate once more, for the candidate starts alone.
+                let pred = s.cond(cond)?;
+                s.preds.push(pred);
+                s.anchors.push((offset, s.preds.len() - 1));
+            }
+            match fixed_len(item) {
+                Some(n) => offset += n,
+                None => break,
+            }
+        }
+        if let Some(w) = &query.within {
+            let have = || {
+                index
+                    .regions
+                    .iter()
+                    .map(|r| r.name.clone())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let name = if w.region == "doc" { "text" } else { &w.region };
+            let r = index
+                .regions
+                .iter()
+                .position(|r| r.name == name)
+                .ok_or_else(|| QueryError::Region {
+                    name: w.region.clone(),
+                    have: have(),
+                })?;
+            let allowed = if w.attrs.is_empty() {
+                None
+            } else {
+                let regions = &index.regions[r];
+                let mut ok = vec![true; regions.len()];
+                for t in &w.attrs {
+                    let values = regions
+                        .attrs
+                        .iter()
+                        .find(|(n, _)| *n == t.attr)
+                        .map(|(_, v)| v)
+                        .ok_or_else(|| QueryError::Attribute {
+                            name: format!("{}.{}", w.region, t.attr),
+                            have: regions
+                                .attrs
+                                .iter()
+                                .map(|(n, _)| format!("{}.{n}", w.region))
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                        })?;
+                    let m = Matcher::new(t)?;
+                    for (flag, v) in ok.iter_mut().zip(values) {
+                        *flag &= m.is_match(v) != t.negated;
+                    }
+                }
+                Some(ok)
+            };
+            s.within = Some((r, allowed));
+        }
+        for p in &s.preds {
+            p.attrs(&mut s.attrs);
+        }
+        Ok(s)
+    }
+
+    fn cond(&self, cond: &Cond) -> Result<Pred, QueryError> {
+        Ok(match cond {
+            Cond::Any => Pred::Any,
+            Cond::Test(t) => {
+                let attr = self
+                    .index
+                    .attribute(&t.attr)
+                    .ok_or_else(|| QueryError::Attribute {
+                        name: t.attr.clone(),
+                        have: self
+                            .index
+                            .attributes
+                            .iter()
+                            .map(|a| a.name.clone())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    })?;
+                let lexicon = &self.index.attributes[attr].lexicon;
+                let ids = Matcher::new(t)?.ids(lexicon);
+                let mut bits = vec![0u64; lexicon.len().div_ceil(64)];
+                for &id in &ids {
+                    bits[id as usize / 64] |= 1 << (id % 64);
+                }
+                Pred::In {
+                    attr,
+                    bits,
+                    ids,
+                    negated: t.negated,
+                }
+            }
+            Cond::And(a, b) => Pred::And(Box::new(self.cond(a)?), Box::new(self.cond(b)?)),
+            Cond::Or(a, b) => Pred::Or(Box::new(self.cond(a)?), Box::new(self.cond(b)?)),
+            Cond::Not(a) => Pred::Not(Box::new(self.cond(a)?)),
+        })
+    }
+
+    fn push(&mut self, state: State) -> usize {
+        self.states.push(state);
+        self.states.len() - 1
+    }
+
+    /// Compiles a sequence whose end continues at `next`; returns its entry state.
+    fn sequence(&mut self, seq: &Sequence, next: usize) -> Result<usize, QueryError> {
+        let mut cur = next;
+        for item in seq.iter().rev() {
+            cur = self.item(item, cur)?;
+        }
+        Ok(cur)
+    }
+
+    fn atom(&mut self, atom: &Atom, next: usize) -> Result<usize, QueryError> {
+        match atom {
+            Atom::Token(cond) => {
+                let pred = self.cond(cond)?;
+                self.preds.push(pred);
+                let pred = self.preds.len() - 1;
+                Ok(self.push(State::Token { pred, next }))
+            }
+            Atom::Group(alternatives) => {
+                let mut entry: Option<usize> = None;
+                for alt in alternatives.iter().rev() {
+                    let e = self.sequence(alt, next)?;
+                    entry = Some(match entry {
+                        None => e,
+                        Some(rest) => self.push(State::Split(e, rest)),
+                    });
+                }
+                Ok(entry.unwrap_or(next))
+            }
+        }
+    }
+
+    fn item(&mut self, item: &Item, next: usize) -> Result<usize, QueryError> {
+        let mut cur = match item.max {
+            None => {
+                // A loop: hole → Split(atom → hole, next).
+                let hole = self.push(State::Hole);
+                let body = self.atom(&item.atom, hole)?;
+                self.states[hole] = State::Split(body, next);
+                hole
+            }
+            Some(max) => {
+                let mut cur = next;
+                for _ in item.min..max {
+                    let body = self.atom(&item.atom, cur)?;
+                    cur = self.push(State::Split(body, next));
+                }
+                cur
+            }
+        };
+        for _ in 0..item.min {
+            cur = self.atom(&item.atom, cur)?;
+        }
+        Ok(cur)
+    }
+
+    /// Calls `found` with each hit in ascending start order until it returns false.
+    pub fn run(&self, mut found: impl FnMut(Hit) -> bool) -> Result<(), QueryError> {
+        let n = self.index.n_tokens;
+        let mut reader = BlockReader::new(self.index, &self.attrs);
+        let mut current = Vec::new();
+        let mut next = Vec::new();
+        let mut seen = vec![u32::MAX; self.states.len()];
+        let mut step = 0u32;
+        let mut check =
+            |start: u32, reader: &mut BlockReader<'_, C>| -> Result<Option<Hit>, QueryError> {
+                let mut limit = n.min(start.saturating_add(self.longest));
+                if let Some(t) = self.text {
+                    match self.index.regions[t].find(start) {
+                        Some(i) => limit = limit.min(self.index.regions[t].ends[i]),
+                        None => return Ok(None),
+                    }
+                }
+                if let Some((r, allowed)) = &self.within {
+                    let regions = &self.index.regions[*r];
+                    match regions.find(start) {
+                        Some(i) if allowed.as_ref().is_none_or(|a| a[i]) => {
+                            limit = limit.min(regions.ends[i]);
+                        }
+                        _ => return Ok(None),
+                    }
+                }
+                current.clear();
+                step = step.wrapping_add(1);
+                add(&self.states, self.start, &mut current, &mut seen, step);
+                let mut pos = start;
+                while pos < limit && !current.is_empty() {
+                    reader.load(pos)?;
+                    let at = |attr: usize| reader.id(attr, pos);
+                    next.clear();
+                    step = step.wrapping_add(1);
+                    let mut accepted = false;
+                    for &s in &current {
+                        if let State::Token { pred, next: to } = self.states[s]
+                            && self.preds[pred].holds(&at)
+                        {
+                            accepted |= add(&self.states, to, &mut next, &mut seen, step);
+                        }
+                    }
+                    pos += 1;
+                    if accepted {
+                        return Ok(Some(Hit { start, end: pos }));
+                    }
+                    std::mem::swap(&mut current, &mut next);
+                }
+                Ok(None)
+            };
+        match self.candidates()? {
+            Some(starts) => {
+                for start in starts {
+                    if let Some(hit) = check(start, &mut reader)?
+                        && !found(hit)
+                    {
+                        return Ok(());
+                    }
+                }
+            }
+            None => {
+                for start in 0..n {
+                    if let Some(hit) = check(start, &mut reader)?
+                        && !found(hit)
+                    {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Candidate starts from the cheapest anchor, ascending; None to try every position.
+    fn candidates(&self) -> Result<Option<Vec<u32>>, QueryError> {
+        let best = self
+            .anchors
+            .iter()
+            .filter_map(|&(offset, p)| Some((offset, self.preds[p].plan(self.index)?)))
+            .min_by_key(|(_, (_, cost))| *cost);
+        let Some((offset, (lists, cost))) = best else {
+            return Ok(None);
+        };
+        // Reading more postings than an eighth of the corpus costs more than a scan.
+        if cost > u64::from(self.index.n_tokens) / 8 + 1024 {
+            return Ok(None);
+        }
+        let mut starts = Vec::with_capacity(cost as usize);
+        for &(attr, id) in &lists {
+            starts.extend(
+                self.index
+                    .postings(attr, id)?
+                    .into_iter()
+                    .filter_map(|p| p.checked_sub(offset)),
+            );
+        }
+        if lists.len() > 1 {
+            starts.sort_unstable();
+            starts.dedup();
+        }
+        Ok(Some(starts))
+    }
+
+    /// Every hit (up to `limit`), and whether more exist.
+    pub fn hits(&self, limit: usize) -> Result<(Vec<Hit>, bool), QueryError> {
+        let mut hits = Vec::new();
+        let mut more = false;
+        self.run(|h| {
+            if hits.len() == limit {
+                more = true;
+                return false;
+            }
+            hits.push(h);
+            true
+        })?;
+        Ok((hits, more))
+    }
+
+    /// The number of hits.
+    pub fn count(&self) -> Result<u64, QueryError> {
+        let mut n = 0u64;
+        self.run(|_| {
+            n += 1;
+            true
+        })?;
+        Ok(n)
+    }
+}
+
+/// Adds `s` and what it reaches without consuming a token; true when that includes Accept.
+fn add(states: &[State], s: usize, into: &mut Vec<usize>, seen: &mut [u32], step: u32) -> bool {
+    if seen[s] == step {
+        return false;
+    }
+    seen[s] = step;
+    match states[s] {
+        State::Split(a, b) => {
+            let x = add(states, a, into, seen, step);
+            let y = add(states, b, into, seen, step);
+            x | y
+        }
+        State::Accept => true,
+        State::Token { .. } => {
+            into.push(s);
+            false
+        }
+        State::Hole => false,
+    }
+}
+
+/// Length of an item when fixed.
+fn fixed_len(item: &Item) -> Option<u32> {
+    let one = match &item.atom {
+        Atom::Token(_) => 1,
+        Atom::Group(alts) => {
+            let lens: Vec<Option<u32>> = alts
+                .iter()
+                .map(|seq| seq.iter().map(fixed_len).sum())
+                .collect();
+            let first = lens.first().copied().flatten()?;
+            if lens.iter().all(|l| *l == Some(first)) {
+                first
+            } else {
+                return None;
+            }
+        }
+    };
+    (item.max == Some(item.min)).then(|| one * item.min)
+}
+
+/// Longest hit a sequence can make; None when unbounded.
+fn max_len(seq: &Sequence) -> Option<u32> {
+    let mut total = 0u32;
+    for item in seq {
+        let one = match &item.atom {
+            Atom::Token(_) => 1,
+            Atom::Group(alts) => alts
+                .iter()
+                .map(max_len)
+                .collect::<Option<Vec<u32>>>()?
+                .into_iter()
+                .max()?,
+        };
+        total = total.saturating_add(one.saturating_mul(item.max?));
+    }
+    Some(total)
+}
+
+/// Forward-index ids of the attributes a query tests, read a block at a time.
+struct BlockReader<'i, C> {
+    index: &'i Index<C>,
+    attrs: Vec<usize>,
+    block_start: u32,
+    /// Per attribute number, the block's ids (empty for attributes not tested).
+    blocks: Vec<Vec<u32>>,
+}
+
+const BLOCK: u32 = 1024;
+
+impl<'i, C: Columns> BlockReader<'i, C> {
+    fn new(index: &'i Index<C>, attrs: &[usize]) -> BlockReader<'i, C> {
+        BlockReader {
+            index,
+            attrs: attrs.to_vec(),
+            block_start: u32::MAX,
+            blocks: vec![Vec::new(); index.attributes.len()],
+        }
+    }
+
+    fn load(&mut self, pos: u32) -> Result<(), ColumnError> {
+        if self.block_start != u32::MAX && pos >= self.block_start && pos < self.block_start + BLOCK
+        {
+            return Ok(());
+        }
+        let start = pos - pos % BLOCK;
+        let end = start.saturating_add(BLOCK).min(self.index.n_tokens);
+        for &a in &self.attrs {
+            let block = &mut self.blocks[a];
+            block.resize((end - start) as usize, 0);
+            self.index.columns.ids(a, start, block)?;
+        }
+        self.block_start = start;
+        Ok(())
+    }
+
+    fn id(&self, attr: usize, pos: u32) -> u32 {
+        self.blocks[attr]
+            .get((pos - self.block_start) as usize)
+            .copied()
+            .unwrap_or(u32::MAX)
+    }
+}

@@ -1,0 +1,569 @@
+//! The index against a brute-force scan of the token stream, on generated corpora and random
+//! queries; the parser; the statistics against hand-computed values.
+
+use std::collections::BTreeSet;
+
+use super::build::build_from_str;
+use super::cql::{self, Atom, Cond, Item, Query, Test, Within};
+use super::index::{Index, MemColumns};
+use super::query::{Hit, Matcher, Search, UNBOUNDED_SPAN};
+use super::stats::{self, Counts};
+
+/// A deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len() as u64) as usize]
+    }
+}
+
+const WORDS: &[(&str, &str, &str)] = &[
+    ("graphe", "NOUN", "graphe"),
+    ("Graphe", "NOUN", "graphe"),
+    ("graphes", "NOUN", "graphe"),
+    ("nœud", "NOUN", "nœud"),
+    ("noeuds", "NOUN", "nœud"),
+    ("été", "NOUN", "été"),
+    ("Été", "NOUN", "été"),
+    ("ete", "VERB", "eter"),
+    ("orienté", "ADJ", "orienté"),
+    ("orientés", "ADJ", "orienté"),
+    ("connexe", "ADJ", "connexe"),
+    ("grand", "ADJ", "grand"),
+    ("le", "DET", "le"),
+    ("Le", "DET", "le"),
+    ("la", "DET", "le"),
+    ("des", "DET", "un"),
+    ("de", "ADP", "de"),
+    ("un", "DET", "un"),
+    ("est", "AUX", "être"),
+    ("relie", "VERB", "relier"),
+    ("&", "CCONJ", "&"),
+    ("<b>", "X", "<b>"),
+    (",", "PUNCT", ","),
+    (".", "PUNCT", "."),
+];
+
+/// A generated corpus: its tokens (word, pos, lemma), documents with a host, paragraphs and
+/// sentences as spans, and the same as vertical text.
+struct Generated {
+    tokens: Vec<(String, String, String)>,
+    texts: Vec<(u32, u32, String)>,
+    ps: Vec<(u32, u32)>,
+    ss: Vec<(u32, u32)>,
+    vrt: String,
+}
+
+fn escape(v: &str) -> String {
+    v.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+fn generate(rng: &mut Rng, docs: usize) -> Generated {
+    let mut g = Generated {
+        tokens: Vec::new(),
+        texts: Vec::new(),
+        ps: Vec::new(),
+        ss: Vec::new(),
+        vrt: String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"),
+    };
+    for d in 0..docs {
+        let host = format!("h{}.test", rng.below(3));
+        let start = g.tokens.len() as u32;
+        g.vrt.push_str(&format!(
+            "<text id=\"d{d}\" host=\"{host}\" title=\"a &amp; b\">\n"
+        ));
+        // Some documents are empty: regions of length 0 must not hold hits.
+        for _ in 0..rng.below(4) {
+            let p_start = g.tokens.len() as u32;
+            g.vrt.push_str("<p>\n");
+            for _ in 0..1 + rng.below(3) {
+                let s_start = g.tokens.len() as u32;
+                g.vrt.push_str("<s>\n");
+                for i in 0..1 + rng.below(9) {
+                    let (w, p, l) = *rng.pick(WORDS);
+                    if i > 0 && rng.below(5) == 0 {
+                        g.vrt.push_str("<g/>\n");
+                    }
+                    g.vrt
+                        .push_str(&format!("{}\t{}\t{}\n", escape(w), p, escape(l)));
+                    g.tokens.push((w.into(), p.into(), l.into()));
+                }
+                g.vrt.push_str("</s>\n");
+                g.ss.push((s_start, g.tokens.len() as u32));
+            }
+            g.vrt.push_str("</p>\n");
+            g.ps.push((p_start, g.tokens.len() as u32));
+        }
+        g.vrt.push_str("</text>\n");
+        g.texts.push((start, g.tokens.len() as u32, host));
+    }
+    g
+}
+
+fn index_of(g: &Generated) -> Index<MemColumns> {
+    build_from_str(&g.vrt, &["word", "pos", "lemma"]).expect("generated vrt indexes")
+}
+
+// ---- the brute-force scan: strings and recursion, no lexicon, no postings, no automaton ----
+
+fn value<'a>(g: &'a Generated, attr: &str, pos: u32) -> std::borrow::Cow<'a, str> {
+    let t = &g.tokens[pos as usize];
+    match attr {
+        "word" => t.0.as_str().into(),
+        "pos" => t.1.as_str().into(),
+        "lemma" => t.2.as_str().into(),
+        "lc" => t.0.to_lowercase().into(),
+        other => panic!("no attribute {other}"),
+    }
+}
+
+thread_local! {
+    /// Compiled patterns of the scan, by pattern and flags (compiling one per token is slow).
+    static MATCHERS: std::cell::RefCell<std::collections::HashMap<String, std::rc::Rc<Matcher>>> =
+        Default::default();
+}
+
+fn matcher(t: &Test) -> std::rc::Rc<Matcher> {
+    let key = format!("{}{}{}", t.pattern, t.ignore_case, t.ignore_diacritics);
+    MATCHERS.with(|m| {
+        m.borrow_mut()
+            .entry(key)
+            .or_insert_with(|| {
+                std::rc::Rc::new(Matcher::new(t).expect("generated patterns compile"))
+            })
+            .clone()
+    })
+}
+
+fn test_holds(g: &Generated, t: &Test, pos: u32) -> bool {
+    matcher(t).is_match(&value(g, &t.attr, pos)) != t.negated
+}
+
+fn cond_holds(g: &Generated, c: &Cond, pos: u32) -> bool {
+    match c {
+        Cond::Any => true,
+        Cond::Test(t) => test_holds(g, t, pos),
+        Cond::And(a, b) => cond_holds(g, a, pos) && cond_holds(g, b, pos),
+        Cond::Or(a, b) => cond_holds(g, a, pos) || cond_holds(g, b, pos),
+        Cond::Not(a) => !cond_holds(g, a, pos),
+    }
+}
+
+fn seq_ends(g: &Generated, seq: &[Item], pos: u32, limit: u32) -> BTreeSet<u32> {
+    let Some((first, rest)) = seq.split_first() else {
+        return BTreeSet::from([pos]);
+    };
+    let mut out = BTreeSet::new();
+    for e in item_ends(g, first, pos, limit) {
+        out.extend(seq_ends(g, rest, e, limit));
+    }
+    out
+}
+
+fn atom_ends(g: &Generated, atom: &Atom, pos: u32, limit: u32) -> BTreeSet<u32> {
+    match atom {
+        Atom::Token(c) => {
+            if pos < limit && cond_holds(g, c, pos) {
+                BTreeSet::from([pos + 1])
+            } else {
+                BTreeSet::new()
+            }
+        }
+        Atom::Group(alts) => alts
+            .iter()
+            .flat_map(|alt| seq_ends(g, alt, pos, limit))
+            .collect(),
+    }
+}
+
+fn item_ends(g: &Generated, item: &Item, pos: u32, limit: u32) -> BTreeSet<u32> {
+    let mut out = BTreeSet::new();
+    if item.min == 0 {
+        out.insert(pos);
+    }
+    let mut frontier = BTreeSet::from([pos]);
+    let most = item.max.unwrap_or(limit - pos + 1);
+    for k in 1..=most {
+        frontier = frontier
+            .iter()
+            .flat_map(|&f| atom_ends(g, &item.atom, f, limit))
+            .collect();
+        if frontier.is_empty() {
+            break;
+        }
+        if k >= item.min {
+            out.extend(frontier.iter().copied());
+        }
+    }
+    out
+}
+
+fn unbounded(seq: &[Item]) -> bool {
+    seq.iter().any(|i| {
+        i.max.is_none() || matches!(&i.atom, Atom::Group(alts) if alts.iter().any(|a| unbounded(a)))
+    })
+}
+
+fn longest(seq: &[Item]) -> u32 {
+    seq.iter()
+        .map(|i| {
+            let one = match &i.atom {
+                Atom::Token(_) => 1,
+                Atom::Group(alts) => alts.iter().map(|a| longest(a)).max().unwrap_or(0),
+            };
+            one * i.max.unwrap_or(0)
+        })
+        .sum()
+}
+
+fn brute_force(g: &Generated, q: &Query) -> Vec<Hit> {
+    let span = if unbounded(&q.sequence) {
+        UNBOUNDED_SPAN
+    } else {
+        longest(&q.sequence)
+    };
+    let mut hits = Vec::new();
+    for start in 0..g.tokens.len() as u32 {
+        let Some(text) = g.texts.iter().position(|t| t.0 <= start && start < t.1) else {
+            continue;
+        };
+        let mut limit = g.texts[text].1.min(start + span);
+        if let Some(w) = &q.within {
+            let spans: Vec<(u32, u32, bool)> = match w.region.as_str() {
+                "s" => g.ss.iter().map(|&(a, b)| (a, b, true)).collect(),
+                "p" => g.ps.iter().map(|&(a, b)| (a, b, true)).collect(),
+                _ => {
+                    g.texts
+                        .iter()
+                        .map(|(a, b, host)| {
+                            let ok = w.attrs.iter().all(|t| {
+                                t.attr == "host" && matcher(t).is_match(host) != t.negated
+                            });
+                            (*a, *b, ok)
+                        })
+                        .collect()
+                }
+            };
+            match spans.iter().find(|(a, b, _)| *a <= start && start < *b) {
+                Some(&(_, b, true)) => limit = limit.min(b),
+                _ => continue,
+            }
+        }
+        if let Some(&end) = seq_ends(g, &q.sequence, start, limit)
+            .iter()
+            .find(|&&e| e > start)
+        {
+            hits.push(Hit { start, end });
+        }
+    }
+    hits
+}
+
+// ---- random queries ----
+
+fn random_test(rng: &mut Rng) -> Test {
+    let (attr, pattern) = match rng.below(6) {
+        0 => ("word", rng.pick(WORDS).0.to_string()),
+        1 => ("lemma", rng.pick(WORDS).2.to_string()),
+        2 => (
+            "pos",
+            rng.pick(&["NOUN", "ADJ", "DET", "PUNCT", "N.*", "A.+"])
+                .to_string(),
+        ),
+        3 => ("lc", rng.pick(&["graphe", "été", "le"]).to_string()),
+        4 => (
+            "word",
+            rng.pick(&["gra.*", "[lL]e", "no?e.*", ".", "[^a-z].*", "\\."])
+                .to_string(),
+        ),
+        _ => (
+            "lemma",
+            rng.pick(&["grap.*", "ê.*", "orient(é|e)", "<.*"])
+                .to_string(),
+        ),
+    };
+    Test {
+        attr: attr.to_string(),
+        pattern,
+        ignore_case: rng.below(4) == 0,
+        ignore_diacritics: rng.below(5) == 0,
+        negated: rng.below(6) == 0,
+    }
+}
+
+fn random_cond(rng: &mut Rng, depth: u32) -> Cond {
+    match if depth > 1 { 0 } else { rng.below(6) } {
+        0..=2 => Cond::Test(random_test(rng)),
+        3 => Cond::And(
+            Box::new(random_cond(rng, depth + 1)),
+            Box::new(random_cond(rng, depth + 1)),
+        ),
+        4 => Cond::Or(
+            Box::new(random_cond(rng, depth + 1)),
+            Box::new(random_cond(rng, depth + 1)),
+        ),
+        _ => Cond::Not(Box::new(random_cond(rng, depth + 1))),
+    }
+}
+
+fn random_item(rng: &mut Rng, depth: u32) -> Item {
+    let atom = match rng.below(if depth > 0 { 8 } else { 10 }) {
+        0 => Atom::Token(Cond::Any),
+        1..=7 => Atom::Token(random_cond(rng, 0)),
+        _ => Atom::Group(
+            (0..2 + rng.below(2))
+                .map(|_| {
+                    (0..1 + rng.below(2))
+                        .map(|_| random_item(rng, depth + 1))
+                        .collect()
+                })
+                .collect(),
+        ),
+    };
+    // Unbounded repetitions of groups make the brute-force scan too slow to run often.
+    let (min, max) = match rng.below(9) {
+        0 => (0, Some(1)),
+        1 if depth == 0 && matches!(atom, Atom::Token(_)) => (0, None),
+        2 if depth == 0 && matches!(atom, Atom::Token(_)) => (1, None),
+        3 => (0, Some(3)),
+        4 => (2, Some(2)),
+        _ => (1, Some(1)),
+    };
+    Item { atom, min, max }
+}
+
+fn random_query(rng: &mut Rng) -> Query {
+    let sequence = (0..1 + rng.below(3)).map(|_| random_item(rng, 0)).collect();
+    let within = match rng.below(6) {
+        0 => Some(Within {
+            region: "s".into(),
+            attrs: vec![],
+        }),
+        1 => Some(Within {
+            region: "p".into(),
+            attrs: vec![],
+        }),
+        2 => Some(Within {
+            region: "doc".into(),
+            attrs: vec![Test {
+                attr: "host".into(),
+                pattern: "h[01].*".into(),
+                ignore_case: false,
+                ignore_diacritics: false,
+                negated: rng.below(2) == 0,
+            }],
+        }),
+        _ => None,
+    };
+    Query { sequence, within }
+}
+
+#[test]
+fn the_index_returns_exactly_what_a_scan_of_the_tokens_returns() {
+    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    let mut nonempty = 0;
+    for corpus in 0..6 {
+        let g = generate(&mut rng, 30 + corpus * 10);
+        let index = index_of(&g);
+        assert_eq!(index.n_tokens as usize, g.tokens.len());
+        for _ in 0..120 {
+            let q = random_query(&mut rng);
+            // The printed query reads back to the same query.
+            let text = q.to_string();
+            assert_eq!(cql::parse(&text).as_ref(), Ok(&q), "{text}");
+            let search = Search::new(&index, &q).expect(&text);
+            let (hits, more) = search.hits(usize::MAX).expect(&text);
+            assert!(!more);
+            assert_eq!(hits, brute_force(&g, &q), "{text}");
+            assert_eq!(search.count().expect(&text), hits.len() as u64, "{text}");
+            // A limit gives the first hits and says more exist.
+            if hits.len() > 2 {
+                let (first, more) = search.hits(2).expect(&text);
+                assert_eq!(first, hits[..2], "{text}");
+                assert!(more, "{text}");
+            }
+            nonempty += usize::from(!hits.is_empty());
+        }
+    }
+    // The generated queries are not all trivially empty.
+    assert!(nonempty > 250, "{nonempty}");
+}
+
+#[test]
+fn typical_queries_find_what_a_linguist_expects() {
+    let vrt = "<text id=\"a\" host=\"x.test\">\n<p>\n<s>\nLe\tDET\tle\ngraphe\tNOUN\tgraphe\n\
+               orienté\tADJ\torienté\n.\tPUNCT\t.\n</s>\n<s>\nDes\tDET\tun\ngraphes\tNOUN\tgraphe\n\
+               </s>\n</p>\n</text>\n<text id=\"b\" host=\"y.test\">\n<p>\n<s>\ngraphes\tNOUN\tgraphe\n\
+               connexes\tADJ\tconnexe\n</s>\n</p>\n</text>\n";
+    let index = build_from_str(vrt, &["word", "pos", "lemma"]).expect("indexes");
+    let hits = |q: &str| {
+        let query = cql::parse(q).expect(q);
+        let (h, _) = Search::new(&index, &query).expect(q).hits(100).expect(q);
+        h.iter().map(|h| (h.start, h.end)).collect::<Vec<_>>()
+    };
+    assert_eq!(hits("[lemma=\"graphe\"][pos=\"ADJ\"]"), [(1, 3), (6, 8)]);
+    assert_eq!(hits("[word=\"graphe.*\"%c]"), [(1, 2), (5, 6), (6, 7)]);
+    // `graphes` ends document a and starts document b: never one hit across them.
+    assert_eq!(hits("[pos=\"NOUN\"][pos=\"NOUN\"]"), []);
+    assert_eq!(hits("[pos=\"NOUN\"] []{0,3} [pos=\"NOUN\"]"), [(1, 6)]);
+    assert_eq!(hits("[pos=\"NOUN\"] []{0,3} [pos=\"NOUN\"] within s"), []);
+    assert_eq!(
+        hits("[lemma=\"graphe\"] within <doc host=\"y.*\"/>"),
+        [(6, 7)]
+    );
+    assert_eq!(hits("[word=\"des\"]"), []);
+    assert_eq!(hits("\"des\"%c"), [(4, 5)]);
+    assert_eq!(hits("[lc=\"des\"]"), [(4, 5)]);
+    assert_eq!(hits("[word=\"oriente\"%d]"), [(2, 3)]);
+    assert_eq!(
+        hits("[pos!=\"NOUN|DET\" & word!=\"\\.\"]"),
+        [(2, 3), (7, 8)]
+    );
+}
+
+#[test]
+fn mistakes_in_queries_are_named() {
+    let index = build_from_str("<text>\nx\n</text>\n", &["word"]).expect("indexes");
+    let err = |q: &str| match cql::parse(q) {
+        Err(e) => e.to_string(),
+        Ok(query) => match Search::new(&index, &query) {
+            Err(e) => e.to_string(),
+            Ok(_) => String::from("accepted"),
+        },
+    };
+    assert!(
+        err("[lemma=\"x\"]").contains("no attribute `lemma` in this corpus (it has: word, lc)")
+    );
+    assert!(err("[word=\"(\"]").contains("not a valid regular expression"));
+    assert!(err("[word=\"x\"").contains("expected `]`"));
+    assert!(err("[word=\"x\"] within q").contains("no region `q`"));
+    assert!(err("[word=\"x\"%z]").contains("unknown flag %z"));
+    assert!(err("[]{3,1}").contains("maximum is below the minimum"));
+    assert!(err("").contains("expected a token pattern"));
+    assert!(err("[word=\"x\"] junk").contains("unexpected `j`"));
+}
+
+#[test]
+fn vertical_files_that_cannot_be_indexed_say_where() {
+    let err = |vrt: &str| {
+        build_from_str(vrt, &["word", "pos"])
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        err("<s>\na\tX\tY\n</s>\n"),
+        "line 2: 3 column(s), expected 2 (word pos)"
+    );
+    assert_eq!(err("</s>\n"), "line 1: </s> closes no open <s>");
+    assert_eq!(
+        err("<s>\n<s>\n"),
+        "line 2: <s> inside the <s> opened on line 1: elements of one name cannot nest"
+    );
+    assert_eq!(err("<s>\na\tX\n"), "line 1: <s> is never closed");
+    assert_eq!(err("<s a=b>\n"), "line 1: the value of `a` is not quoted");
+    // Entities are decoded in tokens and attributes; glue and comments are no tokens.
+    let index = build_from_str(
+        "<!-- c -->\n<text t=\"a &amp; b\">\n&lt;b&gt;\tX\n<g/>\n&#233;t&#xE9;\tY\n</text>\n",
+        &["word", "pos"],
+    )
+    .expect("indexes");
+    assert_eq!(index.n_tokens, 2);
+    assert_eq!(index.values(0, 0..2).expect("reads"), ["<b>", "été"]);
+    assert_eq!(
+        index.region("doc").and_then(|r| r.attr("t", 0)),
+        Some("a & b")
+    );
+}
+
+#[test]
+fn association_measures_match_hand_computed_values() {
+    // f_xy = 10, f_x = 20, f_y = 50, W = 200 slots, N = 10,000:
+    // E = 50 · 200 / 10,000 = 1; logDice = 14 + log2(20 / 70); MI = log2(10);
+    // t = (10 − 1) / √10; G² over [[10, 190], [40, 9760]] with E = [[1, 199], [49, 9751]].
+    let c = Counts {
+        together: 10,
+        node: 20,
+        frequency: 50,
+        window: 200,
+        corpus: 10_000,
+    };
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+    assert!(close(c.logdice(), 14.0 + (20.0f64 / 70.0).log2()));
+    assert!(close(c.logdice(), 12.192_645_077_942_396));
+    assert!(close(c.mi(), 10f64.log2()));
+    assert!(close(c.t(), 9.0 / 10f64.sqrt()));
+    let g2 = 2.0
+        * (10.0 * (10.0f64).ln()
+            + 190.0 * (190.0f64 / 199.0).ln()
+            + 40.0 * (40.0f64 / 49.0).ln()
+            + 9760.0 * (9760.0f64 / 9751.0).ln());
+    assert!(close(c.ll(), g2), "{} {g2}", c.ll());
+    assert!(close(c.ll(), 30.238_052_651_637_993), "{}", c.ll());
+}
+
+#[test]
+fn keywords_follow_simple_maths_and_log_ratio() {
+    // Focus: 1,000,000 tokens, `graphe` 100 times (100 per million); reference: 2,000,000
+    // tokens, 20 times (10 per million). Simple maths, n = 1: 101 / 11.
+    let focus = vec![("graphe".to_string(), 100), ("le".to_string(), 50_000)];
+    let reference: rustc_hash::FxHashMap<String, u64> =
+        [("graphe".to_string(), 20), ("le".to_string(), 100_000)]
+            .into_iter()
+            .collect();
+    let rows = stats::keywords(&focus, 1_000_000, &reference, 2_000_000, 1.0, 1);
+    assert_eq!(rows[0].value, "graphe");
+    assert!((rows[0].score - 101.0 / 11.0).abs() < 1e-9);
+    assert!((rows[0].log_ratio - 10f64.log2()).abs() < 1e-9);
+    assert!((rows[1].score - 1.0).abs() < 1e-9);
+    assert!(
+        rows[1].ll.abs() < 1e-6,
+        "equal relative frequencies: {}",
+        rows[1].ll
+    );
+    // A word absent from the reference: Log Ratio with 0.5 in its place.
+    let rows = stats::keywords(&focus, 1_000_000, &Default::default(), 2_000_000, 1.0, 1);
+    assert!((rows[1].log_ratio - (100.0f64 / 0.25).log2()).abs() < 1e-9);
+}
+
+#[test]
+fn collocations_count_the_window_inside_the_document() {
+    let vrt = "<text>\na\nb\nx\nc\nx\nb\n</text>\n<text>\nb\nb\n</text>\n";
+    let index = build_from_str(vrt, &["word"]).expect("indexes");
+    let q = cql::parse("\"x\"").expect("parses");
+    let (hits, _) = Search::new(&index, &q)
+        .expect("compiles")
+        .hits(10)
+        .expect("runs");
+    let word = index.attribute("word").expect("word");
+    let rows = stats::collocations(
+        &index,
+        &hits,
+        word,
+        (1, 1),
+        None,
+        stats::Measure::LogDice,
+        1,
+    )
+    .expect("runs");
+    // Windows: x@2 → b, c; x@4 → c, b. The second document's b's are out of reach.
+    let got: Vec<(&str, u64, u64)> = rows
+        .iter()
+        .map(|c| (c.value.as_str(), c.together, c.frequency))
+        .collect();
+    assert_eq!(got, [("c", 2, 1), ("b", 2, 4)]);
+    let freq = stats::frequencies(&index, word);
+    assert_eq!(freq[0], ("b".to_string(), 4));
+}
