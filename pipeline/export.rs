@@ -233,9 +233,21 @@ fn write_similarity(
         &dir.join("similarity.csv"),
         similarity::pairs_csv(&pairs).as_bytes(),
     )?;
+    // Matrix row i is docs[i]: the nodes carry what Gephi and networkx show of each document.
+    let nodes: Vec<similarity::SimilarityNode<'_>> = docs
+        .iter()
+        .map(|d| similarity::SimilarityNode {
+            doc: &d.id,
+            title: &d.title,
+            url: &d.url,
+            host: &d.host,
+            language: &d.language,
+            score: d.score,
+        })
+        .collect();
     write(
         &dir.join("similarity.graphml"),
-        similarity::pairs_graphml(m.n_rows(), &pairs).as_bytes(),
+        similarity::pairs_graphml(&nodes, &pairs).as_bytes(),
     )?;
     // Hyperlinks between two corpus documents, as matrix rows.
     let row_of: HashMap<i64, usize> = docs
@@ -467,10 +479,11 @@ fn sitemap_stem(host: &str) -> String {
     format!("{cut}-{hash:016x}")
 }
 
-/// Tabs and line breaks would break a TSV row; titles and URLs rarely have them, but web
-/// input can.
+/// Tabs and line breaks become spaces (a `docs.tsv` row stays one line; titles and URLs rarely
+/// have them, but web input can), then the field is quoted by the rule of every table
+/// glaneur writes (`stages::export::delimited`), so R and pandas read it whole.
 fn tsv_field(value: &str) -> String {
-    value
+    let one_line: String = value
         .chars()
         .map(|c| {
             if c == '\t' || c == '\n' || c == '\r' {
@@ -479,7 +492,8 @@ fn tsv_field(value: &str) -> String {
                 c
             }
         })
-        .collect()
+        .collect();
+    stages::export::delimited::field(&one_line, '\t').into_owned()
 }
 
 fn fresh_dir(dir: &Path) -> anyhow::Result<std::path::PathBuf> {

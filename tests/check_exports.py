@@ -49,9 +49,9 @@ def main(run: Path) -> None:
 
     m = scipy.io.mmread(run / "matrix" / "counts.mtx")
     with open(run / "matrix" / "docs.tsv", newline="", encoding="utf-8") as f:
-        docs = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+        docs = list(csv.DictReader(f, delimiter="\t"))
     with open(run / "matrix" / "vocab.tsv", newline="", encoding="utf-8") as f:
-        vocab = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+        vocab = list(csv.DictReader(f, delimiter="\t"))
     assert m.shape == (len(docs), len(vocab)), (m.shape, len(docs), len(vocab))
     assert m.shape[0] == n_kept, (m.shape, n_kept)
     row_words = np.asarray(m.sum(axis=1)).ravel()
@@ -105,7 +105,7 @@ def main(run: Path) -> None:
     if (run / "matrix" / "lemma-counts.mtx").exists():
         lm = scipy.io.mmread(run / "matrix" / "lemma-counts.mtx")
         with open(run / "matrix" / "lemma-vocab.tsv", newline="", encoding="utf-8") as f:
-            lemma_vocab = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+            lemma_vocab = list(csv.DictReader(f, delimiter="\t"))
         assert lm.shape == (n_kept, len(lemma_vocab)), (lm.shape, n_kept, len(lemma_vocab))
         assert 0 < len(lemma_vocab) < len(vocab), (len(lemma_vocab), len(vocab))
         print(f"lemma matrix {lm.shape[0]} x {lm.shape[1]}")

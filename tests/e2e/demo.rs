@@ -103,6 +103,10 @@ fn demo_runs_offline_and_keeps_only_on_topic_french_documents() {
         "{printed}\n{}",
         String::from_utf8_lossy(&check.stderr)
     );
+
+    // Every table reads whole in R and pandas, every graph in networkx, lemma table included.
+    let read = crate::readers::check_with_default_readers(&out, None);
+    assert!(read.contains("matrix/lemma-vocab.tsv"), "{read}");
 }
 
 #[test]

@@ -13,6 +13,7 @@ mod demo;
 mod guard;
 mod hostile;
 mod inspect;
+mod readers;
 mod resume;
 mod seeds;
 mod server;

@@ -3,8 +3,9 @@
 //! **In:** one [`PageNode`] per URL the crawl saw, and one [`LinkEdge`] per distinct
 //! (source, target) pair of a link found on a fetched page.
 //!
-//! **Out:** a `petgraph` directed graph, written as GraphML (Gephi, networkx, igraph) and as two
-//! CSV tables (`nodes.csv`, `edges.csv`, for R, pandas and spreadsheets).
+//! **Out:** a `petgraph` directed graph, written as GraphML (Gephi, networkx, igraph; each node
+//! labelled with its URL) and as two CSV tables (`nodes.csv`, `edges.csv`, for R, pandas and
+//! spreadsheets).
 //!
 //! **Invariants:** node ids are the crawl's URL ids, so the graph joins with `crawl.sqlite`;
 //! every edge's endpoints are nodes of the graph (edges to unknown ids are dropped and counted);
@@ -110,7 +111,8 @@ impl LinkGraph {
         }
     }
 
-    /// GraphML text (directed graph; node attributes typed for networkx and Gephi).
+    /// GraphML text (directed graph; node attributes typed for networkx and Gephi; `label` is
+    /// the URL, which Gephi shows as the node's label, as in the GEXF file).
     pub fn to_graphml(&self) -> String {
         let mut out = String::with_capacity(256 + self.graph.node_count() * 300);
         out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -124,6 +126,8 @@ impl LinkGraph {
         out.push_str("  <graph id=\"links\" edgedefault=\"directed\">\n");
         for node in self.graph.node_weights() {
             let _ = writeln!(out, "    <node id=\"n{}\">", node.id);
+            // Gephi takes a node key named `label` for the label it shows (else the id).
+            data(&mut out, "label", &xml_escape(&node.url));
             data(&mut out, "url", &xml_escape(&node.url));
             data(&mut out, "host", &xml_escape(&node.host));
             if let Some(depth) = node.depth {
@@ -214,7 +218,8 @@ impl LinkGraph {
     }
 }
 
-const GRAPHML_KEYS: [(&str, &str, &str, &str); 13] = [
+const GRAPHML_KEYS: [(&str, &str, &str, &str); 14] = [
+    ("label", "node", "label", "string"),
     ("url", "node", "url", "string"),
     ("host", "node", "host", "string"),
     ("depth", "node", "depth", "int"),
@@ -296,6 +301,10 @@ mod tests {
         assert_eq!(g.dangling_edges, 1);
         let xml = g.to_graphml();
         assert!(xml.contains("<data key=\"url\">http://a.test/b?x=1&amp;y=&lt;2&gt;</data>"));
+        assert!(xml.contains(
+            "<node id=\"n2\">\n      <data key=\"label\">http://a.test/b?x=1&amp;y=&lt;2&gt;</data>"
+        ));
+        assert!(xml.contains("<key id=\"label\" for=\"node\" attr.name=\"label\""));
         assert!(xml.contains("<edge source=\"n1\" target=\"n2\">"));
         assert!(xml.contains("<data key=\"anchor\">B &amp; co</data>"));
         assert!(!xml.contains("key=\"score\">"), "absent values are omitted");

@@ -11,7 +11,8 @@
 //! the caller. [`MatrixBuilder::filtered`] gives the filtered matrix ([`SparseMatrix`]): same
 //! rows, only the words that pass the options, columns re-numbered **by descending document
 //! frequency, then by word (byte order)**; it writes Matrix Market, `vocab.tsv`, a long CSV
-//! (`doc,word,count`) and, below a size guard, a dense CSV.
+//! (`doc,word,count`) and, below a size guard, a dense CSV (first column the 1-based row under
+//! an empty header, then one column per word).
 //!
 //! **Invariants:** memory is bounded by the vocabulary plus the non-zero entries, never by
 //! documents squared (filtering needs the final document frequencies, so the raw rows are kept
@@ -20,12 +21,16 @@
 //! word is lower-cased before counting; filtering removes columns, never rows, so row `i` is
 //! the same document in both matrices (a document may become an empty row); the Matrix Market
 //! size line always equals (documents added, vocabulary size, non-zeros), so `scipy.io.mmread`
-//! gives a matrix whose shape matches both tables; CSV fields are quoted as RFC 4180 requires.
+//! gives a matrix whose shape matches both tables; TSV and CSV fields are quoted by
+//! [`delimited`](crate::export::delimited)'s rule, so R's `read.delim`/`read.csv` and pandas' `read_table`/`read_csv`
+//! read every word back whole (a vocabulary of `n` words is `n` rows); the dense CSV's row
+//! column has an empty header, so no word can share its column name (a word `doc` did).
 
 use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+use crate::export::delimited::push_field;
 use crate::page::stopwords;
 
 /// Default guard of [`SparseMatrix::to_dense_csv`]: at most this many cells (rows × columns).
@@ -233,7 +238,7 @@ impl MatrixBuilder {
     }
 
     /// The vocabulary table as TSV with a header: `col word df count` (1-based `col`, the
-    /// Matrix Market column). Tabs and line breaks cannot occur in a token.
+    /// Matrix Market column); a word is quoted by [`delimited`](crate::export::delimited)'s rule.
     pub fn vocabulary_tsv(&self) -> String {
         vocabulary_tsv(&self.words)
     }
@@ -331,7 +336,8 @@ impl SparseMatrix {
         matrix_market(&self.rows, self.words.len())
     }
 
-    /// The vocabulary table (`col word df count`, 1-based `col`).
+    /// The vocabulary table (`col word df count`, 1-based `col`; words quoted by
+    /// [`delimited`](crate::export::delimited)'s rule).
     pub fn vocabulary_tsv(&self) -> String {
         vocabulary_tsv(&self.words)
     }
@@ -345,15 +351,17 @@ impl SparseMatrix {
             for &(col, count) in row {
                 let word = self.words.get(col as usize).map_or("", |w| w.word.as_str());
                 let _ = write!(out, "{},", row_idx + 1);
-                push_csv_field(&mut out, word);
+                push_field(&mut out, word, ',');
                 let _ = write!(out, ",{count}\r\n");
             }
         }
         out
     }
 
-    /// The dense CSV (header `doc,<word>,…`, then one line per document: 1-based row and one
-    /// count per column), or [`MatrixError::DenseTooLarge`] when rows × columns exceeds
+    /// The dense CSV (header `,<word>,…`: an empty name over the row column, as R's
+    /// `write.csv` and pandas' `to_csv` write row names, so `read.csv(…, row.names = 1)` and
+    /// `read_csv(…, index_col = 0)` give the matrix; then one line per document: 1-based row and
+    /// one count per column), or [`MatrixError::DenseTooLarge`] when rows × columns exceeds
     /// `max_cells` (see [`DENSE_MAX_CELLS`]).
     pub fn to_dense_csv(&self, max_cells: usize) -> Result<String, MatrixError> {
         let (rows, cols) = (self.rows.len(), self.words.len());
@@ -367,10 +375,9 @@ impl SparseMatrix {
             });
         }
         let mut out = String::with_capacity(cells * 2 + cols * 8 + 16);
-        out.push_str("doc");
         for w in &self.words {
             out.push(',');
-            push_csv_field(&mut out, &w.word);
+            push_field(&mut out, &w.word, ',');
         }
         out.push_str("\r\n");
         let mut dense = vec![0u32; cols];
@@ -388,17 +395,6 @@ impl SparseMatrix {
             }
         }
         Ok(out)
-    }
-}
-
-/// Appends `field` to a CSV line, quoted when RFC 4180 requires it (comma, quote, CR, LF).
-fn push_csv_field(out: &mut String, field: &str) {
-    if field.contains([',', '"', '\r', '\n']) {
-        out.push('"');
-        out.push_str(&field.replace('"', "\"\""));
-        out.push('"');
-    } else {
-        out.push_str(field);
     }
 }
 
@@ -420,7 +416,9 @@ fn matrix_market(rows: &[Vec<(u32, u32)>], n_cols: usize) -> String {
 fn vocabulary_tsv(words: &[WordStats]) -> String {
     let mut out = String::from("col\tword\tdf\tcount\n");
     for (idx, w) in words.iter().enumerate() {
-        let _ = writeln!(out, "{}\t{}\t{}\t{}", idx + 1, w.word, w.df, w.count);
+        let _ = write!(out, "{}\t", idx + 1);
+        push_field(&mut out, &w.word, '\t');
+        let _ = writeln!(out, "\t{}\t{}", w.df, w.count);
     }
     out
 }
@@ -552,7 +550,7 @@ mod tests {
         let dense = f.to_dense_csv(DENSE_MAX_CELLS).unwrap();
         assert_eq!(
             dense,
-            "doc,chien,le,\"\"\"x\"\"\",\"1,5\"\r\n1,1,2,0,1\r\n2,1,0,1,0\r\n3,1,1,0,0\r\n4,0,0,0,0\r\n"
+            ",chien,le,\"\"\"x\"\"\",\"1,5\"\r\n1,1,2,0,1\r\n2,1,0,1,0\r\n3,1,1,0,0\r\n4,0,0,0,0\r\n"
         );
         assert_eq!(
             f.to_dense_csv(15),
@@ -563,5 +561,52 @@ mod tests {
                 max_cells: 15
             })
         );
+    }
+
+    #[test]
+    fn hostile_words_stay_one_row_each_and_keep_their_columns() {
+        // Words R's read.delim or pandas once split, merged or misread: quotes around and
+        // inside a word, an apostrophe, a leading `#`, and words that name a missing value or
+        // the dense CSV's row column.
+        let words = [
+            "\"calque\"",
+            "d\"écraser",
+            "l'",
+            "#0000ff",
+            "NA",
+            "null",
+            "doc",
+            "é",
+        ];
+        let mut m = MatrixBuilder::new(false);
+        m.add(&words);
+        m.add(&words[..3]);
+        let f = m.filtered();
+        let tsv = f.vocabulary_tsv();
+        let lines: Vec<&str> = tsv.lines().collect();
+        assert_eq!(lines.len(), 1 + words.len(), "{tsv}");
+        assert_eq!(
+            &lines[..5],
+            [
+                "col\tword\tdf\tcount",
+                "1\t\"\"\"calque\"\"\"\t2\t2",
+                "2\t\"d\"\"écraser\"\t2\t2",
+                "3\t\"l'\"\t2\t2",
+                "4\t\"#0000ff\"\t1\t1",
+            ]
+        );
+        // Words no quote can protect from a reader's missing values stay verbatim.
+        assert!(lines.contains(&"5\tNA\t1\t1") && lines.contains(&"7\tnull\t1\t1"));
+        for line in &lines {
+            assert_eq!(line.matches('\t').count(), 3, "{line}");
+        }
+        let dense = f.to_dense_csv(DENSE_MAX_CELLS).unwrap();
+        assert!(
+            dense.starts_with(
+                ",\"\"\"calque\"\"\",\"d\"\"écraser\",\"l'\",\"#0000ff\",NA,doc,null,é\r\n"
+            ),
+            "{dense}"
+        );
+        assert!(f.to_long_csv().contains("\r\n2,\"l'\",1\r\n"));
     }
 }

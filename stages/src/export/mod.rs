@@ -8,11 +8,15 @@
 //! ([`treetagger`]), `.vrt`, CoNLL-U, Talismane and TXM metadata ([`vertical`]); tagger output
 //! parsed ([`tagged`]).
 //! **Invariants:** pure (the caller writes the files); every writer escapes for its format and
-//! never writes a non-finite number; ids join with `crawl.sqlite`; uses only this group and the
-//! ones upstream.
+//! never writes a non-finite number; the CSV and TSV fields glaneur quotes itself follow one
+//! rule ([`delimited`]), which the default readers of R and pandas read back whole; ids join
+//! with `crawl.sqlite`; uses only this group and the ones upstream.
 //!
-//! Modules, in data-flow order: [`graph`] → [`graphio`] → [`sitemap`]; [`matrix`] →
-//! [`similarity`]; [`treetagger`], [`vertical`] → [`tagged`].
+//! Modules, in data-flow order: [`delimited`] (used by the table writers); [`graph`] →
+//! [`graphio`] → [`sitemap`]; [`matrix`] → [`similarity`]; [`treetagger`], [`vertical`] →
+//! [`tagged`].
+
+pub mod delimited;
 
 pub mod graph;
 pub mod graphio;

@@ -6,8 +6,9 @@
 //! same documents (0-based matrix rows).
 //!
 //! **Out:** the undirected similarity graph as `(i, j, cosine)` with `i < j`, sorted by
-//! `(i, j)`, written as CSV or GraphML; a [`GraphComparison`] of the two graphs (serialisable
-//! to `comparison.json`).
+//! `(i, j)`, written as CSV or GraphML (nodes carry each document's title, URL, host,
+//! language and score: [`SimilarityNode`]); a [`GraphComparison`] of the two graphs
+//! (serialisable to `comparison.json`).
 //!
 //! **Invariants:** the weights are exactly scikit-learn's
 //! `TfidfVectorizer(norm='l2', use_idf=True, smooth_idf=True, sublinear_tf=False)` on the same
@@ -24,6 +25,7 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashSet};
 use std::fmt::Write as _;
 
+use crate::export::graph::xml_escape;
 use crate::export::matrix::SparseMatrix;
 
 /// How a count becomes a term frequency.
@@ -240,25 +242,98 @@ pub fn pairs_csv(pairs: &[(usize, usize, f64)]) -> String {
     out
 }
 
-/// The similarity graph as undirected GraphML: nodes `1..=n_docs` (1-based rows), one edge
-/// per pair with a `similarity` (double) attribute. Pairs naming a row ≥ `n_docs` are left
-/// out so every edge's endpoints are nodes.
-pub fn pairs_graphml(n_docs: usize, pairs: &[(usize, usize, f64)]) -> String {
-    let mut out = String::with_capacity(256 + n_docs * 20 + pairs.len() * 80);
+/// What the similarity graph says about a document: its node's attributes.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SimilarityNode<'a> {
+    /// The document id of `docs.jsonl` and `docs.tsv` (`d000012`).
+    pub doc: &'a str,
+    /// Title (may be empty: the label is then the URL).
+    pub title: &'a str,
+    /// URL.
+    pub url: &'a str,
+    /// Host name.
+    pub host: &'a str,
+    /// Detected language (empty when unknown).
+    pub language: &'a str,
+    /// Topic score (left out when not finite).
+    pub score: f64,
+}
+
+/// GraphML node attributes of [`pairs_graphml`]: (key and name, type).
+const NODE_KEYS: [(&str, &str); 7] = [
+    ("label", "string"),
+    ("doc", "string"),
+    ("title", "string"),
+    ("url", "string"),
+    ("host", "string"),
+    ("language", "string"),
+    ("score", "double"),
+];
+
+/// The similarity graph as undirected GraphML: one node per document, id `1..=n` (1-based
+/// rows, as in `similarity.csv` and `docs.tsv`), with the attributes `label` (the title, or
+/// the URL when the title is empty: Gephi shows it as the node's label), `doc`, `title`,
+/// `url`, `host`, `language` and `score`, each declared by a typed `<key>`; one edge per pair
+/// with the cosine as `similarity` and again as `weight` (the edge weight Gephi and networkx's
+/// algorithms use). The document id is `doc`, not `id`, which igraph keeps for the GraphML
+/// node id. Pairs naming a row ≥ `nodes.len()` are left out so every edge's endpoints are
+/// nodes; absent values (an empty string, a non-finite score) are omitted, as in
+/// `links.graphml`.
+pub fn pairs_graphml(nodes: &[SimilarityNode<'_>], pairs: &[(usize, usize, f64)]) -> String {
+    let n_docs = nodes.len();
+    let mut out = String::with_capacity(512 + n_docs * 400 + pairs.len() * 120);
     out.push_str(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
-         <graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n  \
-         <key id=\"similarity\" for=\"edge\" attr.name=\"similarity\" attr.type=\"double\"/>\n  \
+         <graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n",
+    );
+    for (key, ty) in NODE_KEYS {
+        let _ = writeln!(
+            out,
+            "  <key id=\"{key}\" for=\"node\" attr.name=\"{key}\" attr.type=\"{ty}\"/>"
+        );
+    }
+    out.push_str(
+        "  <key id=\"similarity\" for=\"edge\" attr.name=\"similarity\" attr.type=\"double\"/>\n  \
+         <key id=\"weight\" for=\"edge\" attr.name=\"weight\" attr.type=\"double\"/>\n  \
          <graph id=\"similarity\" edgedefault=\"undirected\">\n",
     );
-    for i in 1..=n_docs {
-        let _ = writeln!(out, "    <node id=\"{i}\"/>");
+    for (i, node) in nodes.iter().enumerate() {
+        let _ = writeln!(out, "    <node id=\"{}\">", i + 1);
+        let label = if node.title.trim().is_empty() {
+            node.url
+        } else {
+            node.title
+        };
+        let mut text = |key: &str, value: &str| {
+            let _ = writeln!(
+                out,
+                "      <data key=\"{key}\">{}</data>",
+                xml_escape(value)
+            );
+        };
+        text("label", label);
+        for (key, value) in [
+            ("doc", node.doc),
+            ("title", node.title),
+            ("url", node.url),
+            ("host", node.host),
+            ("language", node.language),
+        ] {
+            if !value.is_empty() {
+                text(key, value);
+            }
+        }
+        if node.score.is_finite() {
+            let _ = writeln!(out, "      <data key=\"score\">{}</data>", node.score);
+        }
+        out.push_str("    </node>\n");
     }
     for &(i, j, s) in pairs {
         if i < n_docs && j < n_docs {
             let _ = writeln!(
                 out,
-                "    <edge source=\"{}\" target=\"{}\"><data key=\"similarity\">{s}</data></edge>",
+                "    <edge source=\"{}\" target=\"{}\"><data key=\"similarity\">{s}</data>\
+                 <data key=\"weight\">{s}</data></edge>",
                 i + 1,
                 j + 1
             );
@@ -549,9 +624,52 @@ mod tests {
     fn writes_csv_and_graphml() {
         let pairs = [(0, 2, 0.5)];
         assert_eq!(pairs_csv(&pairs), "source,target,similarity\r\n1,3,0.5\r\n");
-        let g = pairs_graphml(3, &[(0, 2, 0.5), (1, 7, 0.9)]);
-        assert!(g.contains("<node id=\"3\"/>"));
-        assert!(g.contains("source=\"1\" target=\"3\"><data key=\"similarity\">0.5<"));
+        let nodes = [
+            SimilarityNode {
+                doc: "d1",
+                title: "L'outil \"Texte\" & <calques>",
+                url: "http://a.test/?x=1&y=2",
+                host: "a.test",
+                language: "fr",
+                score: 0.75,
+            },
+            SimilarityNode {
+                doc: "d2",
+                title: " ",
+                url: "http://a.test/sans-titre",
+                host: "a.test",
+                language: "",
+                score: f64::NAN,
+            },
+            SimilarityNode {
+                doc: "d3",
+                title: "NA",
+                ..SimilarityNode::default()
+            },
+        ];
+        let g = pairs_graphml(&nodes, &[(0, 2, 0.5), (1, 7, 0.9)]);
+        assert!(
+            g.contains("<key id=\"title\" for=\"node\" attr.name=\"title\" attr.type=\"string\"/>")
+        );
+        assert!(g.contains(
+            "<key id=\"weight\" for=\"edge\" attr.name=\"weight\" attr.type=\"double\"/>"
+        ));
+        assert!(g.contains(
+            "<node id=\"1\">\n      <data key=\"label\">L&apos;outil &quot;Texte&quot; &amp; &lt;calques&gt;</data>\n      \
+             <data key=\"doc\">d1</data>\n"
+        ));
+        assert!(g.contains("<data key=\"url\">http://a.test/?x=1&amp;y=2</data>"));
+        assert!(g.contains("<data key=\"score\">0.75</data>"));
+        // A blank title: the URL is the label; absent values are left out.
+        assert!(g.contains(
+            "<node id=\"2\">\n      <data key=\"label\">http://a.test/sans-titre</data>"
+        ));
+        assert_eq!(g.matches("<data key=\"language\">").count(), 1);
+        assert_eq!(g.matches("<data key=\"score\">").count(), 2);
+        assert_eq!(g.matches("<node id=").count(), 3);
+        assert!(g.contains(
+            "source=\"1\" target=\"3\"><data key=\"similarity\">0.5</data><data key=\"weight\">0.5<"
+        ));
         assert!(!g.contains("target=\"8\""));
     }
 }

@@ -44,6 +44,7 @@ use std::borrow::Cow;
 use unicode_normalization::UnicodeNormalization;
 
 use crate::corpus::tokenize::{sentence_ends, tokenize_into};
+use crate::export::delimited::push_field;
 
 /// What the exports record about a document.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -457,7 +458,8 @@ pub fn metadata_csv_header() -> &'static str {
 /// One `metadata.csv` line (without line ending) for a document of `tokens` tokens.
 ///
 /// Fields are cleaned like the text and their whitespace collapsed (a title never spans
-/// lines); a field holding `,` or `"` is quoted with inner quotes doubled (RFC 4180).
+/// lines); a field is quoted by [`delimited`](crate::export::delimited)'s rule (a `,`, `"`,
+/// `'` or `#`: inner quotes doubled, as RFC 4180 does).
 pub fn metadata_csv_row(meta: &DocMeta<'_>, tokens: usize) -> String {
     let score = score_text(meta.score);
     let tokens = tokens.to_string();
@@ -476,14 +478,7 @@ pub fn metadata_csv_row(meta: &DocMeta<'_>, tokens: usize) -> String {
         if i > 0 {
             row.push(',');
         }
-        let field = one_line(field);
-        if field.contains([',', '"']) {
-            row.push('"');
-            row.push_str(&field.replace('"', "\"\""));
-            row.push('"');
-        } else {
-            row.push_str(&field);
-        }
+        push_field(&mut row, &one_line(field), ',');
     }
     row
 }

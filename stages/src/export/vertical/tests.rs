@@ -260,6 +260,8 @@ fn csv_header_and_quoting() {
         ..meta("x", "t")
     };
     assert!(metadata_csv_row(&nan, 0).ends_with(",,0"));
+    // `'` and `#` are quoted too (R's read.table takes them for a quote and a comment).
+    assert!(metadata_csv_row(&meta("d2", "L'image #1"), 1).contains(",\"L'image #1\","));
 }
 
 #[test]
