@@ -160,9 +160,12 @@ pub fn kwic(args: &KwicArgs, out: &mut dyn Write, notice: &mut dyn Write) -> any
     let text = index.region("text");
     let doc_attr = |line: &concord::Line, name: &str| -> String {
         match (text, line.doc) {
-            (Some(t), Some(d)) => t
-                .attr(name, d)
-                .map_or_else(|| d.to_string(), str::to_string),
+            // A document without an `id` is named by its number.
+            (Some(t), Some(d)) => match t.attr(name, d) {
+                Some(v) => v.to_string(),
+                None if name == "id" => (d + 1).to_string(),
+                None => String::new(),
+            },
             _ => String::new(),
         }
     };
@@ -454,12 +457,22 @@ fn reference(path: &Path, by: &str) -> anyhow::Result<(FxHashMap<String, u64>, u
     })?;
     let mut map = FxHashMap::default();
     let mut total = 0u64;
+    // `glaneur freq --format tsv` writes `rank value frequency per_million`: read it by name.
+    let (value_at, count_at) = text
+        .lines()
+        .next()
+        .and_then(|header| {
+            let names: Vec<&str> = header.split('\t').collect();
+            let at = |n: &str| names.iter().position(|h| *h == n);
+            Some((at("value")?, at("frequency")?))
+        })
+        .unwrap_or((0, 1));
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let mut fields = line.split('\t');
-        let (Some(value), Some(count)) = (fields.next(), fields.next()) else {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let (Some(&value), Some(&count)) = (fields.get(value_at), fields.get(count_at)) else {
             bail!(
                 "{} line {}: expected value<TAB>count",
                 path.display(),

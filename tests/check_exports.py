@@ -77,14 +77,30 @@ def main(run: Path) -> None:
     tt = (run / "treetagger" / "corpus.tt").read_text(encoding="utf-8")
     tt_tokens = [line for line in tt.splitlines() if not line.startswith("<")]
     unescape = lambda t: t.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
-    assert [unescape(t) for t in vrt_tokens] == [unescape(t) for t in tt_tokens], "vrt and TreeTagger tokens differ"
+    words = [t.split("\t")[0] for t in vrt_tokens]
+    assert [unescape(t) for t in words] == [unescape(t) for t in tt_tokens], "vrt and TreeTagger tokens differ"
+    # CWB's rules: every token line has the same columns (positional attributes), none empty.
+    columns = {len(t.split("\t")) for t in vrt_tokens}
+    assert len(columns) == 1, f"token lines with different numbers of columns: {columns}"
+    assert all(all(f.strip() for f in t.split("\t")) for t in vrt_tokens), "an empty column in the vrt"
+    tagged_run = any((run / "tagged").glob("*.tagged"))
+    assert columns == ({3} if tagged_run else {1}), (columns, tagged_run)
 
     # CoNLL-U: parsed by the `conllu` package; # text matches the forms and SpaceAfter.
     sentences = conllu.parse((run / "conllu" / "corpus.conllu").read_text(encoding="utf-8"))
     forms = 0
+    ud = {"ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN",
+          "PUNCT", "SCONJ", "SYM", "VERB", "X"}
+    vrt_tags = [t.split("\t")[1:] for t in vrt_tokens]
     for sentence in sentences:
         rebuilt = ""
         for token in sentence:
+            if tagged_run:
+                # The tagger's pos and lemma, the same as in the vrt, token for token.
+                pos, lemma = vrt_tags[forms]
+                assert token["upos"] in ud | {"_"} and token["lemma"], token
+                assert (token["upos"] if token["xpos"] in (None, "_") else token["xpos"]) == unescape(pos), (token, pos)
+                assert token["lemma"] == unescape(lemma), (token, lemma)
             forms += 1
             rebuilt += token["form"]
             if not (token["misc"] and token["misc"].get("SpaceAfter") == "No"):
@@ -109,6 +125,8 @@ def main(run: Path) -> None:
         assert lm.shape == (n_kept, len(lemma_vocab)), (lm.shape, n_kept, len(lemma_vocab))
         assert 0 < len(lemma_vocab) < len(vocab), (len(lemma_vocab), len(vocab))
         print(f"lemma matrix {lm.shape[0]} x {lm.shape[1]}")
+    if tagged_run:
+        print(f"tagged vrt and conllu: {len(vrt_tokens)} tokens with pos and lemma")
 
     # TXM metadata: first column id, one row per document.
     with open(run / "metadata.csv", newline="", encoding="utf-8") as f:

@@ -99,7 +99,9 @@ fn demo_runs_offline_and_keeps_only_on_topic_french_documents() {
         .unwrap();
     let printed = String::from_utf8_lossy(&check.stdout);
     assert!(
-        check.status.success() && printed.contains("lemma matrix"),
+        check.status.success()
+            && printed.contains("lemma matrix")
+            && printed.contains("tagged vrt and conllu"),
         "{printed}\n{}",
         String::from_utf8_lossy(&check.stderr)
     );
@@ -107,6 +109,8 @@ fn demo_runs_offline_and_keeps_only_on_topic_french_documents() {
     // Every table reads whole in R and pandas, every graph in networkx, lemma table included.
     let read = crate::readers::check_with_default_readers(&out, None);
     assert!(read.contains("matrix/lemma-vocab.tsv"), "{read}");
+
+    crate::explore::queries_on_the_tagged_demo_find_what_the_vrt_holds(&out);
 }
 
 #[test]

@@ -10,6 +10,7 @@
 mod crawl;
 mod dedup;
 mod demo;
+mod explore;
 mod guard;
 mod hostile;
 mod inspect;

@@ -132,9 +132,14 @@ struct Parser {
 
 impl Parser {
     fn error(&self, message: &str) -> CqlError {
+        let end = if self.pos >= self.chars.len() {
+            " at the end of the query"
+        } else {
+            ""
+        };
         CqlError {
             at: self.pos + 1,
-            message: message.to_string(),
+            message: format!("{message}{end}"),
         }
     }
 

@@ -1,0 +1,269 @@
+//! The corpus explorer through the binary: `glaneur kwic`, `freq`, `colloc`, `keywords` and
+//! `index`, checked against the `.vrt` read here independently.
+
+use std::path::Path;
+
+use crate::support::*;
+
+/// One token of the `.vrt`: word, pos, lemma, document number, sentence number.
+struct Token {
+    word: String,
+    pos: String,
+    lemma: String,
+    doc: usize,
+    sentence: usize,
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&apos;", "'")
+        .replace("&amp;", "&")
+}
+
+fn read_vrt(path: &Path) -> Vec<Token> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let (mut doc, mut sentence) = (0, 0);
+    let mut tokens = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("<text") {
+            doc += 1;
+        } else if line == "<s>" {
+            sentence += 1;
+        } else if !line.starts_with('<') {
+            let f: Vec<&str> = line.split('\t').collect();
+            assert_eq!(f.len(), 3, "{line}");
+            tokens.push(Token {
+                word: unescape(f[0]),
+                pos: unescape(f[1]),
+                lemma: unescape(f[2]),
+                doc,
+                sentence,
+            });
+        }
+    }
+    tokens
+}
+
+/// `glaneur COMMAND RUN ARGS…`: stdout and stderr of a successful run.
+fn query(run: &Path, args: &[&str]) -> (String, String) {
+    let mut all = vec![args[0], run.to_str().unwrap()];
+    all.extend(&args[1..]);
+    let output = glaneur().args(&all).output().unwrap();
+    assert_exit(&output, 0);
+    (
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+/// On the demo after the fallback tagger and `--from export`: queries on lemma and pos return
+/// exactly the lines the `.vrt` holds.
+pub fn queries_on_the_tagged_demo_find_what_the_vrt_holds(run: &Path) {
+    let tokens = read_vrt(&run.join("vrt/corpus.vrt"));
+    // The most frequent noun lemma, chosen from the corpus, not written in the test.
+    let mut counts = std::collections::HashMap::<&str, usize>::new();
+    for t in tokens.iter().filter(|t| t.pos == "NOUN") {
+        *counts.entry(t.lemma.as_str()).or_default() += 1;
+    }
+    let (lemma, _) = counts
+        .iter()
+        .max_by_key(|(l, n)| (**n, std::cmp::Reverse(**l)))
+        .map(|(l, n)| (l.to_string(), *n))
+        .unwrap();
+    let pairs: Vec<usize> = (0..tokens.len().saturating_sub(1))
+        .filter(|&i| {
+            tokens[i].lemma == lemma
+                && tokens[i + 1].pos == "ADJ"
+                && tokens[i].doc == tokens[i + 1].doc
+        })
+        .collect();
+    let in_sentence = pairs
+        .iter()
+        .filter(|&&i| tokens[i].sentence == tokens[i + 1].sentence)
+        .count();
+    assert!(!pairs.is_empty(), "no {lemma} + ADJ in the demo");
+
+    let q = format!("[lemma=\"{lemma}\"] [pos=\"ADJ\"]");
+    let (count, notice) = query(run, &["kwic", &q, "--count"]);
+    assert_eq!(count.trim(), pairs.len().to_string(), "{notice}");
+    let (count, _) = query(run, &["kwic", &format!("{q} within s"), "--count"]);
+    assert_eq!(count.trim(), in_sentence.to_string());
+
+    // The lines: hit, left and right context as in the vrt, in corpus order.
+    let (json, notice) = query(
+        run,
+        &[
+            "kwic",
+            &q,
+            "--format",
+            "json",
+            "--show",
+            "word,pos,lemma",
+            "--limit",
+            "100000",
+            "--context",
+            "2",
+        ],
+    );
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let lines = doc["lines"].as_array().unwrap();
+    assert_eq!(lines.len(), pairs.len(), "{notice}");
+    assert_eq!(doc["truncated"], false);
+    let shown = |t: &Token| format!("{}/{}/{}", t.word, t.pos, t.lemma);
+    for (line, &i) in lines.iter().zip(&pairs) {
+        let hit: Vec<String> = vec![shown(&tokens[i]), shown(&tokens[i + 1])];
+        assert_eq!(line["hit"], serde_json::json!(hit));
+        let left: Vec<String> = (i.saturating_sub(2)..i)
+            .filter(|&k| tokens[k].doc == tokens[i].doc)
+            .map(|k| shown(&tokens[k]))
+            .collect();
+        assert_eq!(line["left"], serde_json::json!(left));
+    }
+    // A limit says the list is cut.
+    if pairs.len() > 1 {
+        let (_, notice) = query(run, &["kwic", &q, "--limit", "1"]);
+        assert!(notice.contains("there are more"), "{notice}");
+    }
+
+    // Frequency list of parts of speech: every token counted once.
+    let (tsv, _) = query(
+        run,
+        &["freq", "--by", "pos", "--format", "tsv", "--limit", "1000"],
+    );
+    let mut total = 0usize;
+    for row in tsv.lines().skip(1) {
+        let f: Vec<&str> = row.split('\t').collect();
+        let n: usize = f[2].parse().unwrap();
+        assert_eq!(n, tokens.iter().filter(|t| t.pos == f[1]).count(), "{row}");
+        total += n;
+    }
+    assert_eq!(total, tokens.len());
+
+    // Collocations of the lemma: the adjectives that follow it are among them.
+    let (tsv, _) = query(
+        run,
+        &[
+            "colloc",
+            &format!("[lemma=\"{lemma}\"]"),
+            "--by",
+            "lemma",
+            "--format",
+            "tsv",
+            "--limit",
+            "100000",
+            "--min-freq",
+            "1",
+        ],
+    );
+    let collocates: Vec<&str> = tsv
+        .lines()
+        .skip(1)
+        .map(|r| r.split('\t').nth(1).unwrap())
+        .collect();
+    for &i in &pairs {
+        assert!(
+            collocates.contains(&tokens[i + 1].lemma.as_str()),
+            "{}",
+            tokens[i + 1].lemma
+        );
+    }
+
+    // Keywords against the corpus itself: nothing stands out (every score is 1).
+    let (tsv, _) = query(
+        run,
+        &[
+            "keywords",
+            "--reference",
+            run.to_str().unwrap(),
+            "--format",
+            "tsv",
+            "--limit",
+            "5",
+        ],
+    );
+    for row in tsv.lines().skip(1) {
+        let score: f64 = row.split('\t').nth(4).unwrap().parse().unwrap();
+        assert!((score - 1.0).abs() < 1e-9, "{row}");
+    }
+}
+
+#[test]
+fn explorer_commands_name_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let vrt = dir.path().join("c.vrt");
+    std::fs::write(
+        &vrt,
+        "<text id=\"a\" host=\"x.test\">\n<s>\nLe\tDET\tle\ngraphe\tNOUN\tgraphe\n</s>\n</text>\n",
+    )
+    .unwrap();
+    let index = dir.path().join("c.index");
+    let out = glaneur()
+        .args([
+            "index",
+            vrt.to_str().unwrap(),
+            "--out",
+            index.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("indexed 2 tokens (word, pos, lemma)"),
+        "{stdout}"
+    );
+
+    let run = |args: &[&str]| {
+        let out = glaneur().args(args).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let idx = index.to_str().unwrap();
+    let (code, _, stdout) = run(&["kwic", idx, "[lemma=\"graphe\"]", "--format", "tsv"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        stdout,
+        "doc\turl\tstart\tend\tleft\thit\tright\na\t\t1\t2\tLe\tgraphe\t\n"
+    );
+    let (code, err, _) = run(&["kwic", idx, "[lemma=\"graphe\""]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("query, at character 16: expected `]` at the end of the query"),
+        "{err}"
+    );
+    let (code, err, _) = run(&["kwic", idx, "[tag=\"x\"]"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("no attribute `tag` in this corpus (it has: word, pos, lemma, lc)"),
+        "{err}"
+    );
+    let (code, err, _) = run(&["kwic", dir.path().to_str().unwrap(), "[]"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("neither a run folder with an index nor an index"),
+        "{err}"
+    );
+
+    // A vertical file that cannot be indexed: the file and the line, and no index left behind.
+    std::fs::write(&vrt, "<text>\nLe\tDET\n</text>\n").unwrap();
+    let broken = dir.path().join("broken.index");
+    let (code, err, _) = run(&[
+        "index",
+        vrt.to_str().unwrap(),
+        "--out",
+        broken.to_str().unwrap(),
+        "--columns",
+        "word,pos,lemma",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("c.vrt: line 2: 2 column(s), expected 3 (word pos lemma)"),
+        "{err}"
+    );
+    assert!(!broken.exists());
+}
