@@ -21,7 +21,7 @@
 //! another format) is refused with a message naming it.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -151,25 +151,29 @@ fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<u64> {
 }
 
 fn write_u32s(path: &Path, values: &[u32]) -> anyhow::Result<u64> {
-    let file = File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
-    let mut w = BufWriter::with_capacity(1 << 20, file);
-    for v in values {
-        w.write_all(&v.to_le_bytes())?;
-    }
-    w.flush()
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(values.len() as u64 * 4)
+    write_le(path, values, |v, out| out.extend_from_slice(&v.to_le_bytes()))
 }
 
 fn write_u64s(path: &Path, values: &[u64]) -> anyhow::Result<u64> {
-    let file = File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
-    let mut w = BufWriter::with_capacity(1 << 20, file);
-    for v in values {
-        w.write_all(&v.to_le_bytes())?;
+    write_le(path, values, |v, out| out.extend_from_slice(&v.to_le_bytes()))
+}
+
+/// Writes numbers little-endian, a chunk at a time.
+fn write_le<T: Copy>(path: &Path, values: &[T], put: impl Fn(T, &mut Vec<u8>)) -> anyhow::Result<u64> {
+    let mut file =
+        File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
+    let mut bytes = Vec::with_capacity(1 << 20);
+    let mut written = 0u64;
+    for chunk in values.chunks(1 << 16) {
+        bytes.clear();
+        for &v in chunk {
+            put(v, &mut bytes);
+        }
+        file.write_all(&bytes)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        written += bytes.len() as u64;
     }
-    w.flush()
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(values.len() as u64 * 8)
+    Ok(written)
 }
 
 /// The forward indexes and postings of an open index, read from their files.
@@ -229,6 +233,15 @@ pub fn locate(path: &Path) -> anyhow::Result<PathBuf> {
 
 /// Opens the index in `path` (a run folder or an index folder).
 pub fn open(path: &Path) -> anyhow::Result<Index<FileColumns>> {
+    open_attributes(path, None)
+}
+
+/// Opens the index in `path` with only the attributes named (all when None): a query reads
+/// only the lexicons it needs. A name the index does not have is an error listing those it has.
+pub fn open_attributes(
+    path: &Path,
+    only: Option<&[String]>,
+) -> anyhow::Result<Index<FileColumns>> {
     let dir = locate(path)?;
     let manifest_path = dir.join("index.json");
     let manifest: Manifest = serde_json::from_slice(
@@ -244,13 +257,28 @@ pub fn open(path: &Path) -> anyhow::Result<Index<FileColumns>> {
             manifest.format
         );
     }
+    if let Some(only) = only
+        && let Some(missing) = only.iter().find(|n| !manifest.attributes.contains(n))
+    {
+        bail!(
+            "no attribute `{missing}` in this corpus (it has: {}){}",
+            manifest.attributes.join(", "),
+            if missing == "lemma" || missing == "pos" {
+                "; lemmas and parts of speech come from a tagger: docs/GUIDE.md, \"From corpus \
+                 to tagged and parsed text\""
+            } else {
+                ""
+            }
+        );
+    }
     let mut attributes = Vec::new();
     let mut columns = FileColumns {
         dir: dir.clone(),
         ids: Vec::new(),
         postings: Vec::new(),
     };
-    for name in &manifest.attributes {
+    let wanted = |name: &String| only.is_none_or(|o| o.contains(name));
+    for name in manifest.attributes.iter().filter(|n| wanted(n)) {
         let path = |ext: &str| dir.join(format!("{name}.{ext}"));
         let text = std::fs::read_to_string(path("lex"))
             .with_context(|| format!("cannot read {}", path("lex").display()))?;

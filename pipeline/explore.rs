@@ -91,19 +91,37 @@ fn names<C: Columns>(index: &Index<C>) -> String {
         .join(", ")
 }
 
+fn parse(query: &str) -> anyhow::Result<cql::Query> {
+    cql::parse(query).map_err(|e| anyhow::anyhow!("{e}\n  {query}"))
+}
+
 fn search<'i>(
     index: &'i Index<FileColumns>,
     query: &str,
 ) -> anyhow::Result<Search<'i, FileColumns>> {
-    let parsed = cql::parse(query).map_err(|e| anyhow::anyhow!("{e}\n  {query}"))?;
-    Search::new(index, &parsed).map_err(|e| anyhow::anyhow!("{e}"))
+    Search::new(index, &parse(query)?).map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// The attributes a command needs: the query's and the ones it counts or shows.
+fn needed(query: Option<&str>, more: &[&str]) -> anyhow::Result<Vec<String>> {
+    let mut names = match query {
+        Some(q) => parse(q)?.attributes(),
+        None => Vec::new(),
+    };
+    names.extend(more.iter().map(|s| (*s).to_string()));
+    Ok(names)
 }
 
 /// `glaneur kwic`.
 pub fn kwic(args: &KwicArgs, out: &mut dyn Write, notice: &mut dyn Write) -> anyhow::Result<()> {
     let started = Instant::now();
-    let index = corpus_index::open(&args.run)?;
-    let search = search(&index, &args.query)?;
+    let parsed = parse(&args.query)?;
+    let mut needed = parsed.attributes();
+    if !args.count {
+        needed.extend(args.show.iter().cloned());
+    }
+    let index = corpus_index::open_attributes(&args.run, Some(&needed))?;
+    let search = Search::new(&index, &parsed).map_err(|e| anyhow::anyhow!("{e}"))?;
     if args.count {
         let mut hits = 0u64;
         let mut docs = 0u64;
@@ -324,7 +342,10 @@ fn write_rows(
 /// `glaneur freq`.
 pub fn freq(args: &FreqArgs, out: &mut dyn Write, notice: &mut dyn Write) -> anyhow::Result<()> {
     let started = Instant::now();
-    let index = corpus_index::open(&args.run)?;
+    let index = corpus_index::open_attributes(
+        &args.run,
+        Some(&needed(args.query.as_deref(), &[&args.by])?),
+    )?;
     let attr = attribute(&index, &args.by)?;
     let (rows, total) = match &args.query {
         Some(q) => {
@@ -377,7 +398,8 @@ pub fn colloc(
     notice: &mut dyn Write,
 ) -> anyhow::Result<()> {
     let started = Instant::now();
-    let index = corpus_index::open(&args.run)?;
+    let index =
+        corpus_index::open_attributes(&args.run, Some(&needed(Some(&args.query), &[&args.by])?))?;
     let attr = attribute(&index, &args.by)?;
     if let Some(w) = &args.within
         && index.region(w).is_none()
@@ -444,7 +466,7 @@ pub fn colloc(
 /// A reference frequency list: another index, or a `value<TAB>count` file.
 fn reference(path: &Path, by: &str) -> anyhow::Result<(FxHashMap<String, u64>, u64)> {
     if path.is_dir() {
-        let index = corpus_index::open(path)?;
+        let index = corpus_index::open_attributes(path, Some(&[by.to_string()]))?;
         let attr = attribute(&index, by)?;
         let rows = stats::frequencies(&index, attr);
         return Ok((rows.into_iter().collect(), u64::from(index.n_tokens)));
@@ -510,7 +532,7 @@ pub fn keywords(
             args.n
         );
     }
-    let index = corpus_index::open(&args.run)?;
+    let index = corpus_index::open_attributes(&args.run, Some(&needed(None, &[&args.by])?))?;
     let attr = attribute(&index, &args.by)?;
     let focus = stats::frequencies(&index, attr);
     let (reference, n_reference) = reference(&args.reference, &args.by)?;

@@ -15,8 +15,6 @@
 //! an element left open at the end, or more than `u32::MAX` tokens is a [`BuildError`] naming
 //! the 1-based line. Ids are ranks in byte-sorted lexicons whatever the order of the input.
 
-use rustc_hash::FxHashMap;
-
 use super::index::{Attribute, Index, Lexicon, MemColumns, Regions};
 
 /// Why a vertical file could not be indexed.
@@ -47,51 +45,76 @@ pub enum BuildError {
     Declaration(String),
 }
 
+/// One attribute being read: its distinct values in one buffer (no allocation per value), a
+/// hash table of their ids, and the id at every position.
 #[derive(Default)]
 struct AttrBuild {
     name: String,
-    map: FxHashMap<String, u32>,
-    values: Vec<String>,
+    table: hashbrown::HashTable<u32>,
+    text: String,
+    /// Start of each value in `text`, and its end last.
+    ends: Vec<usize>,
     ids: Vec<u32>,
 }
 
+fn hash(value: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(value)
+}
+
 impl AttrBuild {
-    fn push(&mut self, value: &str) {
-        let id = match self.map.get(value) {
-            Some(&id) => id,
+    fn value(&self, id: u32) -> &str {
+        &self.text[self.ends[id as usize]..self.ends[id as usize + 1]]
+    }
+
+    fn push(&mut self, value: &str) -> u32 {
+        if self.ends.is_empty() {
+            self.ends.push(0);
+        }
+        let h = hash(value);
+        let (text, ends) = (&self.text, &self.ends);
+        let found = self
+            .table
+            .find(h, |&id| &text[ends[id as usize]..ends[id as usize + 1]] == value)
+            .copied();
+        let id = match found {
+            Some(id) => id,
             None => {
-                let id = self.values.len() as u32;
-                self.map.insert(value.to_string(), id);
-                self.values.push(value.to_string());
+                let id = (self.ends.len() - 1) as u32;
+                self.text.push_str(value);
+                self.ends.push(self.text.len());
+                let (text, ends) = (&self.text, &self.ends);
+                self.table.insert_unique(h, id, |&i| {
+                    hash(&text[ends[i as usize]..ends[i as usize + 1]])
+                });
                 id
             }
         };
         self.ids.push(id);
+        id
     }
 
     /// Sorts the lexicon, renumbers the ids, builds the postings.
-    fn finish(self) -> (Attribute, Vec<u32>, Vec<u32>) {
-        let AttrBuild {
-            name,
-            map,
-            values,
-            mut ids,
-        } = self;
-        drop(map);
-        let mut order: Vec<u32> = (0..values.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| values[a as usize].cmp(&values[b as usize]));
-        let mut rank = vec![0u32; values.len()];
+    fn finish(mut self) -> (Attribute, Vec<u32>, Vec<u32>) {
+        self.table = hashbrown::HashTable::new();
+        if self.ends.is_empty() {
+            self.ends.push(0);
+        }
+        let n = self.ends.len() - 1;
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_unstable_by(|&a, &b| self.value(a).cmp(self.value(b)));
+        let mut rank = vec![0u32; n];
         let mut lexicon = Lexicon {
-            text: String::with_capacity(values.iter().map(String::len).sum()),
-            offsets: Vec::with_capacity(values.len() + 1),
+            text: String::with_capacity(self.text.len()),
+            offsets: Vec::with_capacity(n + 1),
         };
         for (r, &old) in order.iter().enumerate() {
             rank[old as usize] = r as u32;
             lexicon.offsets.push(lexicon.text.len() as u64);
-            lexicon.text.push_str(&values[old as usize]);
+            lexicon.text.push_str(self.value(old));
         }
         lexicon.offsets.push(lexicon.text.len() as u64);
-        drop(values);
+        let AttrBuild { name, mut ids, .. } = self;
         let mut counts = vec![0u64; rank.len() + 1];
         for id in ids.iter_mut() {
             *id = rank[*id as usize];
@@ -134,8 +157,41 @@ pub struct IndexBuilder {
     regions: Vec<RegionBuild>,
     line: u64,
     tokens: u64,
-    fields: Vec<String>,
+    /// The ids of token lines already read, by line.
+    seen: SeenLines,
 }
+
+/// Token lines already read and their ids, in one buffer each.
+#[derive(Default)]
+struct SeenLines {
+    table: hashbrown::HashTable<u32>,
+    text: String,
+    ends: Vec<usize>,
+    /// The ids of line `i` at `i * attributes ..`.
+    ids: Vec<u32>,
+}
+
+impl SeenLines {
+    fn line(&self, i: u32) -> &str {
+        let i = i as usize;
+        &self.text[if i == 0 { 0 } else { self.ends[i - 1] }..self.ends[i]]
+    }
+
+    fn remember(&mut self, h: u64, line: &str, ids: &[u32]) {
+        let i = self.ends.len() as u32;
+        self.text.push_str(line);
+        self.ends.push(self.text.len());
+        self.ids.extend_from_slice(ids);
+        let (text, ends) = (&self.text, &self.ends);
+        self.table.insert_unique(h, i, |&j| {
+            let j = j as usize;
+            hash(&text[if j == 0 { 0 } else { ends[j - 1] }..ends[j]])
+        });
+    }
+}
+
+/// Most distinct token lines remembered (about 100 bytes each).
+const SEEN_LINES: usize = 4_000_000;
 
 impl IndexBuilder {
     /// A builder for token lines with these columns (e.g. `["word", "pos", "lemma"]`).
@@ -174,7 +230,7 @@ impl IndexBuilder {
             regions: Vec::new(),
             line: 0,
             tokens: 0,
-            fields: Vec::new(),
+            seen: SeenLines::default(),
         })
     }
 
@@ -196,25 +252,50 @@ impl IndexBuilder {
         if self.tokens >= u64::from(u32::MAX) {
             return Err(self.structure("more than 4,294,967,295 tokens: split the corpus"));
         }
-        self.fields.clear();
-        self.fields
-            .extend(line.split('\t').map(|f| decode_entities(f).into_owned()));
-        if self.fields.len() != self.columns.len() {
+        // A corpus repeats its token lines (Zipf): a repeated line costs one lookup, not one per
+        // attribute.
+        let h = hash(line);
+        if let Some(&i) = self.seen.table.find(h, |&i| self.seen.line(i) == line) {
+            let k = self.attrs.len();
+            let ids = &self.seen.ids[i as usize * k..(i as usize + 1) * k];
+            for (attr, &id) in self.attrs.iter_mut().zip(ids) {
+                attr.ids.push(id);
+            }
+            self.tokens += 1;
+            return Ok(());
+        }
+        let found = line.split('\t').count();
+        if found != self.columns.len() {
             return Err(BuildError::Columns {
                 line: self.line,
-                found: self.fields.len(),
+                found,
                 expected: self.columns.len(),
                 columns: self.columns.join(" "),
             });
         }
-        for (attr, value) in self.attrs.iter_mut().zip(&self.fields) {
-            attr.push(value);
-        }
-        if let Some(w) = self.word {
-            let lower = self.fields[w].to_lowercase();
-            if let Some(lc) = self.attrs.last_mut() {
-                lc.push(&lower);
+        let mut ids = Vec::with_capacity(self.attrs.len());
+        for (i, field) in line.split('\t').enumerate() {
+            let value = decode_entities(field);
+            ids.push(self.attrs[i].push(&value));
+            if self.word == Some(i) {
+                // Most words have no capital: their lower-cased form is themselves.
+                let lc = if value.chars().any(char::is_uppercase) {
+                    std::borrow::Cow::Owned(value.to_lowercase())
+                } else {
+                    value
+                };
+                if let Some(attr) = self.attrs.last_mut() {
+                    ids.push(attr.push(&lc));
+                }
             }
+        }
+        // `lc` comes last among the attributes, and is pushed with `word`: reorder.
+        if let Some(w) = self.word {
+            let lc = ids.remove(w + 1);
+            ids.push(lc);
+        }
+        if self.seen.table.len() < SEEN_LINES {
+            self.seen.remember(h, line, &ids);
         }
         self.tokens += 1;
         Ok(())
@@ -303,6 +384,7 @@ impl IndexBuilder {
 
     /// The index, once every line has been read.
     pub fn finish(self) -> Result<Index<MemColumns>, BuildError> {
+        drop(self.seen);
         let mut regions = Vec::with_capacity(self.regions.len());
         for r in self.regions {
             if let Some(open) = r.open {

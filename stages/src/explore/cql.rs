@@ -125,6 +125,38 @@ pub fn parse(query: &str) -> Result<Query, CqlError> {
     Ok(Query { sequence, within })
 }
 
+impl Query {
+    /// The positional attributes the query tests, each once, in order of appearance.
+    pub fn attributes(&self) -> Vec<String> {
+        fn cond(c: &Cond, out: &mut Vec<String>) {
+            match c {
+                Cond::Any => {}
+                Cond::Test(t) => {
+                    if !out.contains(&t.attr) {
+                        out.push(t.attr.clone());
+                    }
+                }
+                Cond::And(a, b) | Cond::Or(a, b) => {
+                    cond(a, out);
+                    cond(b, out);
+                }
+                Cond::Not(a) => cond(a, out),
+            }
+        }
+        fn sequence(seq: &[Item], out: &mut Vec<String>) {
+            for item in seq {
+                match &item.atom {
+                    Atom::Token(c) => cond(c, out),
+                    Atom::Group(alts) => alts.iter().for_each(|a| sequence(a, out)),
+                }
+            }
+        }
+        let mut out = Vec::new();
+        sequence(&self.sequence, &mut out);
+        out
+    }
+}
+
 struct Parser {
     chars: Vec<char>,
     pos: usize,

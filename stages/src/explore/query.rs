@@ -233,6 +233,9 @@ pub struct Search<'i, C> {
     start: usize,
     /// Top-level token patterns at a fixed offset from the hit start: (offset, pred).
     anchors: Vec<(u32, usize)>,
+    /// The query is one token pattern whose postings are exactly its hits (values tested
+    /// without negation): no automaton needed.
+    exact: bool,
     longest: u32,
     within: Option<(usize, Option<Vec<bool>>)>,
     text: Option<usize>,
@@ -248,12 +251,22 @@ impl<'i, C: Columns> Search<'i, C> {
             states: vec![State::Accept],
             start: 0,
             anchors: Vec::new(),
+            exact: false,
             longest: 0,
             within: None,
             text: index.regions.iter().position(|r| r.name == "text"),
             attrs: Vec::new(),
         };
         s.start = s.sequence(&query.sequence, 0)?;
+        fn exact(c: &Cond) -> bool {
+            match c {
+                Cond::Test(t) => !t.negated,
+                Cond::Or(a, b) => exact(a) && exact(b),
+                _ => false,
+            }
+        }
+        s.exact = matches!(query.sequence.as_slice(),
+            [Item { atom: Atom::Token(c), min: 1, max: Some(1) }] if exact(c));
         s.longest = max_len(&query.sequence).unwrap_or(UNBOUNDED_SPAN);
         let mut offset = 0u32;
         for item in &query.sequence {
@@ -468,7 +481,17 @@ impl<'i, C: Columns> Search<'i, C> {
                 }
                 Ok(None)
             };
-        match self.candidates()? {
+        if self.exact
+            && let Some(starts) = self.candidates(true)?
+        {
+            for start in starts {
+                if self.in_regions(start) && !found(Hit { start, end: start + 1 }) {
+                    return Ok(());
+                }
+            }
+            return Ok(());
+        }
+        match self.candidates(false)? {
             Some(starts) => {
                 for start in starts {
                     if let Some(hit) = check(start, &mut reader)?
@@ -491,8 +514,24 @@ impl<'i, C: Columns> Search<'i, C> {
         Ok(())
     }
 
-    /// Candidate starts from the cheapest anchor, ascending; None to try every position.
-    fn candidates(&self) -> Result<Option<Vec<u32>>, QueryError> {
+    /// Whether a one-token hit at `pos` lies in a document and in an allowed `within` region.
+    fn in_regions(&self, pos: u32) -> bool {
+        if let Some(t) = self.text
+            && self.index.regions[t].find(pos).is_none()
+        {
+            return false;
+        }
+        match &self.within {
+            Some((r, allowed)) => self.index.regions[*r]
+                .find(pos)
+                .is_some_and(|i| allowed.as_ref().is_none_or(|a| a[i])),
+            None => true,
+        }
+    }
+
+    /// Candidate starts from the cheapest anchor, ascending; None to try every position (unless
+    /// `always`: then postings however many).
+    fn candidates(&self, always: bool) -> Result<Option<Vec<u32>>, QueryError> {
         let best = self
             .anchors
             .iter()
@@ -502,7 +541,7 @@ impl<'i, C: Columns> Search<'i, C> {
             return Ok(None);
         };
         // Reading more postings than an eighth of the corpus costs more than a scan.
-        if cost > u64::from(self.index.n_tokens) / 8 + 1024 {
+        if !always && cost > u64::from(self.index.n_tokens) / 8 + 1024 {
             return Ok(None);
         }
         let mut starts = Vec::with_capacity(cost as usize);
@@ -538,6 +577,24 @@ impl<'i, C: Columns> Search<'i, C> {
 
     /// The number of hits.
     pub fn count(&self) -> Result<u64, QueryError> {
+        // One value test over a corpus whose documents hold every token: the postings' lengths.
+        let covered = self.text.is_none_or(|t| {
+            let r = &self.index.regions[t];
+            r.starts.iter().zip(&r.ends).map(|(s, e)| u64::from(e - s)).sum::<u64>()
+                == u64::from(self.index.n_tokens)
+        });
+        if self.exact
+            && self.within.is_none()
+            && covered
+            && let Some(&(0, p)) = self.anchors.first()
+            && let Some((lists, cost)) = self.preds[p].plan(self.index)
+        {
+            // Disjoint lists only: distinct values of one attribute.
+            let distinct: std::collections::HashSet<_> = lists.iter().collect();
+            if distinct.len() == lists.len() && lists.iter().all(|l| l.0 == lists[0].0) {
+                return Ok(cost);
+            }
+        }
         let mut n = 0u64;
         self.run(|_| {
             n += 1;
