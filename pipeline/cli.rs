@@ -74,6 +74,10 @@ pub enum Command {
         /// Also drop reader comments (kept by default: they are running text).
         #[arg(long)]
         drop_comments: bool,
+        /// Print only the clean text (kept blocks, separated by blank lines), not JSON; several
+        /// files are separated by a form feed line.
+        #[arg(long)]
+        text: bool,
     },
     /// Check a run folder: SQLite's integrity, every stored response read back where
     /// crawl.sqlite says it is, the WARC file from end to end. Changes nothing unless
@@ -96,8 +100,8 @@ pub enum Command {
         /// Language (ISO 639-1): fr, en, de, it, es; others get language-neutral rules.
         #[arg(long, default_value = "fr")]
         lang: String,
-        /// A plain-text file (any encoding; detected).
-        file: PathBuf,
+        /// A plain-text file (any encoding; detected); `-` or nothing reads standard input.
+        file: Option<PathBuf>,
     },
     /// Build the query index of a vertical file (any CWB `.vrt`); `glaneur run` builds
     /// RUN/index from its own `.vrt` by itself.

@@ -5,12 +5,13 @@
 //!
 //! **Out:** an index folder (`RUN/index/` after an export):
 //! - `index.json`: format, token count, attribute and region names, the source file;
-//! - per attribute `A` (`word`, `lc`, and `pos`, `lemma` when tagged): `A.lex` (the distinct
-//!   values in byte order, one per line), `A.offsets` (u64 per value, and the total last: where
+//! - per attribute `A` (`word`, `lc`, and `pos`, `lemma` when tagged): `A.values` (the distinct
+//!   values in byte order, one after the other) and `A.valueoffsets` (u64 per value, and the
+//!   total last: where each starts), `A.offsets` (u64 per value, and the total last: where
 //!   each value's postings start), `A.ids` (u32 per token: the forward index), `A.postings`
 //!   (u32 positions, value by value);
-//! - per region `R` (`text`, `p`, `s`): `R.spans` (u32 start, u32 end per region) and, when it
-//!   has attributes, `R.attrs.json`.
+//! - per region `R` (`text`, `p`, `s`): `R.spans` (u32 start, u32 end per region) and per
+//!   attribute `K` of the region `R.attr.K` (one value a line, region by region).
 //!
 //! All numbers little-endian. Opening reads the lexicons, offsets and regions; a query reads
 //! the postings it needs and the stretches of the forward index it checks, with positioned
@@ -29,7 +30,7 @@ use anyhow::{Context, bail};
 use stages::explore::build::IndexBuilder;
 use stages::explore::index::{Attribute, ColumnError, Columns, Index, Lexicon, Regions};
 
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Manifest {
@@ -37,6 +38,8 @@ struct Manifest {
     tokens: u32,
     attributes: Vec<String>,
     regions: Vec<String>,
+    /// Per region, the names of its attributes (`R.attr.NAME`, one value a line).
+    region_attrs: Vec<Vec<String>>,
     source: String,
 }
 
@@ -84,12 +87,14 @@ pub fn build(vrt: &Path, columns: &[&str], dir: &Path) -> anyhow::Result<Built> 
         .with_context(|| format!("cannot create {}", staging.display()))?;
     let mut bytes = 0u64;
     for (a, attr) in index.attributes.iter().enumerate() {
-        let mut lex = String::with_capacity(attr.lexicon.text.len() + attr.lexicon.len());
-        for (_, v) in attr.lexicon.iter() {
-            lex.push_str(v);
-            lex.push('\n');
-        }
-        bytes += write(&staging.join(format!("{}.lex", attr.name)), lex.as_bytes())?;
+        bytes += write(
+            &staging.join(format!("{}.values", attr.name)),
+            attr.lexicon.text.as_bytes(),
+        )?;
+        bytes += write_u64s(
+            &staging.join(format!("{}.valueoffsets", attr.name)),
+            &attr.lexicon.offsets,
+        )?;
         bytes += write_u64s(
             &staging.join(format!("{}.offsets", attr.name)),
             &attr.postings,
@@ -103,6 +108,7 @@ pub fn build(vrt: &Path, columns: &[&str], dir: &Path) -> anyhow::Result<Built> 
             &index.columns.postings[a],
         )?;
     }
+    let mut region_attrs = Vec::new();
     for r in &index.regions {
         let spans: Vec<u32> = r
             .starts
@@ -111,23 +117,26 @@ pub fn build(vrt: &Path, columns: &[&str], dir: &Path) -> anyhow::Result<Built> 
             .flat_map(|(&s, &e)| [s, e])
             .collect();
         bytes += write_u32s(&staging.join(format!("{}.spans", r.name)), &spans)?;
-        if !r.attrs.is_empty() {
-            let map: serde_json::Map<String, serde_json::Value> = r
-                .attrs
-                .iter()
-                .map(|(k, v)| (k.clone(), serde_json::json!(v)))
-                .collect();
+        for (key, values) in &r.attrs {
+            let mut text = String::new();
+            for v in values {
+                // One value a line (a line break decoded from `&#10;` becomes a space).
+                text.push_str(&v.replace(['\n', '\r'], " "));
+                text.push('\n');
+            }
             bytes += write(
-                &staging.join(format!("{}.attrs.json", r.name)),
-                serde_json::to_string(&map)?.as_bytes(),
+                &staging.join(format!("{}.attr.{key}", r.name)),
+                text.as_bytes(),
             )?;
         }
+        region_attrs.push(r.attrs.iter().map(|(k, _)| k.clone()).collect());
     }
     let manifest = Manifest {
         format: FORMAT,
         tokens: index.n_tokens,
         attributes: index.attributes.iter().map(|a| a.name.clone()).collect(),
         regions: index.regions.iter().map(|r| r.name.clone()).collect(),
+        region_attrs,
         source: vrt.display().to_string(),
     };
     bytes += write(
@@ -151,15 +160,23 @@ fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<u64> {
 }
 
 fn write_u32s(path: &Path, values: &[u32]) -> anyhow::Result<u64> {
-    write_le(path, values, |v, out| out.extend_from_slice(&v.to_le_bytes()))
+    write_le(path, values, |v, out| {
+        out.extend_from_slice(&v.to_le_bytes())
+    })
 }
 
 fn write_u64s(path: &Path, values: &[u64]) -> anyhow::Result<u64> {
-    write_le(path, values, |v, out| out.extend_from_slice(&v.to_le_bytes()))
+    write_le(path, values, |v, out| {
+        out.extend_from_slice(&v.to_le_bytes())
+    })
 }
 
 /// Writes numbers little-endian, a chunk at a time.
-fn write_le<T: Copy>(path: &Path, values: &[T], put: impl Fn(T, &mut Vec<u8>)) -> anyhow::Result<u64> {
+fn write_le<T: Copy>(
+    path: &Path,
+    values: &[T],
+    put: impl Fn(T, &mut Vec<u8>),
+) -> anyhow::Result<u64> {
     let mut file =
         File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
     let mut bytes = Vec::with_capacity(1 << 20);
@@ -184,10 +201,15 @@ pub struct FileColumns {
 }
 
 fn read_u32s(file: &File, offset: u64, out: &mut [u32]) -> std::io::Result<()> {
-    let mut bytes = vec![0u8; out.len() * 4];
-    file.read_exact_at(&mut bytes, offset)?;
-    for (v, chunk) in out.iter_mut().zip(bytes.chunks_exact(4)) {
-        *v = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+    // A chunk at a time: no second copy of a large postings list in memory.
+    const CHUNK: usize = 1 << 16;
+    let mut bytes = vec![0u8; out.len().min(CHUNK) * 4];
+    for (k, part) in out.chunks_mut(CHUNK).enumerate() {
+        let bytes = &mut bytes[..part.len() * 4];
+        file.read_exact_at(bytes, offset + (k * CHUNK * 4) as u64)?;
+        for (v, c) in part.iter_mut().zip(bytes.chunks_exact(4)) {
+            *v = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
     }
     Ok(())
 }
@@ -214,6 +236,57 @@ impl Columns for FileColumns {
     }
 }
 
+fn read_u64_file(path: &Path) -> anyhow::Result<Vec<u64>> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+        .collect())
+}
+
+/// The values of one attribute of a region kind (`text.attr.id`…), held as one text: a
+/// document's value is read without loading every value as a string of its own.
+pub struct RegionValues {
+    text: String,
+    /// End of each line in `text`.
+    ends: Vec<usize>,
+}
+
+impl RegionValues {
+    /// The values of attribute `attr` of region `region` in the index folder of `path`; None
+    /// when the region has no such attribute.
+    pub fn load(path: &Path, region: &str, attr: &str) -> anyhow::Result<Option<RegionValues>> {
+        let file = locate(path)?.join(format!("{region}.attr.{attr}"));
+        if !file.is_file() {
+            return Ok(None);
+        }
+        let text = std::fs::read_to_string(&file)
+            .with_context(|| format!("cannot read {}", file.display()))?;
+        let ends = memchr_lines(&text);
+        Ok(Some(RegionValues { text, ends }))
+    }
+
+    /// The value of region `i` ("" past the end).
+    pub fn get(&self, i: usize) -> &str {
+        let start = if i == 0 {
+            0
+        } else {
+            self.ends.get(i - 1).map_or(usize::MAX, |e| e + 1)
+        };
+        match self.ends.get(i) {
+            Some(&end) if start <= end => &self.text[start..end],
+            _ => "",
+        }
+    }
+}
+
+fn memchr_lines(text: &str) -> Vec<usize> {
+    text.bytes()
+        .enumerate()
+        .filter_map(|(i, b)| (b == b'\n').then_some(i))
+        .collect()
+}
+
 /// The index folder of `path`: the folder itself when it holds `index.json`, else `index/`
 /// inside it (a run folder).
 pub fn locate(path: &Path) -> anyhow::Result<PathBuf> {
@@ -233,14 +306,28 @@ pub fn locate(path: &Path) -> anyhow::Result<PathBuf> {
 
 /// Opens the index in `path` (a run folder or an index folder).
 pub fn open(path: &Path) -> anyhow::Result<Index<FileColumns>> {
-    open_attributes(path, None)
+    open_attributes(path, None, None)
 }
 
-/// Opens the index in `path` with only the attributes named (all when None): a query reads
-/// only the lexicons it needs. A name the index does not have is an error listing those it has.
+/// Opens the index in `path` with only the attributes and regions named (all when None): a
+/// query reads only the lexicons and spans it needs (`text` always comes). A name the index
+/// does not have is an error listing those it has.
 pub fn open_attributes(
     path: &Path,
     only: Option<&[String]>,
+    regions_wanted: Option<&[String]>,
+) -> anyhow::Result<Index<FileColumns>> {
+    open_with(path, only, regions_wanted, None)
+}
+
+/// [`open_attributes`], loading of the regions' attributes only those named in
+/// `region_attrs` (all when None): `<doc host="…"/>` needs `host`, a concordance reads the
+/// `id` of the documents it shows with [`RegionValues`].
+pub fn open_with(
+    path: &Path,
+    only: Option<&[String]>,
+    regions_wanted: Option<&[String]>,
+    region_attrs: Option<&[String]>,
 ) -> anyhow::Result<Index<FileColumns>> {
     let dir = locate(path)?;
     let manifest_path = dir.join("index.json");
@@ -271,6 +358,14 @@ pub fn open_attributes(
             }
         );
     }
+    if let Some(wanted) = regions_wanted
+        && let Some(missing) = wanted.iter().find(|n| !manifest.regions.contains(n))
+    {
+        bail!(
+            "no region `{missing}` in this corpus (it has: {})",
+            manifest.regions.join(", ")
+        );
+    }
     let mut attributes = Vec::new();
     let mut columns = FileColumns {
         dir: dir.clone(),
@@ -280,23 +375,12 @@ pub fn open_attributes(
     let wanted = |name: &String| only.is_none_or(|o| o.contains(name));
     for name in manifest.attributes.iter().filter(|n| wanted(n)) {
         let path = |ext: &str| dir.join(format!("{name}.{ext}"));
-        let text = std::fs::read_to_string(path("lex"))
-            .with_context(|| format!("cannot read {}", path("lex").display()))?;
-        let mut lexicon = Lexicon {
-            text: String::with_capacity(text.len()),
-            offsets: Vec::new(),
+        let lexicon = Lexicon {
+            text: std::fs::read_to_string(path("values"))
+                .with_context(|| format!("cannot read {}", path("values").display()))?,
+            offsets: read_u64_file(&path("valueoffsets"))?,
         };
-        for value in text.split_terminator('\n') {
-            lexicon.offsets.push(lexicon.text.len() as u64);
-            lexicon.text.push_str(value);
-        }
-        lexicon.offsets.push(lexicon.text.len() as u64);
-        let offsets_bytes = std::fs::read(path("offsets"))
-            .with_context(|| format!("cannot read {}", path("offsets").display()))?;
-        let postings: Vec<u64> = offsets_bytes
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
-            .collect();
+        let postings = read_u64_file(&path("offsets"))?;
         if postings.len() != lexicon.offsets.len() {
             bail!(
                 "{}: {} offsets for {} values: the index is damaged, rebuild it",
@@ -317,31 +401,34 @@ pub fn open_attributes(
         });
     }
     let mut regions = Vec::new();
-    for name in &manifest.regions {
+    let load = |name: &String| name == "text" || regions_wanted.is_none_or(|w| w.contains(name));
+    for (r, name) in manifest.regions.iter().enumerate().filter(|(_, n)| load(n)) {
         let spans_path = dir.join(format!("{name}.spans"));
         let bytes = std::fs::read(&spans_path)
             .with_context(|| format!("cannot read {}", spans_path.display()))?;
+        if bytes.len() % 8 != 0 {
+            bail!(
+                "{} is damaged (not pairs of positions): rebuild the index",
+                spans_path.display()
+            );
+        }
         let values: Vec<u32> = bytes
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
-        let attrs_path = dir.join(format!("{name}.attrs.json"));
-        let attrs: Vec<(String, Vec<String>)> = if attrs_path.is_file() {
-            let map: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(
-                &std::fs::read(&attrs_path)
-                    .with_context(|| format!("cannot read {}", attrs_path.display()))?,
-            )
-            .with_context(|| format!("{} is damaged", attrs_path.display()))?;
-            map.into_iter()
-                .map(|(k, v)| {
-                    let values = serde_json::from_value(v)
-                        .with_context(|| format!("{} is damaged", attrs_path.display()))?;
-                    Ok((k, values))
-                })
-                .collect::<anyhow::Result<_>>()?
-        } else {
-            Vec::new()
-        };
+        let mut attrs: Vec<(String, Vec<String>)> = Vec::new();
+        for key in manifest
+            .region_attrs
+            .get(r)
+            .into_iter()
+            .flatten()
+            .filter(|k| region_attrs.is_none_or(|w| w.contains(k)))
+        {
+            let attr_path = dir.join(format!("{name}.attr.{key}"));
+            let text = std::fs::read_to_string(&attr_path)
+                .with_context(|| format!("cannot read {}", attr_path.display()))?;
+            attrs.push((key.clone(), text.lines().map(str::to_string).collect()));
+        }
         regions.push(Regions {
             name: name.clone(),
             starts: values.iter().step_by(2).copied().collect(),

@@ -102,6 +102,18 @@ fn search<'i>(
     Search::new(index, &parse(query)?).map_err(|e| anyhow::anyhow!("{e}"))
 }
 
+/// The regions a command needs: documents, the query's `within`, and `more`.
+fn regions(query: &cql::Query, more: Option<&str>) -> Vec<String> {
+    let mut names = vec!["text".to_string()];
+    // `doc` is Sketch Engine's name for `text`.
+    names.extend(query.within.as_ref().map(|w| match w.region.as_str() {
+        "doc" => "text".to_string(),
+        other => other.to_string(),
+    }));
+    names.extend(more.map(str::to_string));
+    names
+}
+
 /// The attributes a command needs: the query's and the ones it counts or shows.
 fn needed(query: Option<&str>, more: &[&str]) -> anyhow::Result<Vec<String>> {
     let mut names = match query {
@@ -120,16 +132,34 @@ pub fn kwic(args: &KwicArgs, out: &mut dyn Write, notice: &mut dyn Write) -> any
     if !args.count {
         needed.extend(args.show.iter().cloned());
     }
-    let index = corpus_index::open_attributes(&args.run, Some(&needed))?;
+    // Document attributes: those `within <doc …/>` tests; shown lines read `id` and `url` apart.
+    let doc_attrs: Vec<String> = parsed
+        .within
+        .iter()
+        .flat_map(|w| w.attrs.iter().map(|t| t.attr.clone()))
+        .collect();
+    let index = corpus_index::open_with(
+        &args.run,
+        Some(&needed),
+        Some(&regions(&parsed, None)),
+        Some(&doc_attrs),
+    )?;
     let search = Search::new(&index, &parsed).map_err(|e| anyhow::anyhow!("{e}"))?;
     if args.count {
         let mut hits = 0u64;
         let mut docs = 0u64;
         let mut last_doc = None;
         let text = index.region("text");
+        // Hits come in corpus order: the document cursor only moves forward.
+        let mut cursor = 0usize;
         search.run(|h| {
             hits += 1;
-            let doc = text.and_then(|t| t.find(h.start));
+            let doc = text.and_then(|t| {
+                while cursor < t.len() && t.ends[cursor] <= h.start {
+                    cursor += 1;
+                }
+                (cursor < t.len() && t.starts[cursor] <= h.start).then_some(cursor)
+            });
             if doc != last_doc {
                 docs += 1;
                 last_doc = doc;
@@ -175,15 +205,14 @@ pub fn kwic(args: &KwicArgs, out: &mut dyn Write, notice: &mut dyn Write) -> any
     };
     concord::sort(&mut lines, by);
     lines.truncate(args.limit);
-    let text = index.region("text");
+    let ids = corpus_index::RegionValues::load(&args.run, "text", "id")?;
+    let urls = corpus_index::RegionValues::load(&args.run, "text", "url")?;
     let doc_attr = |line: &concord::Line, name: &str| -> String {
-        match (text, line.doc) {
+        let values = if name == "id" { &ids } else { &urls };
+        match (values, line.doc) {
+            (Some(v), Some(d)) => v.get(d).to_string(),
             // A document without an `id` is named by its number.
-            (Some(t), Some(d)) => match t.attr(name, d) {
-                Some(v) => v.to_string(),
-                None if name == "id" => (d + 1).to_string(),
-                None => String::new(),
-            },
+            (None, Some(d)) if name == "id" => (d + 1).to_string(),
             _ => String::new(),
         }
     };
@@ -342,9 +371,14 @@ fn write_rows(
 /// `glaneur freq`.
 pub fn freq(args: &FreqArgs, out: &mut dyn Write, notice: &mut dyn Write) -> anyhow::Result<()> {
     let started = Instant::now();
+    let query_regions = match &args.query {
+        Some(q) => regions(&parse(q)?, None),
+        None => vec!["text".to_string()],
+    };
     let index = corpus_index::open_attributes(
         &args.run,
         Some(&needed(args.query.as_deref(), &[&args.by])?),
+        Some(&query_regions),
     )?;
     let attr = attribute(&index, &args.by)?;
     let (rows, total) = match &args.query {
@@ -398,8 +432,11 @@ pub fn colloc(
     notice: &mut dyn Write,
 ) -> anyhow::Result<()> {
     let started = Instant::now();
-    let index =
-        corpus_index::open_attributes(&args.run, Some(&needed(Some(&args.query), &[&args.by])?))?;
+    let index = corpus_index::open_attributes(
+        &args.run,
+        Some(&needed(Some(&args.query), &[&args.by])?),
+        Some(&regions(&parse(&args.query)?, args.within.as_deref())),
+    )?;
     let attr = attribute(&index, &args.by)?;
     if let Some(w) = &args.within
         && index.region(w).is_none()
@@ -466,7 +503,11 @@ pub fn colloc(
 /// A reference frequency list: another index, or a `value<TAB>count` file.
 fn reference(path: &Path, by: &str) -> anyhow::Result<(FxHashMap<String, u64>, u64)> {
     if path.is_dir() {
-        let index = corpus_index::open_attributes(path, Some(&[by.to_string()]))?;
+        let index = corpus_index::open_attributes(
+            path,
+            Some(&[by.to_string()]),
+            Some(&["text".to_string()]),
+        )?;
         let attr = attribute(&index, by)?;
         let rows = stats::frequencies(&index, attr);
         return Ok((rows.into_iter().collect(), u64::from(index.n_tokens)));
@@ -532,7 +573,11 @@ pub fn keywords(
             args.n
         );
     }
-    let index = corpus_index::open_attributes(&args.run, Some(&needed(None, &[&args.by])?))?;
+    let index = corpus_index::open_attributes(
+        &args.run,
+        Some(&needed(None, &[&args.by])?),
+        Some(&["text".to_string()]),
+    )?;
     let attr = attribute(&index, &args.by)?;
     let focus = stats::frequencies(&index, attr);
     let (reference, n_reference) = reference(&args.reference, &args.by)?;

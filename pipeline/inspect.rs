@@ -137,6 +137,37 @@ pub fn extract_lines(
     out.flush().context("cannot write to standard output")
 }
 
+/// `glaneur extract --text FILE…`: the clean text of each file (kept blocks, blank lines
+/// between them), files separated by a form feed line.
+pub fn extract_text(
+    paths: &[std::path::PathBuf],
+    url: Option<&str>,
+    content_type: Option<&str>,
+    options: &ExtractOptions,
+) -> anyhow::Result<String> {
+    if url.is_some() && paths.len() > 1 {
+        anyhow::bail!("--url names the address of one page: give a single file with it");
+    }
+    let mut out = String::new();
+    for (i, path) in paths.iter().enumerate() {
+        let url = match url {
+            Some(u) => url::Url::parse(u).with_context(|| format!("invalid --url `{u}`"))?,
+            None => file_url(path),
+        };
+        if i > 0 {
+            out.push_str("\u{c}\n");
+        }
+        let text = load(path, &url, content_type, options)?
+            .extracted
+            .clean_text();
+        out.push_str(&text);
+        if !text.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
 fn extract_value(
     path: &Path,
     url: &url::Url,
@@ -161,10 +192,20 @@ fn extract_value(
     }))
 }
 
-/// `glaneur tokenize --lang L FILE`: the tokens of a plain-text file, one per line, exactly as
-/// they go into the TreeTagger files.
-pub fn tokenize(path: &Path, lang: &str) -> anyhow::Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+/// `glaneur tokenize --lang L [FILE]`: the tokens of a plain-text file (or standard input), one
+/// per line, exactly as they go into the TreeTagger files.
+pub fn tokenize(path: Option<&Path>, lang: &str) -> anyhow::Result<String> {
+    let bytes = match path {
+        Some(p) if p != Path::new("-") => {
+            std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?
+        }
+        _ => {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
+                .context("cannot read standard input")?;
+            bytes
+        }
+    };
     let text = stages::page::decode::decode(&bytes, Some("text/plain"), None).text;
     let mut out = String::with_capacity(text.len() * 2);
     for token in stages::corpus::tokenize::tokenize(&text, lang) {

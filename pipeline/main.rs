@@ -68,12 +68,20 @@ fn main() -> ExitCode {
             url,
             content_type,
             drop_comments,
+            text,
         } => {
             let options = stages::page::extract::ExtractOptions {
                 drop_comments,
                 ..Default::default()
             };
             match files.as_slice() {
+                _ if text => glaneur::inspect::extract_text(
+                    &files,
+                    url.as_deref(),
+                    content_type.as_deref(),
+                    &options,
+                )
+                .map(print_ok),
                 [file] => glaneur::inspect::extract(
                     file,
                     url.as_deref(),
@@ -113,7 +121,9 @@ fn main() -> ExitCode {
             print_ok(verdict.text);
             code
         }),
-        Command::Tokenize { lang, file } => glaneur::inspect::tokenize(&file, &lang).map(print_ok),
+        Command::Tokenize { lang, file } => {
+            glaneur::inspect::tokenize(file.as_deref(), &lang).map(print_ok)
+        }
         Command::Index { vrt, out, columns } => {
             glaneur::explore::index(&vrt, &out, columns.as_deref()).map(print_ok)
         }

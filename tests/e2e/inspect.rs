@@ -33,6 +33,22 @@ fn tokenize_prints_exactly_treetaggers_french_tokens() {
         }
     }
     assert!(n >= 20, "{n} files");
+    // The same from standard input (`-` or no file).
+    let path = dir.join("dev-handbook-01.txt");
+    let mut child = glaneur()
+        .args(["tokenize", "--lang", "fr", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), &bytes).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_exit(&output, 0);
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        std::fs::read_to_string(path.with_extension("tok")).unwrap()
+    );
 }
 
 #[test]
@@ -77,6 +93,26 @@ fn extract_prints_the_encoding_decision_and_labelled_blocks() {
         .unwrap();
     assert_exit(&output, 0);
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    // `--text`: the kept blocks' text, the same as the JSON's.
+    let text = glaneur()
+        .arg("extract")
+        .arg(&page)
+        .args(["--url", "http://c.test/doc.html", "--text"])
+        .output()
+        .unwrap();
+    assert_exit(&text, 0);
+    let kept: Vec<&str> = json["document"]["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["keep"] == true)
+        .map(|b| b["text"].as_str().unwrap())
+        .collect();
+    assert!(!kept.is_empty());
+    assert_eq!(
+        String::from_utf8(text.stdout).unwrap(),
+        kept.join("\n\n") + "\n"
+    );
     assert_eq!(json["encoding"]["name"], "windows-1252");
     assert_eq!(json["encoding"]["decision"], "meta-prescan");
     assert_eq!(json["document"]["title"], "Cours : sommets et graphes");

@@ -75,7 +75,9 @@ impl AttrBuild {
         let (text, ends) = (&self.text, &self.ends);
         let found = self
             .table
-            .find(h, |&id| &text[ends[id as usize]..ends[id as usize + 1]] == value)
+            .find(h, |&id| {
+                &text[ends[id as usize]..ends[id as usize + 1]] == value
+            })
             .copied();
         let id = match found {
             Some(id) => id,

@@ -30,6 +30,9 @@ use super::index::{ColumnError, Columns, Index, Lexicon};
 /// Longest hit, in tokens, that an unbounded repetition may make.
 pub const UNBOUNDED_SPAN: u32 = 100;
 
+/// Most automaton states a query may unfold into.
+pub const MAX_STATES: usize = 100_000;
+
 /// A hit: token positions `start..end`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Hit {
@@ -72,6 +75,11 @@ pub enum QueryError {
     /// The index could not be read.
     #[error("cannot read the index: {0}")]
     Read(#[from] ColumnError),
+    /// Repetitions nested so deep that the automaton would not fit.
+    #[error(
+        "the query is too large once its repetitions are unfolded (over {MAX_STATES} steps): use smaller {{n,m}}"
+    )]
+    TooLarge,
 }
 
 /// The value test of a pattern, case and diacritics as the flags ask.
@@ -236,6 +244,8 @@ pub struct Search<'i, C> {
     /// The query is one token pattern whose postings are exactly its hits (values tested
     /// without negation): no automaton needed.
     exact: bool,
+    /// Every token lies in a document (`text` region), or there are no documents.
+    covered: bool,
     longest: u32,
     within: Option<(usize, Option<Vec<bool>>)>,
     text: Option<usize>,
@@ -252,6 +262,7 @@ impl<'i, C: Columns> Search<'i, C> {
             start: 0,
             anchors: Vec::new(),
             exact: false,
+            covered: false,
             longest: 0,
             within: None,
             text: index.regions.iter().position(|r| r.name == "text"),
@@ -265,6 +276,15 @@ impl<'i, C: Columns> Search<'i, C> {
                 _ => false,
             }
         }
+        s.covered = s.text.is_none_or(|t| {
+            let r = &index.regions[t];
+            r.starts
+                .iter()
+                .zip(&r.ends)
+                .map(|(a, b)| u64::from(b.saturating_sub(*a)))
+                .sum::<u64>()
+                == u64::from(index.n_tokens)
+        });
         s.exact = matches!(query.sequence.as_slice(),
             [Item { atom: Atom::Token(c), min: 1, max: Some(1) }] if exact(c));
         s.longest = max_len(&query.sequence).unwrap_or(UNBOUNDED_SPAN);
@@ -407,6 +427,9 @@ impl<'i, C: Columns> Search<'i, C> {
     }
 
     fn item(&mut self, item: &Item, next: usize) -> Result<usize, QueryError> {
+        if self.states.len() > MAX_STATES {
+            return Err(QueryError::TooLarge);
+        }
         let mut cur = match item.max {
             None => {
                 // A loop: hole → Split(atom → hole, next).
@@ -418,6 +441,9 @@ impl<'i, C: Columns> Search<'i, C> {
             Some(max) => {
                 let mut cur = next;
                 for _ in item.min..max {
+                    if self.states.len() > MAX_STATES {
+                        return Err(QueryError::TooLarge);
+                    }
                     let body = self.atom(&item.atom, cur)?;
                     cur = self.push(State::Split(body, next));
                 }
@@ -425,6 +451,9 @@ impl<'i, C: Columns> Search<'i, C> {
             }
         };
         for _ in 0..item.min {
+            if self.states.len() > MAX_STATES {
+                return Err(QueryError::TooLarge);
+            }
             cur = self.atom(&item.atom, cur)?;
         }
         Ok(cur)
@@ -484,8 +513,14 @@ impl<'i, C: Columns> Search<'i, C> {
         if self.exact
             && let Some(starts) = self.candidates(true)?
         {
+            let everywhere = self.within.is_none() && self.covered;
             for start in starts {
-                if self.in_regions(start) && !found(Hit { start, end: start + 1 }) {
+                if (everywhere || self.in_regions(start))
+                    && !found(Hit {
+                        start,
+                        end: start + 1,
+                    })
+                {
                     return Ok(());
                 }
             }
@@ -544,6 +579,11 @@ impl<'i, C: Columns> Search<'i, C> {
         if !always && cost > u64::from(self.index.n_tokens) / 8 + 1024 {
             return Ok(None);
         }
+        if let [(attr, id)] = lists.as_slice()
+            && offset == 0
+        {
+            return Ok(Some(self.index.postings(*attr, *id)?));
+        }
         let mut starts = Vec::with_capacity(cost as usize);
         for &(attr, id) in &lists {
             starts.extend(
@@ -578,14 +618,9 @@ impl<'i, C: Columns> Search<'i, C> {
     /// The number of hits.
     pub fn count(&self) -> Result<u64, QueryError> {
         // One value test over a corpus whose documents hold every token: the postings' lengths.
-        let covered = self.text.is_none_or(|t| {
-            let r = &self.index.regions[t];
-            r.starts.iter().zip(&r.ends).map(|(s, e)| u64::from(e - s)).sum::<u64>()
-                == u64::from(self.index.n_tokens)
-        });
         if self.exact
             && self.within.is_none()
-            && covered
+            && self.covered
             && let Some(&(0, p)) = self.anchors.first()
             && let Some((lists, cost)) = self.preds[p].plan(self.index)
         {

@@ -212,8 +212,10 @@ pub fn collocations<C: Columns>(
         let ids = index.ids(attr, lo..hi)?;
         for (k, id) in ids.into_iter().enumerate() {
             let pos = lo + k as u32;
-            if pos < h.start || pos >= h.end {
-                together[id as usize] += 1;
+            if (pos < h.start || pos >= h.end)
+                && let Some(slot) = together.get_mut(id as usize)
+            {
+                *slot += 1;
                 window += 1;
             }
         }

@@ -453,6 +453,8 @@ fn mistakes_in_queries_are_named() {
     assert!(err("[]{3,1}").contains("maximum is below the minimum"));
     assert!(err("").contains("expected a token pattern"));
     assert!(err("[word=\"x\"] junk").contains("unexpected `j`"));
+    assert!(err("([]{0,1000}){0,1000}").contains("too large"));
+    assert!(err("[]{4294967295}").contains("too large"));
 }
 
 #[test]
