@@ -116,6 +116,26 @@ pub enum Command {
         #[arg(long, value_delimiter = ',', value_name = "NAMES")]
         columns: Option<Vec<String>>,
     },
+    /// Search the documents: ranked by relevance (a word in the title weighs more than in a
+    /// heading, more than in the body), with a snippet; words are stemmed and accents folded.
+    Search {
+        /// Run folder (with its `search/`).
+        run: PathBuf,
+        /// Words, "a phrase", +required, -excluded, title:word.
+        query: String,
+        /// Documents to print at most.
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+        /// Only documents from this host.
+        #[arg(long)]
+        host: Option<String>,
+        /// Only documents in this language (e.g. fr).
+        #[arg(long)]
+        lang: Option<String>,
+        /// One JSON document instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Concordance: the hits of a CQL query in context, e.g. '[lemma="graphe"] [pos="ADJ"]'.
     Kwic(KwicArgs),
     /// Frequency list of a run's words, lower-cased words, lemmas or parts of speech, over the

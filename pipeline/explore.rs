@@ -630,3 +630,40 @@ pub fn keywords(
     )?;
     Ok(())
 }
+
+/// `glaneur search`.
+#[allow(clippy::too_many_arguments)]
+pub fn search_documents(
+    run: &Path,
+    query: &str,
+    limit: usize,
+    host: Option<&str>,
+    lang: Option<&str>,
+    json: bool,
+    out: &mut dyn Write,
+    notice: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let (found, total) = crate::doc_search::search(run, query, limit, host, lang)?;
+    if json {
+        let doc = serde_json::json!({"query": query, "documents": total, "shown": found.len(), "results": found});
+        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+    } else {
+        for f in &found {
+            writeln!(
+                out,
+                "{:>3}. {}  ({}, {:.2})",
+                f.rank, f.title, f.id, f.relevance
+            )?;
+            writeln!(out, "     {}", f.url)?;
+            writeln!(out, "     {}", crate::doc_search::marked(f))?;
+        }
+    }
+    writeln!(
+        notice,
+        "{total} documents match, {} shown ({:.1} ms)",
+        found.len(),
+        started.elapsed().as_secs_f64() * 1000.0
+    )?;
+    Ok(())
+}

@@ -205,6 +205,9 @@ pub fn run(
         &["word"]
     };
     crate::corpus_index::build(&vrt_path, columns, &run_dir.join("index"))?;
+    // The ranked document search (`glaneur search`), stemmed in the topic's first language.
+    let language = topic.file.languages.first().map_or("", String::as_str);
+    crate::doc_search::build(&run_dir.join("search"), docs, language)?;
 
     let graph = build_graph(store)?;
     write_graphs(store, &graph_dir, &graph)?;

@@ -24,6 +24,7 @@ pub mod cli;
 pub mod clock;
 pub mod corpus_index;
 pub mod crawl;
+pub mod doc_search;
 pub mod explore;
 pub mod export;
 pub mod extract;

@@ -127,6 +127,24 @@ fn main() -> ExitCode {
         Command::Index { vrt, out, columns } => {
             glaneur::explore::index(&vrt, &out, columns.as_deref()).map(print_ok)
         }
+        Command::Search {
+            run,
+            query,
+            limit,
+            host,
+            lang,
+            json,
+        } => glaneur::explore::search_documents(
+            &run,
+            &query,
+            limit,
+            host.as_deref(),
+            lang.as_deref(),
+            json,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        )
+        .map(|()| ExitCode::SUCCESS),
         Command::Kwic(args) => glaneur::explore::kwic(
             &args,
             &mut std::io::stdout().lock(),

@@ -170,6 +170,51 @@ pub fn queries_on_the_tagged_demo_find_what_the_vrt_holds(run: &Path) {
         );
     }
 
+    // Document search: the documents holding the lemma's most frequent form, best first.
+    let output = glaneur()
+        .args([
+            "search",
+            run.to_str().unwrap(),
+            &lemma,
+            "--json",
+            "--limit",
+            "1000",
+        ])
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    let found: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let results = found["results"].as_array().unwrap();
+    let holding: std::collections::HashSet<usize> = tokens
+        .iter()
+        .filter(|t| t.lemma == lemma)
+        .map(|t| t.doc)
+        .collect();
+    assert!(!results.is_empty() && results.len() <= found["documents"].as_u64().unwrap() as usize);
+    assert!(
+        results.len() >= holding.len() / 2,
+        "{} of {}",
+        results.len(),
+        holding.len()
+    );
+    let relevance: Vec<f64> = results
+        .iter()
+        .map(|r| r["relevance"].as_f64().unwrap())
+        .collect();
+    assert!(relevance.windows(2).all(|w| w[0] >= w[1]), "{relevance:?}");
+    let output = glaneur()
+        .args([
+            "search",
+            run.to_str().unwrap(),
+            &lemma,
+            "--host",
+            "nowhere.test",
+        ])
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("0 documents match"));
+
     // Keywords against the corpus itself: nothing stands out (every score is 1).
     let (tsv, _) = query(
         run,
