@@ -75,16 +75,7 @@ pub fn build(vrt: &Path, columns: &[&str], dir: &Path) -> anyhow::Result<Built> 
     let index = builder
         .finish()
         .map_err(|e| anyhow::anyhow!("{}: {e}", vrt.display()))?;
-    let parent = dir.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent)
-        .with_context(|| format!("cannot create {}", parent.display()))?;
-    let staging = dir.with_extension("building");
-    if staging.exists() {
-        std::fs::remove_dir_all(&staging)
-            .with_context(|| format!("cannot clear {}", staging.display()))?;
-    }
-    std::fs::create_dir_all(&staging)
-        .with_context(|| format!("cannot create {}", staging.display()))?;
+    let staging = staging_for(dir)?;
     let mut bytes = 0u64;
     for (a, attr) in index.attributes.iter().enumerate() {
         bytes += write(
@@ -143,15 +134,33 @@ pub fn build(vrt: &Path, columns: &[&str], dir: &Path) -> anyhow::Result<Built> 
         &staging.join("index.json"),
         serde_json::to_string_pretty(&manifest)?.as_bytes(),
     )?;
-    if dir.exists() {
-        std::fs::remove_dir_all(dir).with_context(|| format!("cannot clear {}", dir.display()))?;
-    }
-    std::fs::rename(&staging, dir)
-        .with_context(|| format!("cannot move {} to {}", staging.display(), dir.display()))?;
+    put_in_place(&staging, dir)?;
     Ok(Built {
         tokens: u64::from(index.n_tokens),
         bytes,
     })
+}
+
+/// An empty folder beside `dir` (`DIR.building`) to write an index into before
+/// [`put_in_place`] moves it: a build that fails never leaves half an index where `dir` was.
+pub(crate) fn staging_for(dir: &Path) -> anyhow::Result<PathBuf> {
+    let staging = dir.with_extension("building");
+    if staging.exists() {
+        std::fs::remove_dir_all(&staging)
+            .with_context(|| format!("cannot clear {}", staging.display()))?;
+    }
+    std::fs::create_dir_all(&staging)
+        .with_context(|| format!("cannot create {}", staging.display()))?;
+    Ok(staging)
+}
+
+/// Replaces `dir` with the finished `staging` folder.
+pub(crate) fn put_in_place(staging: &Path, dir: &Path) -> anyhow::Result<()> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).with_context(|| format!("cannot clear {}", dir.display()))?;
+    }
+    std::fs::rename(staging, dir)
+        .with_context(|| format!("cannot move {} to {}", staging.display(), dir.display()))
 }
 
 fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<u64> {

@@ -105,13 +105,7 @@ fn field(schema: &Schema, name: &str) -> anyhow::Result<Field> {
 /// Builds `dir` from the documents; words are stemmed in `language` (ISO 639-1; none when
 /// tantivy has no stemmer for it).
 pub fn build(dir: &Path, docs: &[Document], language: &str) -> anyhow::Result<()> {
-    let staging = dir.with_extension("building");
-    if staging.exists() {
-        std::fs::remove_dir_all(&staging)
-            .with_context(|| format!("cannot clear {}", staging.display()))?;
-    }
-    std::fs::create_dir_all(&staging)
-        .with_context(|| format!("cannot create {}", staging.display()))?;
+    let staging = crate::corpus_index::staging_for(dir)?;
     let schema = schema();
     let index = Index::create_in_dir(&staging, schema.clone())
         .with_context(|| format!("cannot create the search index in {}", staging.display()))?;
@@ -171,12 +165,7 @@ pub fn build(dir: &Path, docs: &[Document], language: &str) -> anyhow::Result<()
         })?,
     )
     .with_context(|| format!("cannot write {}", staging.join("glaneur.json").display()))?;
-    if dir.exists() {
-        std::fs::remove_dir_all(dir).with_context(|| format!("cannot clear {}", dir.display()))?;
-    }
-    std::fs::rename(&staging, dir)
-        .with_context(|| format!("cannot move {} to {}", staging.display(), dir.display()))?;
-    Ok(())
+    crate::corpus_index::put_in_place(&staging, dir)
 }
 
 /// One ranked document.
