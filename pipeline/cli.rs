@@ -122,6 +122,7 @@ pub enum Command {
         /// Run folder (with its `search/`).
         run: PathBuf,
         /// Words, "a phrase", +required, -excluded, title:word.
+        #[arg(allow_hyphen_values = true)]
         query: String,
         /// Documents to print at most.
         #[arg(long, default_value_t = 10)]

@@ -144,7 +144,17 @@ pub fn build(vrt: &Path, columns: &[&str], dir: &Path) -> anyhow::Result<Built> 
 /// An empty folder beside `dir` (`DIR.building`) to write an index into before
 /// [`put_in_place`] moves it: a build that fails never leaves half an index where `dir` was.
 pub(crate) fn staging_for(dir: &Path) -> anyhow::Result<PathBuf> {
-    let staging = dir.with_extension("building");
+    // Replacing a folder is for indexes only: never a run folder or anything else by mistake.
+    let is_index = dir.join("index.json").is_file() || dir.join("glaneur.json").is_file();
+    if dir.exists() && !is_index && dir.read_dir().is_ok_and(|mut d| d.next().is_some()) {
+        bail!(
+            "{} exists and is not an index: give a new or empty folder",
+            dir.display()
+        );
+    }
+    let mut name = dir.as_os_str().to_os_string();
+    name.push(".building");
+    let staging = PathBuf::from(name);
     if staging.exists() {
         std::fs::remove_dir_all(&staging)
             .with_context(|| format!("cannot clear {}", staging.display()))?;
@@ -390,6 +400,25 @@ pub fn open_with(
             offsets: read_u64_file(&path("valueoffsets"))?,
         };
         let postings = read_u64_file(&path("offsets"))?;
+        // The arrays must describe each other: a damaged index is refused, not misread.
+        let ids_len = std::fs::metadata(path("ids"))
+            .map(|m| m.len() / 4)
+            .unwrap_or(0);
+        let postings_len = std::fs::metadata(path("postings"))
+            .map(|m| m.len() / 4)
+            .unwrap_or(0);
+        let sound = lexicon.offsets.windows(2).all(|w| w[0] <= w[1])
+            && lexicon.offsets.last() == Some(&(lexicon.text.len() as u64))
+            && postings.windows(2).all(|w| w[0] <= w[1])
+            && postings.last() == Some(&postings_len)
+            && ids_len == u64::from(manifest.tokens);
+        if !sound {
+            bail!(
+                "{}: the files of attribute `{name}` do not agree with each other: the index is \
+                 damaged, rebuild it (`glaneur run … --from export`, or `glaneur index`)",
+                dir.display()
+            );
+        }
         if postings.len() != lexicon.offsets.len() {
             bail!(
                 "{}: {} offsets for {} values: the index is damaged, rebuild it",
@@ -408,6 +437,21 @@ pub fn open_with(
             lexicon,
             postings,
         });
+    }
+    if let Some(wanted) = region_attrs {
+        let have: Vec<String> = manifest
+            .regions
+            .iter()
+            .zip(&manifest.region_attrs)
+            .flat_map(|(r, attrs)| attrs.iter().map(move |a| format!("{r}.{a}")))
+            .collect();
+        let known = |a: &String| manifest.region_attrs.iter().flatten().any(|k| k == a);
+        if let Some(missing) = wanted.iter().find(|a| !known(a)) {
+            bail!(
+                "no region attribute `{missing}` in this corpus (it has: {})",
+                have.join(", ")
+            );
+        }
     }
     let mut regions = Vec::new();
     let load = |name: &String| name == "text" || regions_wanted.is_none_or(|w| w.contains(name));

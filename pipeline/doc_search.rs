@@ -254,7 +254,10 @@ pub fn search(
     if limit == 0 || total == 0 {
         return Ok((Vec::new(), total));
     }
-    let top = searcher.search(&full, &TopDocs::with_limit(limit).order_by_score())?;
+    let top = searcher.search(
+        &full,
+        &TopDocs::with_limit(limit.min(total)).order_by_score(),
+    )?;
     let mut snippets = SnippetGenerator::create(&searcher, &full, f("body")?)?;
     snippets.set_max_num_chars(200);
     let mut out = Vec::with_capacity(top.len());

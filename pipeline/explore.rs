@@ -110,7 +110,7 @@ fn regions(query: &cql::Query, more: Option<&str>) -> Vec<String> {
         "doc" => "text".to_string(),
         other => other.to_string(),
     }));
-    names.extend(more.map(str::to_string));
+    names.extend(more.map(|m| if m == "doc" { "text" } else { m }.to_string()));
     names
 }
 

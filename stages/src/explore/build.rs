@@ -161,6 +161,8 @@ pub struct IndexBuilder {
     tokens: u64,
     /// The ids of token lines already read, by line.
     seen: SeenLines,
+    /// Names of the open elements, innermost last.
+    open: Vec<String>,
 }
 
 /// Token lines already read and their ids, in one buffer each.
@@ -233,6 +235,7 @@ impl IndexBuilder {
             line: 0,
             tokens: 0,
             seen: SeenLines::default(),
+            open: Vec::new(),
         })
     }
 
@@ -245,6 +248,11 @@ impl IndexBuilder {
     pub fn line(&mut self, line: &str) -> Result<(), BuildError> {
         self.line += 1;
         let line = line.strip_suffix('\r').unwrap_or(line);
+        let line = if self.line == 1 {
+            line.strip_prefix('\u{feff}').unwrap_or(line)
+        } else {
+            line
+        };
         if line.starts_with('<') && !line.contains('\t') {
             return self.tag(line);
         }
@@ -324,12 +332,25 @@ impl IndexBuilder {
         let pos = self.tokens as u32;
         if let Some(name) = inner.strip_prefix('/') {
             let name = name.trim();
-            let Some(r) = self.regions.iter_mut().find(|r| r.regions.name == name) else {
-                return Err(self.structure(&format!("</{name}> closes no open <{name}>")));
-            };
-            if r.open.take().is_none() {
+            if !self
+                .regions
+                .iter()
+                .any(|r| r.regions.name == name && r.open.is_some())
+            {
                 return Err(self.structure(&format!("</{name}> closes no open <{name}>")));
             }
+            if let Some(inner) = self.open.last()
+                && inner != name
+            {
+                return Err(self.structure(&format!(
+                    "</{name}> closes <{name}> while <{inner}> inside it is still open"
+                )));
+            }
+            self.open.pop();
+            let Some(r) = self.regions.iter_mut().find(|r| r.regions.name == name) else {
+                return Ok(());
+            };
+            r.open = None;
             r.regions.ends.push(pos);
             return Ok(());
         }
@@ -368,6 +389,8 @@ impl IndexBuilder {
         r.open = Some(line_no);
         let n = r.regions.starts.len();
         r.regions.starts.push(pos);
+        self.open.push(name.to_string());
+        let r = &mut self.regions[index];
         for (key, value) in attrs {
             match r.regions.attrs.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, values)) => {

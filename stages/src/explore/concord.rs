@@ -61,8 +61,9 @@ pub fn lines<C: Columns>(
         let from = hit.start.saturating_sub(context).max(lo);
         let to = hit.end.saturating_add(context).min(hi).max(hit.end);
         let shown = shown(index, show, from..to)?;
-        let a = (hit.start - from) as usize;
-        let b = (hit.end - from) as usize;
+        // Clamped: a damaged index may name positions past the end.
+        let a = ((hit.start - from) as usize).min(shown.len());
+        let b = ((hit.end - from) as usize).clamp(a, shown.len());
         out.push(Line {
             start: hit.start,
             end: hit.end,

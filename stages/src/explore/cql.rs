@@ -16,8 +16,8 @@
 //!
 //! Regular expressions are those of the `regex` crate and match the whole value (as in CQP).
 //!
-//! **Invariants:** never panics; an error names the byte offset in the query and what was
-//! expected there.
+//! **Invariants:** never panics (nesting deeper than [`MAX_DEPTH`] is an error, not a stack
+//! overflow); an error names the character position in the query and what was expected there.
 
 use std::fmt;
 
@@ -107,6 +107,7 @@ pub fn parse(query: &str) -> Result<Query, CqlError> {
     let mut p = Parser {
         chars: query.chars().collect(),
         pos: 0,
+        depth: 0,
     };
     let sequence = p.sequence()?;
     if sequence.is_empty() {
@@ -157,9 +158,13 @@ impl Query {
     }
 }
 
+/// Deepest nesting of parentheses, groups and `!` a query may have.
+pub const MAX_DEPTH: usize = 100;
+
 struct Parser {
     chars: Vec<char>,
     pos: usize,
+    depth: usize,
 }
 
 impl Parser {
@@ -274,6 +279,7 @@ impl Parser {
             }
             _ => {
                 self.expect('(')?;
+                self.deeper()?;
                 let mut alternatives = vec![self.sequence()?];
                 while self.eat('|') {
                     alternatives.push(self.sequence()?);
@@ -282,6 +288,7 @@ impl Parser {
                     return Err(self.error("an alternative in ( … | … ) is empty"));
                 }
                 self.expect(')')?;
+                self.depth -= 1;
                 Atom::Group(alternatives)
             }
         };
@@ -363,16 +370,27 @@ impl Parser {
         Ok(left)
     }
 
-    fn not(&mut self) -> Result<Cond, CqlError> {
-        if self.eat('!') {
-            return Ok(Cond::Not(Box::new(self.not()?)));
+    fn deeper(&mut self) -> Result<(), CqlError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.error(&format!("nested more than {MAX_DEPTH} levels deep")));
         }
-        if self.eat('(') {
+        Ok(())
+    }
+
+    fn not(&mut self) -> Result<Cond, CqlError> {
+        self.deeper()?;
+        let cond = if self.eat('!') {
+            Cond::Not(Box::new(self.not()?))
+        } else if self.eat('(') {
             let c = self.or()?;
             self.expect(')')?;
-            return Ok(c);
-        }
-        Ok(Cond::Test(self.test()?))
+            c
+        } else {
+            Cond::Test(self.test()?)
+        };
+        self.depth -= 1;
+        Ok(cond)
     }
 
     fn test(&mut self) -> Result<Test, CqlError> {
@@ -461,6 +479,14 @@ impl Parser {
                 attrs.push(self.test()?);
             }
             return Ok(Within { region, attrs });
+        }
+        self.skip_space();
+        if !self
+            .chars
+            .get(self.pos)
+            .is_some_and(|c| c.is_alphanumeric())
+        {
+            return Err(self.error("expected a region after within: s, p, text (doc) or <doc …/>"));
         }
         Ok(Within {
             region: self.ident()?,

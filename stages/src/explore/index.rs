@@ -95,7 +95,7 @@ impl Attribute {
     pub fn frequency(&self, id: u32) -> u64 {
         let i = id as usize;
         match (self.postings.get(i), self.postings.get(i + 1)) {
-            (Some(&a), Some(&b)) => b - a,
+            (Some(&a), Some(&b)) => b.saturating_sub(a),
             _ => 0,
         }
     }

@@ -17,7 +17,8 @@
 //!   strategy); hits may overlap; a hit holds at least one token;
 //! - a hit never crosses a `text` boundary (a document), and with `within R` lies inside one
 //!   region `R` (with `<R a="x"/>`, one whose attributes match);
-//! - unbounded repetitions (`*`, `+`, `{n,}`) stop at [`UNBOUNDED_SPAN`] tokens per hit.
+//! - unbounded repetitions (`*`, `+`, `{n,}`) add at most [`UNBOUNDED_SPAN`] tokens to the
+//!   longest hit the rest of the query allows.
 //!
 //! **Invariants:** never panics on any query or index; unknown attributes, regions and invalid
 //! regular expressions are [`QueryError`]s that name them and list what exists.
@@ -27,11 +28,11 @@ use regex::{Regex, RegexBuilder};
 use super::cql::{Atom, Cond, Item, Query, Sequence, Test};
 use super::index::{ColumnError, Columns, Index, Lexicon};
 
-/// Longest hit, in tokens, that an unbounded repetition may make.
+/// Tokens that unbounded repetitions may add to a hit.
 pub const UNBOUNDED_SPAN: u32 = 100;
 
 /// Most automaton states a query may unfold into.
-pub const MAX_STATES: usize = 100_000;
+pub const MAX_STATES: usize = 20_000;
 
 /// A hit: token positions `start..end`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -73,7 +74,7 @@ pub enum QueryError {
         message: String,
     },
     /// The index could not be read.
-    #[error("cannot read the index: {0}")]
+    #[error("cannot read the index")]
     Read(#[from] ColumnError),
     /// Repetitions nested so deep that the automaton would not fit.
     #[error(
@@ -241,6 +242,10 @@ pub struct Search<'i, C> {
     start: usize,
     /// Top-level token patterns at a fixed offset from the hit start: (offset, pred).
     anchors: Vec<(u32, usize)>,
+    /// Top-level token patterns every hit must contain (repeated at least once).
+    required: Vec<usize>,
+    /// Predicates of the automaton by their pattern's text.
+    compiled: std::collections::HashMap<String, usize>,
     /// The query is one token pattern whose postings are exactly its hits (values tested
     /// without negation): no automaton needed.
     exact: bool,
@@ -261,6 +266,8 @@ impl<'i, C: Columns> Search<'i, C> {
             states: vec![State::Accept],
             start: 0,
             anchors: Vec::new(),
+            required: Vec::new(),
+            compiled: std::collections::HashMap::new(),
             exact: false,
             covered: false,
             longest: 0,
@@ -287,7 +294,19 @@ impl<'i, C: Columns> Search<'i, C> {
         });
         s.exact = matches!(query.sequence.as_slice(),
             [Item { atom: Atom::Token(c), min: 1, max: Some(1) }] if exact(c));
-        s.longest = max_len(&query.sequence).unwrap_or(UNBOUNDED_SPAN);
+        let unbounded = if max_len(&query.sequence).is_none() {
+            UNBOUNDED_SPAN
+        } else {
+            0
+        };
+        s.longest = bounded_len(&query.sequence).saturating_add(unbounded);
+        for item in &query.sequence {
+            if let (Atom::Token(cond), true) = (&item.atom, item.min >= 1) {
+                let pred = s.cond(cond)?;
+                s.preds.push(pred);
+                s.required.push(s.preds.len() - 1);
+            }
+        }
         let mut offset = 0u32;
         for item in &query.sequence {
             if let (Atom::Token(cond), 1, Some(1)) = (&item.atom, item.min, item.max) {
@@ -407,9 +426,17 @@ impl<'i, C: Columns> Search<'i, C> {
     fn atom(&mut self, atom: &Atom, next: usize) -> Result<usize, QueryError> {
         match atom {
             Atom::Token(cond) => {
-                let pred = self.cond(cond)?;
-                self.preds.push(pred);
-                let pred = self.preds.len() - 1;
+                // A repeated pattern is compiled once (its lexicon scan may be long).
+                let key = cond.to_string();
+                let pred = match self.compiled.get(&key) {
+                    Some(&p) => p,
+                    None => {
+                        let pred = self.cond(cond)?;
+                        self.preds.push(pred);
+                        self.compiled.insert(key, self.preds.len() - 1);
+                        self.preds.len() - 1
+                    }
+                };
                 Ok(self.push(State::Token { pred, next }))
             }
             Atom::Group(alternatives) => {
@@ -465,8 +492,12 @@ impl<'i, C: Columns> Search<'i, C> {
         let mut reader = BlockReader::new(self.index, &self.attrs);
         let mut current = Vec::new();
         let mut next = Vec::new();
-        let mut seen = vec![u32::MAX; self.states.len()];
-        let mut step = 0u32;
+        // A required token pattern that matches no value: no hit, without scanning anything.
+        if self.impossible() {
+            return Ok(());
+        }
+        let mut seen = vec![u64::MAX; self.states.len()];
+        let mut step = 0u64;
         let mut check =
             |start: u32, reader: &mut BlockReader<'_, C>| -> Result<Option<Hit>, QueryError> {
                 let mut limit = n.min(start.saturating_add(self.longest));
@@ -549,6 +580,13 @@ impl<'i, C: Columns> Search<'i, C> {
         Ok(())
     }
 
+    /// Whether a top-level pattern every hit needs matches no value at all.
+    fn impossible(&self) -> bool {
+        self.required
+            .iter()
+            .any(|&p| matches!(self.preds[p].plan(self.index), Some((_, 0))))
+    }
+
     /// Whether a one-token hit at `pos` lies in a document and in an allowed `within` region.
     fn in_regions(&self, pos: u32) -> bool {
         if let Some(t) = self.text
@@ -582,7 +620,11 @@ impl<'i, C: Columns> Search<'i, C> {
         if let [(attr, id)] = lists.as_slice()
             && offset == 0
         {
-            return Ok(Some(self.index.postings(*attr, *id)?));
+            let n = self.index.n_tokens;
+            let mut starts = self.index.postings(*attr, *id)?;
+            // A damaged index may hold positions past the end: never hits.
+            starts.retain(|&p| p < n);
+            return Ok(Some(starts));
         }
         let mut starts = Vec::with_capacity(cost as usize);
         for &(attr, id) in &lists {
@@ -590,6 +632,7 @@ impl<'i, C: Columns> Search<'i, C> {
                 self.index
                     .postings(attr, id)?
                     .into_iter()
+                    .filter(|&p| p < self.index.n_tokens)
                     .filter_map(|p| p.checked_sub(offset)),
             );
         }
@@ -640,7 +683,7 @@ impl<'i, C: Columns> Search<'i, C> {
 }
 
 /// Adds `s` and what it reaches without consuming a token; true when that includes Accept.
-fn add(states: &[State], s: usize, into: &mut Vec<usize>, seen: &mut [u32], step: u32) -> bool {
+fn add(states: &[State], s: usize, into: &mut Vec<usize>, seen: &mut [u64], step: u64) -> bool {
     if seen[s] == step {
         return false;
     }
@@ -678,6 +721,19 @@ fn fixed_len(item: &Item) -> Option<u32> {
         }
     };
     (item.max == Some(item.min)).then(|| one * item.min)
+}
+
+/// Longest hit a sequence can make with its unbounded repetitions taken at their minimum.
+pub fn bounded_len(seq: &Sequence) -> u32 {
+    let mut total = 0u32;
+    for item in seq {
+        let one = match &item.atom {
+            Atom::Token(_) => 1,
+            Atom::Group(alts) => alts.iter().map(bounded_len).max().unwrap_or(0),
+        };
+        total = total.saturating_add(one.saturating_mul(item.max.unwrap_or(item.min)));
+    }
+    total
 }
 
 /// Longest hit a sequence can make; None when unbounded.
@@ -720,7 +776,9 @@ impl<'i, C: Columns> BlockReader<'i, C> {
     }
 
     fn load(&mut self, pos: u32) -> Result<(), ColumnError> {
-        if self.block_start != u32::MAX && pos >= self.block_start && pos < self.block_start + BLOCK
+        if self.block_start != u32::MAX
+            && pos >= self.block_start
+            && pos < self.block_start.saturating_add(BLOCK)
         {
             return Ok(());
         }

@@ -20,8 +20,9 @@
 //!   **Log Ratio** (Hardie 2014) `log2((f_focus / N_focus) / (f_ref / N_ref))` with a zero
 //!   frequency taken as 0.5.
 //!
-//! Windows of overlapping hits count a token once per hit, as Sketch Engine does, so W and f_xy
-//! count (hit, slot) pairs; O21 and O22 are floored at 0.
+//! A corpus position counts once even when the windows of several hits cover it, so that
+//! f_xy ≤ f_y and W ≤ N (the 2 × 2 table stays a table of positions); logDice can still exceed
+//! 14 when a collocate occurs several times around the same hit (f_xy > f_x).
 //!
 //! **Invariants:** never panics, never returns NaN (a score that cannot be computed is 0 or
 //! ±infinity only where the formula gives it: MI and Log Ratio are finite by construction).
@@ -199,6 +200,8 @@ pub fn collocations<C: Columns>(
     let bound = within.and_then(|w| index.region(w));
     let mut together = vec![0u64; index.attributes[attr].lexicon.len()];
     let mut window = 0u64;
+    // Hits come in corpus order: positions before `counted` were in an earlier window.
+    let mut counted = 0u32;
     for h in hits {
         let mut lo = h.start.saturating_sub(left);
         let mut hi = h.end.saturating_add(right).min(index.n_tokens);
@@ -209,6 +212,8 @@ pub fn collocations<C: Columns>(
             }
         }
         let hi = hi.max(h.end);
+        let lo = lo.max(counted).min(hi);
+        counted = counted.max(hi);
         let ids = index.ids(attr, lo..hi)?;
         for (k, id) in ids.into_iter().enumerate() {
             let pos = lo + k as u32;
