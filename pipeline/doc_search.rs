@@ -299,17 +299,19 @@ pub fn search(
 pub fn marked(found: &Found) -> String {
     let mut out = String::new();
     let mut from = 0;
+    let text = found.snippet.as_str();
     for &(a, b) in &found.highlighted {
-        if a < from || b > found.snippet.len() {
+        // Ranges out of order or off a character boundary are left unmarked.
+        let (Some(before), Some(word)) = (text.get(from..a), text.get(a..b)) else {
             continue;
-        }
-        out.push_str(&found.snippet[from..a]);
+        };
+        out.push_str(before);
         out.push('[');
-        out.push_str(&found.snippet[a..b]);
+        out.push_str(word);
         out.push(']');
         from = b;
     }
-    out.push_str(&found.snippet[from..]);
+    out.push_str(text.get(from..).unwrap_or_default());
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

@@ -302,18 +302,15 @@ impl<'i, C: Columns> Search<'i, C> {
         s.longest = bounded_len(&query.sequence).saturating_add(unbounded);
         for item in &query.sequence {
             if let (Atom::Token(cond), true) = (&item.atom, item.min >= 1) {
-                let pred = s.cond(cond)?;
-                s.preds.push(pred);
-                s.required.push(s.preds.len() - 1);
+                let pred = s.pred(cond)?;
+                s.required.push(pred);
             }
         }
         let mut offset = 0u32;
         for item in &query.sequence {
             if let (Atom::Token(cond), 1, Some(1)) = (&item.atom, item.min, item.max) {
-                // The pattern's predicate once more, for the candidate starts alone.
-                let pred = s.cond(cond)?;
-                s.preds.push(pred);
-                s.anchors.push((offset, s.preds.len() - 1));
+                let pred = s.pred(cond)?;
+                s.anchors.push((offset, pred));
             }
             match fixed_len(item) {
                 Some(n) => offset += n,
@@ -373,6 +370,20 @@ impl<'i, C: Columns> Search<'i, C> {
         Ok(s)
     }
 
+    /// The number of a pattern's predicate: each distinct pattern is compiled once, for the
+    /// automaton, the candidate starts and the required patterns alike (its lexicon scan may
+    /// be long).
+    fn pred(&mut self, cond: &Cond) -> Result<usize, QueryError> {
+        let key = cond.to_string();
+        if let Some(&p) = self.compiled.get(&key) {
+            return Ok(p);
+        }
+        let pred = self.cond(cond)?;
+        self.preds.push(pred);
+        self.compiled.insert(key, self.preds.len() - 1);
+        Ok(self.preds.len() - 1)
+    }
+
     fn cond(&self, cond: &Cond) -> Result<Pred, QueryError> {
         Ok(match cond {
             Cond::Any => Pred::Any,
@@ -426,17 +437,7 @@ impl<'i, C: Columns> Search<'i, C> {
     fn atom(&mut self, atom: &Atom, next: usize) -> Result<usize, QueryError> {
         match atom {
             Atom::Token(cond) => {
-                // A repeated pattern is compiled once (its lexicon scan may be long).
-                let key = cond.to_string();
-                let pred = match self.compiled.get(&key) {
-                    Some(&p) => p,
-                    None => {
-                        let pred = self.cond(cond)?;
-                        self.preds.push(pred);
-                        self.compiled.insert(key, self.preds.len() - 1);
-                        self.preds.len() - 1
-                    }
-                };
+                let pred = self.pred(cond)?;
                 Ok(self.push(State::Token { pred, next }))
             }
             Atom::Group(alternatives) => {
