@@ -105,30 +105,65 @@ fn field(schema: &Schema, name: &str) -> anyhow::Result<Field> {
 /// Builds `dir` from the documents; words are stemmed in `language` (ISO 639-1; none when
 /// tantivy has no stemmer for it).
 pub fn build(dir: &Path, docs: &[Document], language: &str) -> anyhow::Result<()> {
-    let staging = crate::corpus_index::staging_for(dir)?;
-    let schema = schema();
-    let index = Index::create_in_dir(&staging, schema.clone())
-        .with_context(|| format!("cannot create the search index in {}", staging.display()))?;
-    let stemmer = if stemmer_of(language).is_some() {
-        language
-    } else {
-        ""
-    };
-    register(&index, stemmer);
-    let f = |n: &str| field(&schema, n);
-    let (title, headings, body) = (f("title")?, f("headings")?, f("body")?);
-    let (id, url, host, lang, date, score) = (
-        f("id")?,
-        f("url")?,
-        f("host")?,
-        f("lang")?,
-        f("date")?,
-        f("score")?,
-    );
-    let mut writer: IndexWriter = index
-        .writer_with_num_threads(1, 50_000_000)
-        .context("cannot start the search index writer")?;
+    let mut builder = Builder::new(dir, language)?;
     for d in docs {
+        builder.add(d)?;
+    }
+    builder.finish()
+}
+
+/// The search index built one document at a time (the export streams them): in a staging
+/// folder beside `dir`, put in place by [`Builder::finish`].
+pub struct Builder {
+    dir: std::path::PathBuf,
+    staging: std::path::PathBuf,
+    stemmer: String,
+    writer: IndexWriter,
+    fields: [Field; 9],
+}
+
+impl Builder {
+    /// Starts the index of `dir`; words are stemmed in `language` (ISO 639-1; none when
+    /// tantivy has no stemmer for it).
+    pub fn new(dir: &Path, language: &str) -> anyhow::Result<Builder> {
+        let staging = crate::corpus_index::staging_for(dir)?;
+        let schema = schema();
+        let index = Index::create_in_dir(&staging, schema.clone())
+            .with_context(|| format!("cannot create the search index in {}", staging.display()))?;
+        let stemmer = if stemmer_of(language).is_some() {
+            language
+        } else {
+            ""
+        };
+        register(&index, stemmer);
+        let f = |n: &str| field(&schema, n);
+        let fields = [
+            f("title")?,
+            f("headings")?,
+            f("body")?,
+            f("id")?,
+            f("url")?,
+            f("host")?,
+            f("lang")?,
+            f("date")?,
+            f("score")?,
+        ];
+        // tantivy's own thread indexes while the caller goes on; its memory is this budget.
+        let writer: IndexWriter = index
+            .writer_with_num_threads(1, 50_000_000)
+            .context("cannot start the search index writer")?;
+        Ok(Builder {
+            dir: dir.to_path_buf(),
+            staging,
+            stemmer: stemmer.to_string(),
+            writer,
+            fields,
+        })
+    }
+
+    /// Adds one document.
+    pub fn add(&mut self, d: &Document) -> anyhow::Result<()> {
+        let [title, headings, body, id, url, host, lang, date, score] = self.fields;
         let mut heading_text = String::new();
         let mut body_text = String::new();
         for p in &d.paragraphs {
@@ -142,7 +177,7 @@ pub fn build(dir: &Path, docs: &[Document], language: &str) -> anyhow::Result<()
             }
             into.push_str(&p.text);
         }
-        writer.add_document(doc!(
+        self.writer.add_document(doc!(
             title => d.title.as_str(),
             headings => heading_text,
             body => body_text,
@@ -153,19 +188,27 @@ pub fn build(dir: &Path, docs: &[Document], language: &str) -> anyhow::Result<()
             date => d.date.clone().unwrap_or_default(),
             score => d.score,
         ))?;
+        Ok(())
     }
-    writer.commit().context("cannot write the search index")?;
-    writer
-        .wait_merging_threads()
-        .context("cannot finish the search index")?;
-    std::fs::write(
-        staging.join("glaneur.json"),
-        serde_json::to_string(&Meta {
-            stemmer: stemmer.to_string(),
-        })?,
-    )
-    .with_context(|| format!("cannot write {}", staging.join("glaneur.json").display()))?;
-    crate::corpus_index::put_in_place(&staging, dir)
+
+    /// Commits the index and puts it in place of `dir`.
+    pub fn finish(mut self) -> anyhow::Result<()> {
+        self.writer
+            .commit()
+            .context("cannot write the search index")?;
+        self.writer
+            .wait_merging_threads()
+            .context("cannot finish the search index")?;
+        let meta = self.staging.join("glaneur.json");
+        std::fs::write(
+            &meta,
+            serde_json::to_string(&Meta {
+                stemmer: self.stemmer,
+            })?,
+        )
+        .with_context(|| format!("cannot write {}", meta.display()))?;
+        crate::corpus_index::put_in_place(&self.staging, &self.dir)
+    }
 }
 
 /// One ranked document.

@@ -32,6 +32,7 @@ pub mod fetch;
 pub mod guard;
 pub mod inspect;
 pub mod outcome;
+pub mod parallel;
 pub mod progress;
 pub mod report;
 pub mod run;

@@ -288,11 +288,11 @@ fn run_locked(
             let bar = progress.stage("extract", 0);
             report.extract = Some(extract::run(&topic, &mut store, &run_dir, &bar)?);
         }
-        let docs = extract::read_documents(&run_dir.join("docs.jsonl"))?;
-        report.harvest = Some(extract::harvest(&store, &docs)?);
+        let (harvest, documents) = extract::harvest(&store, &run_dir.join("docs.jsonl"))?;
+        report.harvest = Some(harvest);
         if options.to >= Stage::Export {
-            let bar = progress.stage("export", docs.len() as u64);
-            report.export = Some(export::run(&topic, &mut store, &run_dir, &docs, &bar)?);
+            let bar = progress.stage("export", documents);
+            report.export = Some(export::run(&topic, &mut store, &run_dir, &bar)?);
             seeds::write_csv(&store, &run_dir)?;
         }
     }

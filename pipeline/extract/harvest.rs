@@ -3,16 +3,39 @@
 //! (clean text bytes ÷ downloaded bytes, SpiderLing's measure).
 //!
 //! **In:** `crawl.sqlite` (pages in fetch order with their verdicts, bytes downloaded) and the
-//! kept documents. **Out:** [`Harvest`] for `report.json` and the summary.
+//! kept documents in `docs.jsonl`, streamed. **Out:** [`Harvest`] for `report.json` and the summary.
 //!
 //! **Invariants:** reads only; hosts ordered by clean text, then name.
 
-use super::Document;
+use std::borrow::Cow;
+use std::io::BufRead;
+use std::path::Path;
+
+use anyhow::Context;
+use serde::Deserialize;
+
 use crate::report::{Harvest, HostYield};
 use crate::store::Store;
 
-/// The harvest curve and per-host yield, from `crawl.sqlite` and the kept documents.
-pub fn harvest(store: &Store, docs: &[Document]) -> anyhow::Result<Harvest> {
+/// What the yield needs of a document: its host and the length of its paragraphs (read
+/// without copying the text when it has no escapes).
+#[derive(Deserialize)]
+struct Lengths<'a> {
+    #[serde(borrow)]
+    host: Cow<'a, str>,
+    #[serde(borrow)]
+    paragraphs: Vec<TextOnly<'a>>,
+}
+
+#[derive(Deserialize)]
+struct TextOnly<'a> {
+    #[serde(borrow)]
+    text: Cow<'a, str>,
+}
+
+/// The harvest curve and per-host yield, from `crawl.sqlite` and the kept documents in
+/// `docs_path` (`docs.jsonl`, read one line at a time); also the number of documents.
+pub fn harvest(store: &Store, docs_path: &Path) -> anyhow::Result<(Harvest, u64)> {
     // HTML/text pages in fetch order, with the clean-text verdict the extract stage recorded.
     let pages = store.judged_in_fetch_order()?;
     let on_topic_per_100 = pages
@@ -34,9 +57,40 @@ pub fn harvest(store: &Store, docs: &[Document]) -> anyhow::Result<Harvest> {
     for (url, length) in store.fetched_lengths()? {
         hosts.entry(host_of(&url)).or_default().downloaded_bytes += length;
     }
-    for doc in docs {
+    let file = std::fs::File::open(docs_path).with_context(|| {
+        format!(
+            "cannot read {} (run the extract stage first: `--from extract`)",
+            docs_path.display()
+        )
+    })?;
+    let mut lines = std::io::BufReader::with_capacity(1 << 20, file);
+    let (mut line, mut line_no, mut documents) = (String::new(), 0usize, 0u64);
+    loop {
+        line.clear();
+        line_no += 1;
+        let n = lines
+            .read_line(&mut line)
+            .with_context(|| format!("cannot read {}", docs_path.display()))?;
+        if n == 0 {
+            break;
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        let doc: Lengths<'_> = serde_json::from_str(&line).with_context(|| {
+            format!(
+                "{} line {line_no}: not a glaneur document",
+                docs_path.display()
+            )
+        })?;
         let bytes: usize = doc.paragraphs.iter().map(|p| p.text.len() + 1).sum();
-        hosts.entry(doc.host.clone()).or_default().text_bytes += bytes as u64;
+        documents += 1;
+        match hosts.get_mut(doc.host.as_ref()) {
+            Some(entry) => entry.text_bytes += bytes as u64,
+            None => {
+                hosts.entry(doc.host.into_owned()).or_default().text_bytes += bytes as u64;
+            }
+        }
     }
     let mut hosts: Vec<HostYield> = hosts
         .into_iter()
@@ -55,8 +109,11 @@ pub fn harvest(store: &Store, docs: &[Document]) -> anyhow::Result<Harvest> {
             .cmp(&a.text_bytes)
             .then_with(|| a.host.cmp(&b.host))
     });
-    Ok(Harvest {
-        on_topic_per_100,
-        hosts,
-    })
+    Ok((
+        Harvest {
+            on_topic_per_100,
+            hosts,
+        },
+        documents,
+    ))
 }

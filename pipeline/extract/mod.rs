@@ -31,7 +31,6 @@ pub use harvest::harvest;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -169,7 +168,7 @@ pub fn run(
     };
     let warc_dir = run_dir.join("warc");
     let product_token = stages::web::robots::product_token(&topic.user_agent());
-    let processed = parallel_map(
+    let processed = crate::parallel::map(
         pages,
         |page| {
             let outcome = process(
@@ -204,7 +203,7 @@ pub fn run(
             (page, outcome)
         })
         .collect();
-    let finals = parallel_map(
+    let finals = crate::parallel::map(
         staged,
         |(page, outcome)| {
             let result = outcome.map(|(p, m)| finalize(topic, &page, p, &m));
@@ -308,77 +307,65 @@ pub fn run(
     Ok(report)
 }
 
-/// Maps `items` on all cores, keeping their order.
-fn parallel_map<T: Send, U: Send>(
-    items: Vec<T>,
-    f: impl Fn(T) -> U + Sync,
-    bar: &indicatif::ProgressBar,
-) -> Vec<U> {
-    let n = items.len();
-    let workers = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(n.max(1));
-    let slots: Vec<std::sync::Mutex<Option<T>>> = items
-        .into_iter()
-        .map(|t| std::sync::Mutex::new(Some(t)))
-        .collect();
-    let results: Vec<std::sync::Mutex<Option<U>>> =
-        (0..n).map(|_| std::sync::Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= n {
-                        break;
-                    }
-                    let item = slots[i].lock().ok().and_then(|mut s| s.take());
-                    if let Some(item) = item {
-                        let value = f(item);
-                        if let Ok(mut slot) = results[i].lock() {
-                            *slot = Some(value);
-                        }
-                    }
-                    bar.inc(1);
-                }
-            });
-        }
-    });
-    results
-        .into_iter()
-        .filter_map(|m| m.into_inner().ok().flatten())
-        .collect()
+/// Reads `docs.jsonl` whole (tests and small runs; the stages stream it with [`documents`]).
+pub fn read_documents(path: &Path) -> anyhow::Result<Vec<Document>> {
+    documents(path)?.map(|r| r.map(|(doc, _)| doc)).collect()
 }
 
-/// Reads `docs.jsonl`.
-pub fn read_documents(path: &Path) -> anyhow::Result<Vec<Document>> {
-    let text = std::fs::read_to_string(path).with_context(|| {
+/// `docs.jsonl`, one document at a time with the length of its line, so that a corpus larger
+/// than memory streams through the export.
+pub fn documents(path: &Path) -> anyhow::Result<DocumentReader> {
+    let file = std::fs::File::open(path).with_context(|| {
         format!(
             "cannot read {} (run the extract stage first: `--from extract`)",
             path.display()
         )
     })?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, line)| {
-            serde_json::from_str(line).with_context(|| {
-                format!("{} line {}: not a glaneur document", path.display(), i + 1)
-            })
-        })
-        .collect()
+    Ok(DocumentReader {
+        path: path.to_path_buf(),
+        lines: std::io::BufReader::with_capacity(1 << 20, file),
+        line_no: 0,
+        buf: String::new(),
+    })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// The iterator of [`documents`].
+pub struct DocumentReader {
+    path: std::path::PathBuf,
+    lines: std::io::BufReader<std::fs::File>,
+    line_no: usize,
+    buf: String,
+}
 
-    #[test]
-    fn parallel_map_keeps_order() {
-        let bar = indicatif::ProgressBar::hidden();
-        let out = parallel_map((0..1000).collect(), |x: i32| x * 2, &bar);
-        assert_eq!(out, (0..1000).map(|x| x * 2).collect::<Vec<_>>());
+impl Iterator for DocumentReader {
+    type Item = anyhow::Result<(Document, usize)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        use std::io::BufRead;
+        loop {
+            self.buf.clear();
+            self.line_no += 1;
+            match self.lines.read_line(&mut self.buf) {
+                Ok(0) => return None,
+                Ok(n) if !self.buf.trim().is_empty() => {
+                    let doc = serde_json::from_str(&self.buf).with_context(|| {
+                        format!(
+                            "{} line {}: not a glaneur document",
+                            self.path.display(),
+                            self.line_no
+                        )
+                    });
+                    return Some(doc.map(|d| (d, n)));
+                }
+                Ok(_) => continue,
+                Err(e) => {
+                    return Some(Err(anyhow::Error::new(e).context(format!(
+                        "cannot read {} line {}",
+                        self.path.display(),
+                        self.line_no
+                    ))));
+                }
+            }
+        }
     }
 }

@@ -529,6 +529,108 @@ mod tests {
         }
     }
 
+    /// Documents that recombine a few shared "paragraphs", as pages of one site do: many pairs
+    /// at high cosines, every document sharing the frequent words.
+    fn recombined_matrix(seed: u64, n: usize) -> SparseMatrix {
+        let mut rng = XorShift(seed);
+        let paragraphs: Vec<Vec<String>> = (0..25)
+            .map(|_| {
+                (0..12)
+                    .map(|_| format!("w{}", rng.below(400).min(rng.below(400))))
+                    .collect()
+            })
+            .collect();
+        let mut m = MatrixBuilder::new(false);
+        for _ in 0..n {
+            let doc: Vec<String> = (0..1 + rng.below(4))
+                .flat_map(|_| paragraphs[rng.below(25) as usize].clone())
+                .collect();
+            m.add(&doc);
+        }
+        m.filtered()
+    }
+
+    #[test]
+    fn finds_every_pair_at_high_thresholds() {
+        for (seed, tf) in [(5, TermFrequency::Raw), (9, TermFrequency::Sublinear)] {
+            let m = recombined_matrix(seed, 150);
+            let full = brute_force(&m, tf);
+            for threshold in [0.2, 0.5, 0.7, 0.9, 0.99] {
+                for top_k in [None, Some(2)] {
+                    let got = similar_pairs_with(
+                        &m,
+                        &SimilarityOptions {
+                            threshold,
+                            top_k,
+                            tf,
+                        },
+                    );
+                    let mut want = Vec::new();
+                    for (i, row) in full.iter().enumerate() {
+                        for (j, &s) in row.iter().enumerate().skip(i + 1) {
+                            if s >= threshold {
+                                want.push((i, j));
+                            }
+                        }
+                    }
+                    assert!(
+                        want.len() > 20,
+                        "too few pairs at {threshold}: {}",
+                        want.len()
+                    );
+                    let near = |i: usize, j: usize| (full[i][j] - threshold).abs() < 1e-9;
+                    let got_pairs: Vec<(usize, usize)> = got
+                        .iter()
+                        .filter(|p| !near(p.0, p.1))
+                        .map(|p| (p.0, p.1))
+                        .collect();
+                    for &(i, j, s) in &got {
+                        assert!((s - full[i][j]).abs() < 1e-12);
+                    }
+                    match top_k {
+                        None => {
+                            let want: Vec<_> =
+                                want.into_iter().filter(|&(i, j)| !near(i, j)).collect();
+                            assert_eq!(got_pairs, want, "threshold {threshold}, {tf:?}");
+                        }
+                        Some(k) => {
+                            for &(i, j) in &got_pairs {
+                                assert!(full[i][j] >= threshold, "{i} {j}");
+                            }
+                            let mut brute: HashSet<(usize, usize)> = HashSet::new();
+                            for (i, row) in full.iter().enumerate() {
+                                let mut nbs: Vec<(usize, f64)> = row
+                                    .iter()
+                                    .enumerate()
+                                    .filter(|&(j, &s)| j != i && s >= threshold)
+                                    .map(|(j, &s)| (j, s))
+                                    .collect();
+                                nbs.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                                for &(j, _) in nbs.iter().take(k) {
+                                    brute.insert((i.min(j), i.max(j)));
+                                }
+                            }
+                            // Neighbour ties at equal cosines may resolve either way after
+                            // rounding: compare pairs whose cosine is not tied in its row.
+                            let got_set: HashSet<_> = got.iter().map(|p| (p.0, p.1)).collect();
+                            let diff: Vec<_> = got_set.symmetric_difference(&brute).collect();
+                            assert!(
+                                diff.iter().all(|&&(i, j)| {
+                                    full[i].iter().chain(&full[j]).enumerate().any(|(x, &s)| {
+                                        x % full.len() != i
+                                            && x % full.len() != j
+                                            && (s - full[i][j]).abs() < 1e-9
+                                    })
+                                }),
+                                "top-{k} at {threshold}: {diff:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn matches_brute_force_top_k() {
         let m = random_matrix(3, 80, 200, 30);

@@ -93,49 +93,74 @@ const UNKNOWN_LEMMA: &str = "<unknown>";
 /// [`TaggedError`] for the first malformed line (wrong column count, empty word or POS,
 /// nested, unopened or unclosed `<doc>`), naming its 1-based line number.
 pub fn parse_tagged(text: &str) -> Result<Vec<TaggedDoc>, TaggedError> {
+    let mut reader = TaggedReader::default();
     let mut docs = Vec::new();
-    // The document being filled and, when it came from a `<doc>` line, that line's number.
-    let mut current: Option<(TaggedDoc, Option<usize>)> = None;
-    for (index, raw) in text.lines().enumerate() {
-        let line_no = index + 1;
+    for line in text.lines() {
+        docs.extend(reader.line(line)?);
+    }
+    docs.extend(reader.finish()?);
+    Ok(docs)
+}
+
+/// [`parse_tagged`] one line at a time, so that a tagged corpus larger than memory is read
+/// document by document: feed every line to [`TaggedReader::line`], which returns each
+/// document as it closes, then call [`TaggedReader::finish`].
+#[derive(Debug, Default)]
+pub struct TaggedReader {
+    /// The document being filled and, when it came from a `<doc>` line, that line's number.
+    current: Option<(TaggedDoc, Option<usize>)>,
+    /// Lines read so far.
+    line_no: usize,
+}
+
+impl TaggedReader {
+    /// Reads the next line; returns the document it closes, if any.
+    ///
+    /// # Errors
+    /// As [`parse_tagged`], with the line's 1-based number in the input.
+    pub fn line(&mut self, raw: &str) -> Result<Option<TaggedDoc>, TaggedError> {
+        self.line_no += 1;
+        let line_no = self.line_no;
         // `lines()` leaves the `\r` of CRLF files; a tagger run on Windows writes them.
-        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        let line = raw.strip_suffix('\n').unwrap_or(raw);
+        let line = line.strip_suffix('\r').unwrap_or(line);
         if line.trim().is_empty() {
-            continue;
+            return Ok(None);
         }
         if line.starts_with('<') && !line.contains('\t') {
             if let Some(attrs) = doc_open_attrs(line) {
-                match current.take() {
+                let done = match self.current.take() {
                     Some((_, Some(open))) => {
                         return Err(TaggedError::NestedDoc {
                             line: line_no,
                             open,
                         });
                     }
-                    Some((implicit, None)) => docs.push(implicit),
-                    None => {}
-                }
+                    Some((implicit, None)) => Some(implicit),
+                    None => None,
+                };
                 let id = attribute(attrs, "id").unwrap_or_default();
-                current = Some((
+                self.current = Some((
                     TaggedDoc {
                         id,
                         tokens: Vec::new(),
                     },
                     Some(line_no),
                 ));
+                return Ok(done);
             } else if is_doc_close(line) {
-                match current.take() {
-                    Some((doc, Some(_))) => docs.push(doc),
-                    _ => return Err(TaggedError::UnopenedClose { line: line_no }),
-                }
+                return match self.current.take() {
+                    Some((doc, Some(_))) => Ok(Some(doc)),
+                    _ => Err(TaggedError::UnopenedClose { line: line_no }),
+                };
             }
-            continue;
+            return Ok(None);
         }
         let token = parse_token(line, line_no)?;
-        match &mut current {
+        match &mut self.current {
             Some((doc, _)) => doc.tokens.push(token),
             None => {
-                current = Some((
+                self.current = Some((
                     TaggedDoc {
                         id: String::new(),
                         tokens: vec![token],
@@ -144,14 +169,19 @@ pub fn parse_tagged(text: &str) -> Result<Vec<TaggedDoc>, TaggedError> {
                 ));
             }
         }
+        Ok(None)
     }
-    match current {
-        Some((_, Some(open))) => Err(TaggedError::UnclosedDoc { line: open }),
-        Some((implicit, None)) => {
-            docs.push(implicit);
-            Ok(docs)
+
+    /// Ends the input; returns the last document (tokens after the last `</doc>`).
+    ///
+    /// # Errors
+    /// [`TaggedError::UnclosedDoc`] when the input ends inside a `<doc>` block.
+    pub fn finish(self) -> Result<Option<TaggedDoc>, TaggedError> {
+        match self.current {
+            Some((_, Some(open))) => Err(TaggedError::UnclosedDoc { line: open }),
+            Some((implicit, None)) => Ok(Some(implicit)),
+            None => Ok(None),
         }
-        None => Ok(docs),
     }
 }
 

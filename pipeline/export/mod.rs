@@ -1,0 +1,409 @@
+//! The export stage: documents and the crawl's graph → files the linguists' tools read.
+//!
+//! **In:** `docs.jsonl` (streamed) and `crawl.sqlite`; `tagged/` when a tagger has run.
+//! **Out:** `treetagger/` (one token per line with `<doc>`/`<p>` lines), `vrt/corpus.vrt`
+//! (CWB vertical), `conllu/corpus.conllu`, `talismane/corpus.txt`, `metadata.csv` (TXM), `matrix/`
+//! (`counts.mtx` Matrix Market + `vocab.tsv` + `docs.tsv`), `graph/` (the hyperlink graph as
+//! GraphML, GEXF 1.3, DOT, Pajek and CSV with PageRank; the host graph; broken and external
+//! links; a site map per host), and the token count of each document in `crawl.sqlite`.
+//!
+//! **Invariants:** the TreeTagger, `.vrt`, CoNLL-U and Talismane files and the matrix are built
+//! from the *same* token stream (each document is tokenized and split into sentences once); matrix row `i` is line `i` of `docs.tsv` and the
+//! `i`-th `<doc>` of the corpus file; every folder is rebuilt from scratch, so a re-run never
+//! leaves stale files of an earlier run. Documents stream: they are formatted on every core
+//! in batches of [`BATCH_BYTES`] of `docs.jsonl` and written in order as they come, so the
+//! memory of the token formats is a few batches, not the corpus (the matrix, the similarity
+//! graph, the query index and the link graph are built whole: their memory grows with the
+//! corpus's vocabulary, non-zeros, tokens and links).
+
+mod document;
+mod graphs;
+mod tags;
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::Context;
+use stages::export::matrix::MatrixBuilder;
+use stages::export::{matrix, vertical};
+
+use crate::report::ExportReport;
+use crate::store::Store;
+use crate::topic::{Topic, TreeTaggerLayout};
+use document::{Formatted, Shared};
+use tags::TaggedStream;
+
+/// `docs.jsonl` bytes formatted together on every core; two batches are in memory at a time,
+/// with their formats (about ten times their size).
+pub const BATCH_BYTES: usize = 4 << 20;
+
+/// A buffered output file, named in its errors.
+struct Output {
+    path: std::path::PathBuf,
+    file: std::io::BufWriter<std::fs::File>,
+}
+
+impl Output {
+    fn create(path: std::path::PathBuf) -> anyhow::Result<Output> {
+        let file = std::fs::File::create(&path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(Output {
+            file: std::io::BufWriter::with_capacity(1 << 20, file),
+            path,
+        })
+    }
+
+    fn put(&mut self, text: &str) -> anyhow::Result<()> {
+        self.file
+            .write_all(text.as_bytes())
+            .with_context(|| format!("cannot write {}", self.path.display()))
+    }
+
+    fn finish(mut self) -> anyhow::Result<()> {
+        self.file
+            .flush()
+            .with_context(|| format!("cannot write {}", self.path.display()))
+    }
+}
+
+/// Runs every export; returns their figures.
+pub fn run(
+    topic: &Topic,
+    store: &mut Store,
+    run_dir: &Path,
+    bar: &indicatif::ProgressBar,
+) -> anyhow::Result<ExportReport> {
+    let started = Instant::now();
+    let tt_dir = fresh_dir(&run_dir.join("treetagger"))?;
+    let vrt_dir = fresh_dir(&run_dir.join("vrt"))?;
+    let conllu_dir = fresh_dir(&run_dir.join("conllu"))?;
+    let talismane_dir = fresh_dir(&run_dir.join("talismane"))?;
+    let matrix_dir = fresh_dir(&run_dir.join("matrix"))?;
+    let graph_dir = fresh_dir(&run_dir.join("graph"))?;
+    let txt_dir = fresh_dir(&run_dir.join("txt"))?;
+    let vrt_path = vrt_dir.join("corpus.vrt");
+    let mut vrt = Output::create(vrt_path.clone())?;
+    let mut conllu = Output::create(conllu_dir.join("corpus.conllu"))?;
+    let mut talismane = Output::create(talismane_dir.join("corpus.txt"))?;
+    let mut metadata = Output::create(run_dir.join("metadata.csv"))?;
+    metadata.put(vertical::metadata_csv_header())?;
+    metadata.put("\n")?;
+    let mut corpus_tt = match topic.file.output.treetagger {
+        TreeTaggerLayout::PerCorpus => Some(Output::create(tt_dir.join("corpus.tt"))?),
+        TreeTaggerLayout::PerDocument => None,
+    };
+    // Each document's row facts, in matrix row order, until the matrix is filtered
+    // (`docs.tsv`'s `words` counts what the filtered matrix keeps).
+    let rows_path = matrix_dir.join("docs.rows.tmp");
+    let mut rows = csv::WriterBuilder::new()
+        .delimiter(b'\t')
+        .has_headers(false)
+        .from_path(&rows_path)
+        .with_context(|| format!("cannot write {}", rows_path.display()))?;
+
+    let mut report = ExportReport::default();
+    let mut matrix = MatrixBuilder::with_options(topic.file.matrix.options())
+        .map_err(|e| anyhow::anyhow!("[matrix]: {e}"))?;
+    // The tagger's output, when one has run: pos and lemma go into the `.vrt`, CoNLL-U, the
+    // index and the lemma matrix.
+    let mut tagged = TaggedStream::open(&run_dir.join("tagged"))?;
+    let tagset = tagged.as_ref().map(|(_, tagset)| *tagset);
+    let mut lemma_matrix = match tagged {
+        Some(_) => Some(
+            MatrixBuilder::with_options(topic.file.matrix.options())
+                .map_err(|e| anyhow::anyhow!("[matrix]: {e}"))?,
+        ),
+        None => None,
+    };
+    let (mut untagged, mut lemmas_missing) = (0u64, 0u64);
+    // The ranked document search (`glaneur search`), stemmed in the topic's first language.
+    let language = topic.file.languages.first().map_or("", String::as_str);
+    let mut search = crate::doc_search::Builder::new(&run_dir.join("search"), language)?;
+    let mut row_of: HashMap<i64, usize> = HashMap::new();
+    let shared = Shared {
+        default_language: topic
+            .file
+            .languages
+            .first()
+            .map_or("fr", String::as_str)
+            .to_string(),
+        layout: topic.file.output.treetagger,
+        tt_dir: tt_dir.clone(),
+        txt_dir,
+        tagset,
+    };
+    let source = crate::extract::documents(&run_dir.join("docs.jsonl"))?.map(|doc| {
+        let (doc, bytes) = doc?;
+        let tokens = match &mut tagged {
+            Some((stream, _)) => Some(stream.tokens_of(&doc.id)?),
+            None => None,
+        };
+        Ok(((doc, tokens), bytes))
+    });
+    crate::parallel::ordered(
+        source,
+        BATCH_BYTES,
+        |job| document::format(&shared, job),
+        |f: Formatted| {
+            // TreeTagger's tokenizer keeps `<…>` spans whole as SGML (the tagger skips
+            // them): they are not words of the matrix.
+            let words: Vec<&str> = f
+                .split
+                .iter()
+                .flatten()
+                .flat_map(|s| s.tokens.iter())
+                .map(String::as_str)
+                .filter(|t| !stages::corpus::tokenize::is_markup(t))
+                .collect();
+            let (row, _) = matrix.add(&words);
+            if let Some(lemma_matrix) = &mut lemma_matrix {
+                match &f.tagged {
+                    Some(Some(tokens)) => {
+                        let lemmas: Vec<&str> = tokens
+                            .iter()
+                            // Escaped `<…>` spans (markup to TreeTagger) are not words.
+                            .filter(|t| !(t.word.starts_with("&lt;") && t.word.ends_with("&gt;")))
+                            .map(|t| t.lemma.as_str())
+                            .collect();
+                        lemma_matrix.add(&lemmas);
+                    }
+                    // Keep the row so that rows still match docs.tsv.
+                    _ => {
+                        lemma_matrix.add::<&str>(&[]);
+                        lemmas_missing += 1;
+                    }
+                }
+            }
+            untagged += u64::from(f.untagged);
+            report.documents += 1;
+            report.tokens += f.n_tokens as u64;
+            if let Some(tt) = &mut corpus_tt {
+                tt.put(&f.tt)?;
+            }
+            vrt.put(&f.vrt)?;
+            conllu.put(&f.conllu)?;
+            talismane.put(&f.talismane)?;
+            metadata.put(&f.metadata)?;
+            metadata.put("\n")?;
+            let d = &f.doc;
+            rows.write_record([
+                d.id.as_str(),
+                d.url.as_str(),
+                d.title.as_str(),
+                d.language.as_str(),
+                &d.score.to_string(),
+                &f.n_tokens.to_string(),
+                d.host.as_str(),
+            ])
+            .with_context(|| format!("cannot write {}", rows_path.display()))?;
+            row_of.insert(d.url_id, row);
+            store.set_tokens(d.url_id, f.n_tokens as u64)?;
+            search.add(d)?;
+            bar.inc(1);
+            Ok(())
+        },
+    )?;
+    for out in [
+        Some(vrt),
+        Some(conllu),
+        Some(talismane),
+        Some(metadata),
+        corpus_tt,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        out.finish()?;
+    }
+    rows.flush()
+        .with_context(|| format!("cannot write {}", rows_path.display()))?;
+    drop(rows);
+    search.finish()?;
+
+    let filtered = matrix.filtered();
+    drop(matrix);
+    let nodes = write_docs_tsv(&matrix_dir, &rows_path, &filtered, &mut report)?;
+    write_matrix(&matrix_dir, "", &filtered)?;
+    write(
+        &matrix_dir.join("long.csv"),
+        filtered.to_long_csv().as_bytes(),
+    )?;
+    match filtered.to_dense_csv(matrix::DENSE_MAX_CELLS) {
+        Ok(dense) => write(&matrix_dir.join("dense.csv"), dense.as_bytes())?,
+        Err(refused) => report.dense_csv = Some(refused.to_string()),
+    }
+    report.vocabulary = filtered.n_cols() as u64;
+    report.nonzeros = filtered.nnz() as u64;
+    if let Some(lemma_matrix) = lemma_matrix {
+        let lemma_matrix = lemma_matrix.filtered();
+        write_matrix(&matrix_dir, "lemma-", &lemma_matrix)?;
+        report.lemma_vocabulary = Some(lemma_matrix.n_cols() as u64);
+        // Documents the tagger output does not hold, or holds with other tokens.
+        report.tagged_documents_missing = Some(untagged.max(lemmas_missing));
+    }
+    // The query index (`glaneur kwic`, `freq`, `colloc`, `keywords`) of the `.vrt` just written.
+    let columns: &[&str] = if tagset.is_some() {
+        &["word", "pos", "lemma"]
+    } else {
+        &["word"]
+    };
+    crate::corpus_index::build(&vrt_path, columns, &run_dir.join("index"))?;
+
+    let graph = graphs::build_graph(store)?;
+    graphs::write_graphs(store, &graph_dir, &graph)?;
+    graphs::write_similarity(
+        topic,
+        &graph_dir,
+        &filtered,
+        &graph,
+        &nodes,
+        &row_of,
+        &mut report,
+    )?;
+    report.graph_nodes = graph.graph.node_count() as u64;
+    report.graph_edges = graph.graph.edge_count() as u64;
+    store.commit()?;
+    report.seconds = started.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    Ok(report)
+}
+
+/// `matrix/docs.tsv` from the rows kept while streaming (then removed), with each row's word
+/// count in the filtered matrix; returns what the similarity graph's nodes show.
+fn write_docs_tsv(
+    matrix_dir: &Path,
+    rows_path: &Path,
+    filtered: &matrix::SparseMatrix,
+    report: &mut ExportReport,
+) -> anyhow::Result<Vec<graphs::Node>> {
+    let mut docs_tsv = csv::WriterBuilder::new()
+        .delimiter(b'\t')
+        .quote_style(csv::QuoteStyle::Never)
+        .from_writer(Output::create(matrix_dir.join("docs.tsv"))?.file);
+    docs_tsv.write_record([
+        "row", "id", "url", "title", "language", "score", "tokens", "words",
+    ])?;
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(b'\t')
+        .has_headers(false)
+        .from_path(rows_path)
+        .with_context(|| format!("cannot read {}", rows_path.display()))?;
+    let mut nodes = Vec::with_capacity(filtered.n_rows());
+    for (i, record) in reader.records().enumerate() {
+        let record = record.with_context(|| format!("cannot read {}", rows_path.display()))?;
+        let field = |k: usize| record.get(k).unwrap_or("");
+        let words: u64 = filtered.row(i).iter().map(|&(_, n)| u64::from(n)).sum();
+        report.words += words;
+        let score: f64 = field(4).parse().unwrap_or(0.0);
+        docs_tsv.write_record([
+            (i + 1).to_string(),
+            field(0).to_string(),
+            tsv_field(field(1)),
+            tsv_field(field(2)),
+            field(3).to_string(),
+            format!("{score:.4}"),
+            field(5).to_string(),
+            words.to_string(),
+        ])?;
+        nodes.push(graphs::Node {
+            doc: field(0).to_string(),
+            url: field(1).to_string(),
+            title: field(2).to_string(),
+            language: field(3).to_string(),
+            score,
+            host: field(6).to_string(),
+        });
+    }
+    docs_tsv.flush().context("cannot write matrix/docs.tsv")?;
+    drop(reader);
+    std::fs::remove_file(rows_path)
+        .with_context(|| format!("cannot remove {}", rows_path.display()))?;
+    Ok(nodes)
+}
+
+/// `PREFIXcounts.mtx` (Matrix Market) and `PREFIXvocab.tsv` of a matrix.
+fn write_matrix(dir: &Path, prefix: &str, m: &matrix::SparseMatrix) -> anyhow::Result<()> {
+    write(
+        &dir.join(format!("{prefix}counts.mtx")),
+        m.to_matrix_market().as_bytes(),
+    )?;
+    write(
+        &dir.join(format!("{prefix}vocab.tsv")),
+        m.vocabulary_tsv().as_bytes(),
+    )
+}
+
+/// Longest host part of a site map's file name, in bytes: with the hash and the extension the
+/// name stays under the 255 bytes file systems allow (a host name may have 253).
+const STEM_BYTES: usize = 180;
+
+/// The file name (without extension) of a host's site map: the host with every character but
+/// letters, digits, `.` and `-` replaced by `_`; when that changed it or it is too long for a
+/// file name, cut and followed by a hash of the host, so that two hosts never share a file.
+pub(super) fn sitemap_stem(host: &str) -> String {
+    let clean: String = host
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if clean == host && clean.len() <= STEM_BYTES {
+        return clean;
+    }
+    // FNV-1a: the same name for the same host in every run and every version.
+    let hash = host.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    let cut: String = clean.chars().take(STEM_BYTES).collect();
+    format!("{cut}-{hash:016x}")
+}
+
+/// Tabs and line breaks become spaces (a `docs.tsv` row stays one line; titles and URLs rarely
+/// have them, but web input can), then the field is quoted by the rule of every table
+/// glaneur writes (`stages::export::delimited`), so R and pandas read it whole.
+fn tsv_field(value: &str) -> String {
+    let one_line: String = value
+        .chars()
+        .map(|c| {
+            if c == '\t' || c == '\n' || c == '\r' {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    stages::export::delimited::field(&one_line, '\t').into_owned()
+}
+
+fn fresh_dir(dir: &Path) -> anyhow::Result<std::path::PathBuf> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).with_context(|| format!("cannot clear {}", dir.display()))?;
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    Ok(dir.to_path_buf())
+}
+
+pub(super) fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn site_map_names_fit_a_file_system_and_never_collide() {
+        assert_eq!(sitemap_stem("docs.gimp.test"), "docs.gimp.test");
+        let long = format!("{}.test", vec!["a".repeat(63); 3].join("."));
+        let stem = sitemap_stem(&long);
+        assert!(stem.len() + ".html".len() < 255, "{}", stem.len());
+        assert_ne!(sitemap_stem("a.test:8080"), sitemap_stem("a.test_8080"));
+        assert_eq!(sitemap_stem("a.test:8080"), sitemap_stem("a.test:8080"));
+    }
+}
