@@ -123,6 +123,10 @@ pub struct ExportReport {
     pub dense_csv: Option<String>,
     /// Edges of the similarity graph.
     pub similarity_edges: u64,
+    /// Why the similarity graph was not computed (more documents than
+    /// `[similarity] max_documents`), when it was not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity_skipped: Option<String>,
     /// Lemma columns of `matrix/lemma-counts.mtx`, when tagger output was read back.
     pub lemma_vocabulary: Option<u64>,
     /// Documents absent from the tagger output (stale `tagged/`: run the tagger again).
@@ -393,6 +397,9 @@ impl Report {
                 export.graph_nodes,
                 export.graph_edges
             );
+            if let Some(why) = &export.similarity_skipped {
+                let _ = writeln!(out, "  {:<8} {:>8}  {why}", "", "");
+            }
         }
         let _ = writeln!(out);
         let _ = writeln!(out, "  every URL seen, by final state and reason:");

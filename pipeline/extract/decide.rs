@@ -1,18 +1,14 @@
 //! The corpus decision (step 4): why a page is not a document (noindex, empty, language,
 //! off-topic), then exact and near duplicates among the pages that pass every other test.
 //!
-//! **In:** the [`Final`] pages in URL-id order. **Out:** each page's [`Reason`] and detail;
-//! each original's copies.
+//! **In:** a [`Final`] page; the duplicate verdicts of the candidates. **Out:** each page's
+//! [`Reason`] and detail; each original's copies.
 //!
 //! **Invariants:** the decision depends only on the pages and the topic, never on thread
 //! scheduling; which copy of a duplicate is kept is `stages::corpus::dedup`'s fixed rule.
 
 use super::*;
 use crate::topic::TextSection;
-
-/// A page, its final text (or why it could not be read) and the reason it is not a corpus
-/// document, duplicates aside.
-pub(super) type Decided = (StoredPage, Result<Final, String>, Option<(Reason, String)>);
 
 /// With `[text] paragraph_language`, the share of a page's text (paragraphs long enough to
 /// have their own language) that must be in a target language for the page to be kept with
@@ -88,67 +84,30 @@ pub(super) fn decide(topic: &Topic, f: &Final) -> Option<(Reason, String)> {
 /// A duplicate's corpus decision: reason, detail, and the id of the document it copies.
 pub(super) type DuplicateReason = (Reason, String, String);
 
-/// Exact and near duplicates among the documents that pass every other test, in URL-id order:
-/// each original's copies, and each copy's decision (by index into `decided`).
-pub(super) fn duplicates(
+/// Each original's copies and each copy's decision, by index into the candidates (the
+/// documents that pass every other test, in URL-id order), from their duplicate verdicts;
+/// `document_of(k)` gives candidate `k`'s document id and page.
+pub(super) fn duplicates<'a>(
     text: &TextSection,
-    decided: &[Decided],
+    verdicts: &[Verdict],
+    document_of: impl Fn(usize) -> (String, &'a StoredPage),
 ) -> (
     BTreeMap<usize, Vec<DuplicateRef>>,
     HashMap<usize, DuplicateReason>,
 ) {
-    // Duplicates among the documents that pass every other test, in URL-id order.
-    let eligible: Vec<usize> = decided
-        .iter()
-        .enumerate()
-        .filter(|(_, (_, r, reason))| r.is_ok() && reason.is_none())
-        .map(|(i, _)| i)
-        .collect();
-    let verdicts = {
-        let mut fingerprints = Vec::with_capacity(eligible.len());
-        let mut texts = Vec::with_capacity(eligible.len());
-        let joined: Vec<String> = eligible
-            .iter()
-            .filter_map(|&i| decided[i].1.as_ref().ok())
-            .map(|f| {
-                f.doc
-                    .paragraphs
-                    .iter()
-                    .map(|p| p.text.as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n\n")
-            })
-            .collect();
-        for (&i, text) in eligible.iter().zip(&joined) {
-            if let Ok(f) = &decided[i].1 {
-                fingerprints.push(f.fingerprint.clone());
-                texts.push(text.as_str());
-            }
-        }
-        stages::corpus::dedup::deduplicate(
-            &fingerprints,
-            &texts,
-            text.near_duplicates
-                .then_some(text.near_duplicate_threshold),
-        )
-    };
     // Ordered by copy (URL-id order), so each original lists its copies in a stable order.
     let mut duplicate_of: BTreeMap<usize, (usize, Verdict)> = BTreeMap::new();
-    for (k, verdict) in verdicts.iter().enumerate() {
-        if let Some(of) = verdict.original()
-            && let (Some(&copy), Some(&original)) = (eligible.get(k), eligible.get(of))
-        {
+    for (copy, verdict) in verdicts.iter().enumerate() {
+        if let Some(original) = verdict.original() {
             duplicate_of.insert(copy, (original, *verdict));
         }
     }
     let mut copies: BTreeMap<usize, Vec<DuplicateRef>> = BTreeMap::new();
     let mut dup_reason: HashMap<usize, DuplicateReason> = HashMap::new();
     for (&copy, &(original, verdict)) in &duplicate_of {
-        let (orig_id, orig_url) = match &decided[original].1 {
-            Ok(f) => (f.doc.id.clone(), f.doc.url.clone()),
-            Err(_) => continue,
-        };
-        let copy_page = &decided[copy].0;
+        let (orig_id, orig_page) = document_of(original);
+        let orig_url = &orig_page.url;
+        let (_, copy_page) = document_of(copy);
         let (reason, kind, detail, jaccard) = match verdict {
             Verdict::Near { jaccard, .. } => (
                 Reason::NearDuplicate,

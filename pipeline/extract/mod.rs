@@ -25,19 +25,19 @@
 mod decide;
 mod harvest;
 mod page;
+mod spill;
 
 pub use harvest::harvest;
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Context;
 use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
-use stages::corpus::dedup::{Fingerprint, Verdict};
-use stages::corpus::host_boilerplate::{PageParagraphs, RepeatRule, Repeated};
+use stages::corpus::dedup::{Fingerprint, Signature, Verdict};
+use stages::corpus::host_boilerplate::{PageParagraphs, RepeatCounter, RepeatRule, Repeated};
 use stages::corpus::paralang::ParagraphText;
 use stages::focus::formula::PreparedText;
 use stages::focus::score::{self, PageEvidence};
@@ -49,8 +49,8 @@ use crate::report::ExtractReport;
 use crate::store::{PageFacts, Store, StoredPage};
 use crate::topic::Topic;
 use crate::warcfile;
-use decide::{Decided, decide, duplicates};
-use page::{Final, Staged, boilerplate_marks, finalize, process};
+use decide::decide;
+use page::{Final, Processed, finalize, page_paragraphs, process};
 
 /// One line of `docs.jsonl`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -150,7 +150,49 @@ pub struct DuplicateRef {
     pub jaccard: Option<f64>,
 }
 
+/// Bytes of stored responses (compressed WARC records) read back and cleaned together on
+/// every core in pass 1; `extract.tmp/` bytes in pass 2.
+pub const BATCH_BYTES: usize = 4 << 20;
+
+/// A page after pass 2: what the store and the corpus decision need, and, for a page that may
+/// be a document, its lines for `docs.jsonl` and `removed-paragraphs.csv`.
+enum Judged {
+    Unreadable(String),
+    Dropped {
+        facts: PageFacts,
+        encoding_decision: String,
+        reason: (Reason, String),
+    },
+    Candidate {
+        facts: PageFacts,
+        encoding_decision: String,
+        signature: Signature,
+        /// The document as its `docs.jsonl` line (without copies yet).
+        doc_line: String,
+        /// Its removed paragraphs as one JSON line.
+        removed_line: String,
+    },
+}
+
+/// A paragraph taken out of a kept document, as `removed-paragraphs.csv` lists it.
+#[derive(Serialize, Deserialize)]
+struct RemovedRow {
+    index: usize,
+    reason: String,
+    detail: String,
+    kind: String,
+    text: String,
+}
+
 /// Runs the extract stage over every stored page; writes `docs.jsonl` in `run_dir`.
+///
+/// Three passes keep memory bounded by the batches, not by the corpus: (1) every page is read
+/// back and cleaned on all cores, counted for host boilerplate, and written to
+/// `extract.tmp/pages.jsonl`; (2) each page is read back from there, its boilerplate removed,
+/// its score and decision computed on all cores, and the pages that may be documents are
+/// written to `extract.tmp/candidates.jsonl` with their compact signature kept in memory; (3)
+/// after the duplicate decision (on the signatures; the texts of candidate pairs are read
+/// back), the documents are copied to `docs.jsonl`. `extract.tmp/` is removed at the end.
 pub fn run(
     topic: &Topic,
     store: &mut Store,
@@ -159,7 +201,7 @@ pub fn run(
 ) -> anyhow::Result<ExtractReport> {
     let started = Instant::now();
     let pages = store.stored_pages()?;
-    bar.set_length(pages.len() as u64);
+    bar.set_length(2 * pages.len() as u64);
     let options = ExtractOptions {
         keep_everything: topic.file.output.keep_everything,
         max_links: topic.file.crawl.max_links_per_page,
@@ -168,66 +210,185 @@ pub fn run(
     };
     let warc_dir = run_dir.join("warc");
     let product_token = stages::web::robots::product_token(&topic.user_agent());
-    let processed = crate::parallel::map(
-        pages,
+    let scratch = run_dir.join("extract.tmp");
+    if scratch.exists() {
+        std::fs::remove_dir_all(&scratch)
+            .with_context(|| format!("cannot clear {}", scratch.display()))?;
+    }
+    std::fs::create_dir_all(&scratch)
+        .with_context(|| format!("cannot create {}", scratch.display()))?;
+    let mut report = ExtractReport {
+        pages: pages.len() as u64,
+        ..ExtractReport::default()
+    };
+
+    // Pass 1: read back, clean, count host boilerplate (over every readable page of the run,
+    // kept or not: a footer is a footer whatever the page's topic), keep on disk.
+    let text = &topic.file.text;
+    let rule = RepeatRule {
+        min_pages: text.boilerplate_min_pages,
+        min_share: text.boilerplate_min_share,
+    };
+    let boilerplate = !topic.file.output.keep_everything;
+    let mut counter = RepeatCounter::default();
+    let mut processed_out = spill::Writer::create(scratch.join("pages.jsonl"))?;
+    crate::parallel::ordered(
+        pages.iter().map(|p| Ok((p, p.warc.2 as usize))),
+        BATCH_BYTES,
         |page| {
-            let outcome = process(
+            Ok(process(
                 &options,
                 topic.file.text.paragraph_language,
                 &product_token,
                 &warc_dir,
-                &page,
-            );
-            (page, outcome)
+                page,
+            ))
         },
-        bar,
+        |outcome: Result<Processed, String>| {
+            if let Ok(p) = &outcome {
+                report.pages_links_cut += u64::from(p.cut.0 > 0);
+                report.pages_attributes_cut += u64::from(p.cut.1 > 0);
+                if boilerplate {
+                    counter.add(&page_paragraphs(p));
+                }
+            }
+            processed_out.line(&serde_json::to_string(&outcome)?)?;
+            bar.inc(1);
+            Ok(())
+        },
+    )?;
+    let processed_path = processed_out.finish()?;
+
+    // Pass 2: remove the marked paragraphs, evaluate, decide (duplicates aside).
+    let mut candidates_out = spill::Writer::create(scratch.join("candidates.jsonl"))?;
+    // Per candidate: its page (index into `pages`), signature, and line offset.
+    let mut candidates: Vec<(usize, Signature, u64)> = Vec::new();
+    let source = spill::Reader::open(&processed_path)?
+        .enumerate()
+        .map(|(i, line)| line.map(|(line, n)| ((i, line), n)));
+    crate::parallel::ordered(
+        source,
+        BATCH_BYTES,
+        |(i, line): (usize, String)| -> anyhow::Result<(usize, Judged)> {
+            let page = pages
+                .get(i)
+                .context("extract.tmp/pages.jsonl has more pages than the store")?;
+            let outcome: Result<Processed, String> =
+                serde_json::from_str(&line).context("extract.tmp/pages.jsonl: damaged line")?;
+            let p = match outcome {
+                Ok(p) => p,
+                Err(detail) => return Ok((i, Judged::Unreadable(detail))),
+            };
+            let marks = if boilerplate {
+                counter.marks(&page_paragraphs(&p), rule)
+            } else {
+                Vec::new()
+            };
+            let f = finalize(topic, page, p, &marks);
+            let encoding_decision = f.doc.encoding_decision.clone();
+            if let Some(reason) = decide(topic, &f) {
+                return Ok((
+                    i,
+                    Judged::Dropped {
+                        facts: f.facts,
+                        encoding_decision,
+                        reason,
+                    },
+                ));
+            }
+            let removed: Vec<RemovedRow> = f
+                .removed
+                .into_iter()
+                .map(|r| RemovedRow {
+                    index: r.index,
+                    reason: r.reason.name().to_string(),
+                    detail: r.detail,
+                    kind: r.kind.to_string(),
+                    text: r.text,
+                })
+                .collect();
+            Ok((
+                i,
+                Judged::Candidate {
+                    facts: f.facts,
+                    encoding_decision,
+                    signature: f.fingerprint.signature(),
+                    doc_line: serde_json::to_string(&f.doc)?,
+                    removed_line: serde_json::to_string(&removed)?,
+                },
+            ))
+        },
+        |(i, judged)| {
+            let id = pages[i].id;
+            match judged {
+                Judged::Unreadable(detail) => {
+                    store.decision(id, Reason::Unreadable, &detail, None, None, None)?;
+                    *report
+                        .dropped
+                        .entry(Reason::Unreadable.to_string())
+                        .or_default() += 1;
+                }
+                Judged::Dropped {
+                    facts,
+                    encoding_decision,
+                    reason: (reason, detail),
+                } => {
+                    store.page_facts(id, &facts)?;
+                    *report.encodings.entry(encoding_decision).or_default() += 1;
+                    *report.dropped.entry(reason.to_string()).or_default() += 1;
+                    store.decision(id, reason, &detail, None, None, None)?;
+                }
+                Judged::Candidate {
+                    facts,
+                    encoding_decision,
+                    signature,
+                    doc_line,
+                    removed_line,
+                } => {
+                    store.page_facts(id, &facts)?;
+                    *report.encodings.entry(encoding_decision).or_default() += 1;
+                    let offset = candidates_out.line(&doc_line)?;
+                    candidates_out.line(&removed_line)?;
+                    candidates.push((i, signature, offset));
+                }
+            }
+            bar.inc(1);
+            Ok(())
+        },
+    )?;
+    let candidates_path = candidates_out.finish()?;
+    drop(counter);
+
+    // Duplicates among the documents that pass every other test, in URL-id order.
+    let signatures: Vec<Signature> = candidates.iter().map(|c| c.1).collect();
+    let mut lookup = spill::Lookup::open(&candidates_path)?;
+    let mut failed: Option<anyhow::Error> = None;
+    let verdicts = stages::corpus::dedup::deduplicate_signatures(
+        &signatures,
+        text.near_duplicates
+            .then_some(text.near_duplicate_threshold),
+        |k| match candidates.get(k).map(|c| lookup.document_text(c.2)) {
+            Some(Ok(text)) => stages::corpus::dedup::shingle_set(&text),
+            Some(Err(e)) => {
+                failed.get_or_insert(e);
+                Vec::new()
+            }
+            None => Vec::new(),
+        },
     );
-    let mut report = ExtractReport {
-        pages: processed.len() as u64,
-        ..ExtractReport::default()
+    drop(signatures);
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let document_of = |k: usize| {
+        let page = &pages[candidates[k].0];
+        (format!("d{:06}", page.id), page)
     };
-    for (_, p) in &processed {
-        if let Ok(p) = p {
-            report.pages_links_cut += u64::from(p.cut.0 > 0);
-            report.pages_attributes_cut += u64::from(p.cut.1 > 0);
-        }
-    }
+    let (mut copies, mut dup_reason) = decide::duplicates(text, &verdicts, document_of);
 
-    let text = &topic.file.text;
-    let marks = boilerplate_marks(topic, &processed);
-    let mut marks = marks.into_iter();
-    let staged: Vec<(StoredPage, Staged)> = processed
-        .into_iter()
-        .map(|(page, outcome)| {
-            let outcome = outcome.map(|p| (p, marks.next().unwrap_or_default()));
-            (page, outcome)
-        })
-        .collect();
-    let finals = crate::parallel::map(
-        staged,
-        |(page, outcome)| {
-            let result = outcome.map(|(p, m)| finalize(topic, &page, p, &m));
-            (page, result)
-        },
-        &indicatif::ProgressBar::hidden(),
-    );
-
-    // The corpus decision, duplicates aside.
-    let mut decided: Vec<Decided> = Vec::with_capacity(finals.len());
-    for (page, result) in finals {
-        let reason = match &result {
-            Err(detail) => Some((Reason::Unreadable, detail.clone())),
-            Ok(f) => decide(topic, f),
-        };
-        decided.push((page, result, reason));
-    }
-
-    let (mut copies, mut dup_reason) = duplicates(text, &decided);
-
+    // Pass 3: the documents, in URL-id order, with their copies.
     let tmp = run_dir.join("docs.jsonl.tmp");
-    let mut out = std::io::BufWriter::new(
-        std::fs::File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?,
-    );
+    let mut out = spill::Writer::create(tmp.clone())?;
     let audit_tmp = run_dir.join("removed-paragraphs.csv.tmp");
     let mut audit = csv::Writer::from_path(&audit_tmp)
         .with_context(|| format!("cannot write {}", audit_tmp.display()))?;
@@ -241,56 +402,47 @@ pub fn run(
         "text",
     ])?;
     let mut paragraphs_removed: BTreeMap<String, u64> = BTreeMap::new();
-    for (i, (page, result, reason)) in decided.into_iter().enumerate() {
-        let id = page.id;
-        let mut f = match result {
-            Ok(f) => f,
-            Err(detail) => {
-                store.decision(id, Reason::Unreadable, &detail, None, None, None)?;
-                *report
-                    .dropped
-                    .entry(Reason::Unreadable.to_string())
-                    .or_default() += 1;
-                continue;
-            }
+    let mut lines = spill::Reader::open(&candidates_path)?;
+    for (k, &(i, _, _)) in candidates.iter().enumerate() {
+        let page = &pages[i];
+        let (doc_line, removed_line) = match (lines.next(), lines.next()) {
+            (Some(d), Some(r)) => (d?.0, r?.0),
+            _ => anyhow::bail!("{} ends early", candidates_path.display()),
         };
-        store.page_facts(id, &f.facts)?;
-        *report
-            .encodings
-            .entry(f.doc.encoding_decision.clone())
-            .or_default() += 1;
-        if let Some((reason, detail)) = reason {
+        if let Some((reason, detail, original)) = dup_reason.remove(&k) {
             *report.dropped.entry(reason.to_string()).or_default() += 1;
-            store.decision(id, reason, &detail, None, None, None)?;
+            store.decision(page.id, reason, &detail, None, None, Some(&original))?;
             continue;
         }
-        if let Some((reason, detail, original)) = dup_reason.remove(&i) {
-            *report.dropped.entry(reason.to_string()).or_default() += 1;
-            store.decision(id, reason, &detail, None, None, Some(&original))?;
-            continue;
-        }
-        f.doc.duplicates = copies.remove(&i).unwrap_or_default();
-        for r in &f.removed {
-            *paragraphs_removed
-                .entry(r.reason.name().to_string())
-                .or_default() += 1;
+        let doc_id = format!("d{:06}", page.id);
+        let removed: Vec<RemovedRow> = serde_json::from_str(&removed_line)
+            .with_context(|| format!("{}: damaged line", candidates_path.display()))?;
+        for r in &removed {
+            *paragraphs_removed.entry(r.reason.clone()).or_default() += 1;
             audit.write_record([
-                f.doc.id.as_str(),
-                f.doc.url.as_str(),
+                doc_id.as_str(),
+                page.url.as_str(),
                 &r.index.to_string(),
-                r.reason.name(),
+                &r.reason,
                 &r.detail,
-                r.kind,
+                &r.kind,
                 &r.text,
             ])?;
         }
-        serde_json::to_writer(&mut out, &f.doc)?;
-        out.write_all(b"\n")?;
+        match copies.remove(&k) {
+            // Copied as it was written in pass 2, unless the document has copies to list.
+            None => out.line(doc_line.trim_end())?,
+            Some(duplicates) => {
+                let mut doc: Document = serde_json::from_str(&doc_line)
+                    .with_context(|| format!("{}: damaged line", candidates_path.display()))?;
+                doc.duplicates = duplicates;
+                out.line(&serde_json::to_string(&doc)?)?
+            }
+        };
         report.kept += 1;
-        store.decision(id, Reason::Kept, "", Some(&f.doc.id), None, None)?;
+        store.decision(page.id, Reason::Kept, "", Some(&doc_id), None, None)?;
     }
-    out.flush()?;
-    drop(out);
+    out.finish()?;
     audit.flush()?;
     drop(audit);
     let final_path = run_dir.join("docs.jsonl");
@@ -300,6 +452,8 @@ pub fn run(
     std::fs::rename(&audit_tmp, &audit_path)
         .with_context(|| format!("cannot write {}", audit_path.display()))?;
     store.commit()?;
+    std::fs::remove_dir_all(&scratch)
+        .with_context(|| format!("cannot remove {}", scratch.display()))?;
     report.paragraphs_removed = paragraphs_removed;
     report.seconds = started.elapsed().as_secs_f64();
     report.pages_per_second = report.pages as f64 / report.seconds.max(1e-6);

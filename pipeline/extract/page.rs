@@ -10,7 +10,9 @@
 
 use super::*;
 
-/// A page read back and cleaned, before the cross-page steps.
+/// A page read back and cleaned, before the cross-page steps (kept on disk between the
+/// passes of the stage).
+#[derive(Serialize, Deserialize)]
 pub(super) struct Processed {
     pub(super) host: String,
     pub(super) title: Option<String>,
@@ -27,6 +29,7 @@ pub(super) struct Processed {
     pub(super) cut: (usize, usize),
 }
 
+#[derive(Serialize, Deserialize)]
 pub(super) struct Para {
     pub(super) kind: BlockKind,
     pub(super) text: String,
@@ -43,9 +46,6 @@ pub(super) struct RemovedParagraph {
     pub(super) kind: &'static str,
     pub(super) text: String,
 }
-
-/// A page read back, with its host-boilerplate marks (or why it could not be read).
-pub(super) type Staged = Result<(Processed, Vec<Option<Repeated>>), String>;
 
 /// A page with its final text, ready for the corpus decision.
 pub(super) struct Final {
@@ -359,31 +359,11 @@ pub(super) fn finalize(
     }
 }
 
-/// Host boilerplate: counted over every readable page of the run (kept or not), since a
-/// footer is a footer whatever the page's topic. `keep_everything` keeps it too.
-pub(super) fn boilerplate_marks(
-    topic: &Topic,
-    processed: &[(StoredPage, Result<Processed, String>)],
-) -> Vec<Vec<Option<Repeated>>> {
-    let text = &topic.file.text;
-    if topic.file.output.keep_everything {
-        Vec::new()
-    } else {
-        let inputs: Vec<PageParagraphs<'_>> = processed
-            .iter()
-            .filter_map(|(_, p)| p.as_ref().ok())
-            .map(|p| PageParagraphs {
-                host: &p.host,
-                paragraphs: p.paragraphs.iter().map(|x| x.text.as_str()).collect(),
-            })
-            .collect();
-        stages::corpus::host_boilerplate::find(
-            &inputs,
-            RepeatRule {
-                min_pages: text.boilerplate_min_pages,
-                min_share: text.boilerplate_min_share,
-            },
-        )
+/// A page's paragraphs as the host-boilerplate counter reads them.
+pub(super) fn page_paragraphs(p: &Processed) -> PageParagraphs<'_> {
+    PageParagraphs {
+        host: &p.host,
+        paragraphs: p.paragraphs.iter().map(|x| x.text.as_str()).collect(),
     }
 }
 

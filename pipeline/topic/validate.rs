@@ -230,6 +230,9 @@ pub const LIMITS: &[Limit] = &[
     limit("[similarity] top_k", 1.0, 100_000.0, WHOLE, |f| {
         f.similarity.top_k.map(whole)
     }),
+    limit("[similarity] max_documents", 1.0, 1e12, WHOLE, |f| {
+        Some(whole(f.similarity.max_documents))
+    }),
     limit("[score] density", 0.0, 1000.0, WEIGHT, |f| {
         Some(Number::Real(f.score.density))
     }),

@@ -137,6 +137,48 @@ fn to_crawl_stops_before_extract_and_from_extract_goes_on() {
         .unwrap();
     assert_exit(&rest, 0);
     assert!(docs(&out).len() >= 50);
+    assert!(out.join("graph/similarity.csv").exists());
+
+    // Above `[similarity] max_documents`, the similarity graph is left out and the summary and
+    // report.json say why; every other export is written.
+    // The run's topic with every value written out; its recording is not needed after the
+    // crawl.
+    let text = std::fs::read_to_string(out.join("topic.toml")).unwrap();
+    assert!(text.contains("\nmax_documents = 50000\n"), "{text}");
+    let text: String = text
+        .replace("\nmax_documents = 50000\n", "\nmax_documents = 10\n")
+        .lines()
+        .filter(|l| !l.starts_with("replay = "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(cwd.path().join("capped.toml"), text).unwrap();
+    let capped = glaneur()
+        .current_dir(cwd.path())
+        .args([
+            "run",
+            "capped.toml",
+            "--out",
+            "corpora/demo/run",
+            "--from",
+            "export",
+        ])
+        .output()
+        .unwrap();
+    assert_exit(&capped, 0);
+    let printed = String::from_utf8_lossy(&capped.stdout);
+    assert!(
+        printed.contains("similarity graph not computed") && printed.contains("max_documents = 10"),
+        "{printed}"
+    );
+    assert!(!out.join("graph/similarity.csv").exists());
+    assert!(!out.join("graph/similarity.graphml").exists());
+    assert!(out.join("graph/links.graphml").exists() && out.join("vrt/corpus.vrt").exists());
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert!(
+        report["export"]["similarity_skipped"].is_string(),
+        "{report}"
+    );
 
     let backwards = glaneur()
         .current_dir(cwd.path())

@@ -108,6 +108,7 @@ const FIELDS: &[(&str, &str, Kind)] = &[
     ("matrix", "max_vocabulary", Kind::Number),
     ("similarity", "threshold", Kind::Number),
     ("similarity", "top_k", Kind::Number),
+    ("similarity", "max_documents", Kind::Number),
 ];
 
 const NUMBERS: &[&str] = &[

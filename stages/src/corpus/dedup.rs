@@ -123,47 +123,100 @@ pub fn deduplicate(
     near_threshold: Option<f64>,
 ) -> Vec<Verdict> {
     let n = fingerprints.len().min(texts.len());
+    let signatures: Vec<Signature> = fingerprints[..n]
+        .iter()
+        .map(Fingerprint::signature)
+        .collect();
+    deduplicate_signatures(&signatures, near_threshold, |i| {
+        texts.get(i).map(|t| shingle_set(t)).unwrap_or_default()
+    })
+}
+
+/// What [`deduplicate_signatures`] keeps of a document: the two digests and one 32-bit key per
+/// LSH band, about 120 bytes instead of a [`Fingerprint`]'s 840, so that a million documents'
+/// signatures fit in memory while their texts stay on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Signature {
+    /// MD5 of the normalised text.
+    pub md5_normalised: [u8; 16],
+    /// MD5 of the normalised text with diacritics removed.
+    pub md5_plain: [u8; 16],
+    /// The text has at least one diacritic.
+    pub has_diacritics: bool,
+    /// The band keys of the MinHash signature, folded to 32 bits (a text without words has
+    /// none). Two bands that collide only by the folding make a candidate pair that the exact
+    /// Jaccard check then rejects: folding costs checks, never a wrong verdict.
+    pub bands: Option<[u32; BANDS]>,
+}
+
+impl Fingerprint {
+    /// The compact signature of this fingerprint.
+    pub fn signature(&self) -> Signature {
+        let keys = band_keys(&self.minhash);
+        let mut bands = [0u32; BANDS];
+        let complete = keys.len() == BANDS;
+        for (slot, key) in bands.iter_mut().zip(keys) {
+            *slot = (key ^ (key >> 32)) as u32;
+        }
+        Signature {
+            md5_normalised: self.md5_normalised,
+            md5_plain: self.md5_plain,
+            has_diacritics: self.has_diacritics,
+            bands: complete.then_some(bands),
+        }
+    }
+}
+
+/// [`deduplicate`] on compact signatures: `shingles(i)` gives the shingle set of document `i`
+/// ([`shingle_set`] of its text), asked only for the two documents of a candidate pair, so the
+/// texts can be read back from disk when needed. Memory: the signatures, two digest tables and
+/// one bucket entry per band of each original.
+pub fn deduplicate_signatures(
+    signatures: &[Signature],
+    near_threshold: Option<f64>,
+    mut shingles: impl FnMut(usize) -> Vec<u64>,
+) -> Vec<Verdict> {
+    let n = signatures.len();
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&i| (!fingerprints[i].has_diacritics, i));
+    order.sort_by_key(|&i| (!signatures[i].has_diacritics, i));
 
     let mut verdicts = vec![Verdict::Original; n];
     let mut by_md5: HashMap<[u8; 16], usize> = HashMap::new();
     let mut by_plain: HashMap<[u8; 16], usize> = HashMap::new();
-    let mut buckets: HashMap<(usize, u64), Vec<usize>> = HashMap::new();
-    // Shingle sets of originals, computed only when a candidate pair needs them.
-    let mut shingle_cache: HashMap<usize, Vec<u64>> = HashMap::new();
+    // Per band, key → the first original with it; later originals with the same key (rare:
+    // near copies are not originals) wait in `more`.
+    let mut buckets: Vec<HashMap<u32, u32, rustc_hash::FxBuildHasher>> =
+        (0..BANDS).map(|_| HashMap::default()).collect();
+    let mut more: HashMap<(usize, u32), Vec<u32>> = HashMap::new();
 
     for &i in &order {
-        let fp = &fingerprints[i];
-        if let Some(&of) = by_md5.get(&fp.md5_normalised) {
+        let sig = &signatures[i];
+        if let Some(&of) = by_md5.get(&sig.md5_normalised) {
             verdicts[i] = Verdict::Exact { of };
             continue;
         }
-        if let Some(&of) = by_plain.get(&fp.md5_plain) {
+        if let Some(&of) = by_plain.get(&sig.md5_plain) {
             verdicts[i] = Verdict::ExactWithoutDiacritics { of };
             continue;
         }
-        let keys = band_keys(&fp.minhash);
-        if let Some(threshold) = near_threshold {
-            let mut candidates: Vec<usize> = keys
-                .iter()
-                .enumerate()
-                .filter_map(|(band, key)| buckets.get(&(band, *key)))
-                .flatten()
-                .copied()
-                .collect();
-            candidates.sort_unstable();
-            candidates.dedup();
+        if let (Some(threshold), Some(bands)) = (near_threshold, &sig.bands) {
+            let mut candidates: Vec<usize> = Vec::new();
+            for (band, key) in bands.iter().enumerate() {
+                if let Some(&first) = buckets[band].get(key) {
+                    candidates.push(first as usize);
+                    if let Some(rest) = more.get(&(band, *key)) {
+                        candidates.extend(rest.iter().map(|&c| c as usize));
+                    }
+                }
+            }
             if !candidates.is_empty() {
-                let mine = shingle_set(texts[i]);
-                let mut best: Option<(usize, f64)> = None;
                 // Candidates are visited by priority rank so that ties go to the earliest.
-                candidates.sort_by_key(|&c| (!fingerprints[c].has_diacritics, c));
+                candidates.sort_by_key(|&c| (!signatures[c].has_diacritics, c));
+                candidates.dedup();
+                let mine = shingles(i);
+                let mut best: Option<(usize, f64)> = None;
                 for c in candidates {
-                    let theirs = shingle_cache
-                        .entry(c)
-                        .or_insert_with(|| shingle_set(texts[c]));
-                    let j = jaccard(&mine, theirs);
+                    let j = jaccard(&mine, &shingles(c));
                     if j >= threshold && best.is_none_or(|(_, b)| j > b) {
                         best = Some((c, j));
                     }
@@ -174,11 +227,18 @@ pub fn deduplicate(
                 }
             }
         }
-        by_md5.insert(fp.md5_normalised, i);
-        by_plain.insert(fp.md5_plain, i);
-        if near_threshold.is_some() {
-            for (band, key) in keys.into_iter().enumerate() {
-                buckets.entry((band, key)).or_default().push(i);
+        by_md5.insert(sig.md5_normalised, i);
+        by_plain.insert(sig.md5_plain, i);
+        if let (Some(_), Some(bands)) = (near_threshold, &sig.bands) {
+            for (band, key) in bands.iter().enumerate() {
+                match buckets[band].entry(*key) {
+                    std::collections::hash_map::Entry::Vacant(v) => {
+                        v.insert(i as u32);
+                    }
+                    std::collections::hash_map::Entry::Occupied(_) => {
+                        more.entry((band, *key)).or_default().push(i as u32);
+                    }
+                }
             }
         }
     }

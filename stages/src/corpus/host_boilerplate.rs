@@ -81,43 +81,87 @@ pub fn paragraph_key(text: &str) -> Option<String> {
 
 /// Marks the host boilerplate paragraphs of every page (see the module rule).
 pub fn find(pages: &[PageParagraphs<'_>], rule: RepeatRule) -> Vec<Vec<Option<Repeated>>> {
-    let keys: Vec<Vec<Option<String>>> = pages
-        .iter()
-        .map(|p| p.paragraphs.iter().map(|t| paragraph_key(t)).collect())
-        .collect();
-    let mut host_pages: HashMap<&str, usize> = HashMap::new();
-    let mut counts: HashMap<(&str, &str), usize> = HashMap::new();
-    for (page, page_keys) in pages.iter().zip(&keys) {
+    let mut counter = RepeatCounter::default();
+    for page in pages {
+        counter.add(page);
+    }
+    pages.iter().map(|page| counter.marks(page, rule)).collect()
+}
+
+/// [`find`] in two passes over pages that need not stay in memory: [`RepeatCounter::add`]
+/// every page, then ask each page's [`RepeatCounter::marks`]. It keeps a count per host and
+/// distinct paragraph key, each key as a 64-bit hash (a collision between two paragraphs of
+/// one host is as likely as 1 in 2⁶⁴ divided by the square of the host's paragraphs).
+#[derive(Debug, Default)]
+pub struct RepeatCounter {
+    hosts: HashMap<String, u32>,
+    /// Per host index, the pages that have any paragraph.
+    host_pages: Vec<usize>,
+    counts: HashMap<(u32, u64), u32, rustc_hash::FxBuildHasher>,
+}
+
+/// A paragraph key's hash (FxHash: the same in every run).
+fn key_hash(key: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(key)
+}
+
+impl RepeatCounter {
+    /// Counts one page (a page counts once per key however often it repeats a paragraph).
+    pub fn add(&mut self, page: &PageParagraphs<'_>) {
         if page.paragraphs.is_empty() {
-            continue;
+            return;
         }
-        *host_pages.entry(page.host).or_default() += 1;
-        let mut distinct: Vec<&str> = page_keys.iter().flatten().map(String::as_str).collect();
+        let host = match self.hosts.get(page.host) {
+            Some(&h) => h,
+            None => {
+                let h = self.host_pages.len() as u32;
+                self.hosts.insert(page.host.to_string(), h);
+                self.host_pages.push(0);
+                h
+            }
+        };
+        if let Some(n) = self.host_pages.get_mut(host as usize) {
+            *n += 1;
+        }
+        let mut distinct: Vec<u64> = page
+            .paragraphs
+            .iter()
+            .filter_map(|t| paragraph_key(t))
+            .map(|k| key_hash(&k))
+            .collect();
         distinct.sort_unstable();
         distinct.dedup();
         for key in distinct {
-            *counts.entry((page.host, key)).or_default() += 1;
+            *self.counts.entry((host, key)).or_default() += 1;
         }
     }
-    pages
-        .iter()
-        .zip(&keys)
-        .map(|(page, page_keys)| {
-            let total = host_pages.get(page.host).copied().unwrap_or(0);
-            page_keys
-                .iter()
-                .map(|key| {
-                    let key = key.as_deref()?;
-                    let n = counts.get(&(page.host, key)).copied().unwrap_or(0);
-                    let widespread = total > 0 && n as f64 >= rule.min_share * total as f64;
-                    (n >= rule.min_pages && widespread).then_some(Repeated {
-                        pages: n,
-                        host_pages: total,
-                    })
+
+    /// The marks of one page's paragraphs, once every page has been added.
+    pub fn marks(&self, page: &PageParagraphs<'_>, rule: RepeatRule) -> Vec<Option<Repeated>> {
+        let host = self.hosts.get(page.host).copied();
+        let total = host
+            .and_then(|h| self.host_pages.get(h as usize))
+            .copied()
+            .unwrap_or(0);
+        page.paragraphs
+            .iter()
+            .map(|text| {
+                let host = host?;
+                let key = paragraph_key(text)?;
+                let n = self
+                    .counts
+                    .get(&(host, key_hash(&key)))
+                    .copied()
+                    .unwrap_or(0) as usize;
+                let widespread = total > 0 && n as f64 >= rule.min_share * total as f64;
+                (n >= rule.min_pages && widespread).then_some(Repeated {
+                    pages: n,
+                    host_pages: total,
                 })
-                .collect()
-        })
-        .collect()
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]

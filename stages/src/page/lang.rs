@@ -8,7 +8,7 @@
 //! whatlang's own reliability and at least [`RELIABLE_LETTERS`] letters. Only the first
 //! [`MAX_SAMPLE_BYTES`] bytes are examined, which keeps detection cheap on huge pages.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Below this many letters, [`detect`] answers `None`.
 pub const MIN_LETTERS: usize = 15;
@@ -20,7 +20,7 @@ pub const RELIABLE_LETTERS: usize = 40;
 pub const MAX_SAMPLE_BYTES: usize = 16 * 1024;
 
 /// A language guess.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LangGuess {
     /// ISO 639-1 code where it exists ("fr"), else ISO 639-3 ("ceb").
     pub code: String,

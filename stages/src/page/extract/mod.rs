@@ -206,7 +206,7 @@ impl Extracted {
 
 /// Dates a page declares about itself, as written (trimmed, at most [`MAX_DATE_CHARS`]
 /// characters, and only values with a digit). The first of each wins.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PageDates {
     /// Publication date: `<meta>` `article:published_time`, `og:published_time`,
     /// `datePublished`, `dc.date`, `dc.date.issued`, `dc.date.created`, `dcterms.date`,
@@ -286,7 +286,7 @@ pub struct Block {
 }
 
 /// Structural kind of a [`Block`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BlockKind {
     /// Inside `h1`…`h6`.

@@ -1,0 +1,153 @@
+//! The extract stage's scratch files: JSON lines written once, read back in order or, for a
+//! candidate pair of near duplicates, at an offset.
+//!
+//! **In:** lines of JSON. **Out:** the same lines, in order or by offset.
+//!
+//! **Invariants:** a line never holds a line break (JSON escapes them); every error names the
+//! file.
+
+use std::io::{BufRead, Seek, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use serde::Deserialize;
+
+/// A scratch file being written.
+pub(super) struct Writer {
+    path: PathBuf,
+    file: std::io::BufWriter<std::fs::File>,
+    offset: u64,
+}
+
+impl Writer {
+    pub(super) fn create(path: PathBuf) -> anyhow::Result<Writer> {
+        let file = std::fs::File::create(&path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(Writer {
+            path,
+            file: std::io::BufWriter::with_capacity(1 << 20, file),
+            offset: 0,
+        })
+    }
+
+    /// Appends one line; returns its offset.
+    pub(super) fn line(&mut self, text: &str) -> anyhow::Result<u64> {
+        let at = self.offset;
+        self.file
+            .write_all(text.as_bytes())
+            .and_then(|()| self.file.write_all(b"\n"))
+            .with_context(|| format!("cannot write {}", self.path.display()))?;
+        self.offset += text.len() as u64 + 1;
+        Ok(at)
+    }
+
+    /// Flushes the file; returns its path.
+    pub(super) fn finish(mut self) -> anyhow::Result<PathBuf> {
+        self.file
+            .flush()
+            .with_context(|| format!("cannot write {}", self.path.display()))?;
+        Ok(self.path)
+    }
+}
+
+/// A scratch file read line by line: each line and its length in bytes.
+pub(super) struct Reader {
+    path: PathBuf,
+    lines: std::io::BufReader<std::fs::File>,
+}
+
+impl Reader {
+    pub(super) fn open(path: &Path) -> anyhow::Result<Reader> {
+        let file =
+            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        Ok(Reader {
+            path: path.to_path_buf(),
+            lines: std::io::BufReader::with_capacity(1 << 20, file),
+        })
+    }
+}
+
+impl Iterator for Reader {
+    type Item = anyhow::Result<(String, usize)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut line = String::new();
+        match self.lines.read_line(&mut line) {
+            Ok(0) => None,
+            Ok(n) => Some(Ok((line, n))),
+            Err(e) => Some(Err(
+                anyhow::Error::new(e).context(format!("cannot read {}", self.path.display()))
+            )),
+        }
+    }
+}
+
+/// The text of a document line of the candidates file, read at its offset.
+pub(super) struct Lookup {
+    path: PathBuf,
+    file: std::io::BufReader<std::fs::File>,
+}
+
+#[derive(Deserialize)]
+struct TextOf {
+    paragraphs: Vec<ParagraphText>,
+}
+
+#[derive(Deserialize)]
+struct ParagraphText {
+    text: String,
+}
+
+impl Lookup {
+    pub(super) fn open(path: &Path) -> anyhow::Result<Lookup> {
+        let file =
+            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        Ok(Lookup {
+            path: path.to_path_buf(),
+            file: std::io::BufReader::new(file),
+        })
+    }
+
+    /// The clean text of the document written at `offset`: its paragraphs separated by a
+    /// blank line.
+    pub(super) fn document_text(&mut self, offset: u64) -> anyhow::Result<String> {
+        let mut line = String::new();
+        self.file
+            .seek(std::io::SeekFrom::Start(offset))
+            .and_then(|_| self.file.read_line(&mut line))
+            .with_context(|| format!("cannot read {} at {offset}", self.path.display()))?;
+        let doc: TextOf = serde_json::from_str(&line)
+            .with_context(|| format!("{}: damaged line at {offset}", self.path.display()))?;
+        Ok(doc
+            .paragraphs
+            .into_iter()
+            .map(|p| p.text)
+            .collect::<Vec<_>>()
+            .join("\n\n"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_come_back_in_order_and_by_offset() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = Writer::create(dir.path().join("a.jsonl")).unwrap();
+        let first = w
+            .line(r#"{"paragraphs":[{"text":"un"},{"text":"deux"}]}"#)
+            .unwrap();
+        let second = w
+            .line(r#"{"paragraphs":[{"text":"trois\nlignes"}]}"#)
+            .unwrap();
+        let path = w.finish().unwrap();
+        let lines: Vec<String> = Reader::open(&path).unwrap().map(|l| l.unwrap().0).collect();
+        assert_eq!(lines.len(), 2);
+        let mut lookup = Lookup::open(&path).unwrap();
+        assert_eq!(lookup.document_text(second).unwrap(), "trois\nlignes");
+        assert_eq!(lookup.document_text(first).unwrap(), "un\n\ndeux");
+        let err = lookup.document_text(first + 3).unwrap_err();
+        assert!(format!("{err:#}").contains("a.jsonl"), "{err:#}");
+    }
+}
