@@ -52,13 +52,46 @@ pub struct Built {
     pub bytes: u64,
 }
 
+/// Token ids kept in memory before they are written to the staging folder.
+const IDS_IN_MEMORY: usize = 1 << 20;
+
+/// Positions of postings filled in memory at a time (4 bytes each): an attribute's postings
+/// are built in as many passes over its forward index as this divides its tokens.
+pub const POSTINGS_IN_MEMORY: u64 = 64 << 20;
+
 /// Builds the index of `vrt` (columns named by `columns`) into `dir`, replacing what was there.
+///
+/// Memory is the lexicons, the regions and fixed buffers, not the tokens: ids are written to
+/// the staging folder in first-seen numbering as they are read, renumbered once the lexicons
+/// are sorted, and the postings filled [`POSTINGS_IN_MEMORY`] positions at a time.
 pub fn build(vrt: &Path, columns: &[&str], dir: &Path) -> anyhow::Result<Built> {
+    build_in(vrt, columns, dir, POSTINGS_IN_MEMORY)
+}
+
+/// [`build`] with postings filled `postings_in_memory` positions at a time.
+fn build_in(
+    vrt: &Path,
+    columns: &[&str],
+    dir: &Path,
+    postings_in_memory: u64,
+) -> anyhow::Result<Built> {
     let file = File::open(vrt)
         .with_context(|| format!("cannot read the vertical file {}", vrt.display()))?;
     let mut builder = IndexBuilder::new(columns).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let staging = staging_for(dir)?;
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut line = String::new();
+    // Per attribute, its ids in first-seen numbering, as read.
+    let mut raw = FirstSeen {
+        staging: staging.clone(),
+        files: Vec::new(),
+    };
+    // `lc` follows the columns when there is a `word` column (the builder's order).
+    let names = |a: usize| -> String {
+        columns
+            .get(a)
+            .map_or_else(|| "lc".to_string(), |c| (*c).to_string())
+    };
     loop {
         line.clear();
         let n = reader
@@ -71,34 +104,95 @@ pub fn build(vrt: &Path, columns: &[&str], dir: &Path) -> anyhow::Result<Built> 
         builder
             .line(text)
             .map_err(|e| anyhow::anyhow!("{}: {e}", vrt.display()))?;
+        if builder.pending_ids() >= IDS_IN_MEMORY {
+            raw.keep(builder.take_ids(), &names)?;
+        }
     }
-    let index = builder
-        .finish()
+    let mut lexicons = builder
+        .finish_lexicons()
         .map_err(|e| anyhow::anyhow!("{}: {e}", vrt.display()))?;
-    let staging = staging_for(dir)?;
+    raw.keep(std::mem::take(&mut lexicons.pending), &names)?;
     let mut bytes = 0u64;
-    for (a, attr) in index.attributes.iter().enumerate() {
+    let mut attribute_names = Vec::new();
+    for ((name, lexicon, rank), (raw_path, raw_out)) in lexicons.attributes.iter().zip(raw.files) {
+        attribute_names.push(name.clone());
+        let mut raw_out = raw_out;
+        raw_out
+            .flush()
+            .with_context(|| format!("cannot write {}", raw_path.display()))?;
+        drop(raw_out);
         bytes += write(
-            &staging.join(format!("{}.values", attr.name)),
-            attr.lexicon.text.as_bytes(),
+            &staging.join(format!("{name}.values")),
+            lexicon.text.as_bytes(),
         )?;
         bytes += write_u64s(
-            &staging.join(format!("{}.valueoffsets", attr.name)),
-            &attr.lexicon.offsets,
+            &staging.join(format!("{name}.valueoffsets")),
+            &lexicon.offsets,
         )?;
-        bytes += write_u64s(
-            &staging.join(format!("{}.offsets", attr.name)),
-            &attr.postings,
-        )?;
-        bytes += write_u32s(
-            &staging.join(format!("{}.ids", attr.name)),
-            &index.columns.ids[a],
-        )?;
-        bytes += write_u32s(
-            &staging.join(format!("{}.postings", attr.name)),
-            &index.columns.postings[a],
-        )?;
+        // The forward index in final ids, and the postings' offsets.
+        let ids_path = staging.join(format!("{name}.ids"));
+        let mut counted: Vec<u64> = vec![0; rank.len() + 1];
+        {
+            let mut out = std::io::BufWriter::with_capacity(
+                1 << 20,
+                File::create(&ids_path)
+                    .with_context(|| format!("cannot write {}", ids_path.display()))?,
+            );
+            for_each_chunk(&raw_path, |_, chunk| {
+                let ids: Vec<u32> = chunk
+                    .iter()
+                    .map(|&id| rank.get(id as usize).copied().unwrap_or(0))
+                    .collect();
+                for &id in &ids {
+                    counted[id as usize + 1] += 1;
+                }
+                let le: Vec<u8> = ids.iter().flat_map(|v| v.to_le_bytes()).collect();
+                out.write_all(&le)
+                    .with_context(|| format!("cannot write {}", ids_path.display()))
+            })?;
+            out.flush()
+                .with_context(|| format!("cannot write {}", ids_path.display()))?;
+        }
+        std::fs::remove_file(&raw_path)
+            .with_context(|| format!("cannot remove {}", raw_path.display()))?;
+        for i in 1..counted.len() {
+            counted[i] += counted[i - 1];
+        }
+        let offsets = counted;
+        bytes += u64::from(lexicons.n_tokens) * 4;
+        bytes += write_u64s(&staging.join(format!("{name}.offsets")), &offsets)?;
+        // The postings, a range of ids at a time.
+        let postings_path = staging.join(format!("{name}.postings"));
+        let mut out = std::io::BufWriter::with_capacity(
+            1 << 20,
+            File::create(&postings_path)
+                .with_context(|| format!("cannot write {}", postings_path.display()))?,
+        );
+        let mut start = 0usize;
+        while start < rank.len() {
+            let mut end = start + 1;
+            while end < rank.len() && offsets[end + 1] - offsets[start] <= postings_in_memory {
+                end += 1;
+            }
+            let mut fill = stages::explore::build::PostingsFill::new(&offsets, start..end);
+            for_each_chunk(&ids_path, |first, chunk| {
+                fill.chunk(first, chunk);
+                Ok(())
+            })?;
+            let le: Vec<u8> = fill.finish().iter().flat_map(|v| v.to_le_bytes()).collect();
+            out.write_all(&le)
+                .with_context(|| format!("cannot write {}", postings_path.display()))?;
+            bytes += le.len() as u64;
+            start = end;
+        }
+        out.flush()
+            .with_context(|| format!("cannot write {}", postings_path.display()))?;
     }
+    let index = IndexParts {
+        n_tokens: lexicons.n_tokens,
+        attributes: attribute_names,
+        regions: lexicons.regions,
+    };
     let mut region_attrs = Vec::new();
     for r in &index.regions {
         let spans: Vec<u32> = r
@@ -125,7 +219,7 @@ pub fn build(vrt: &Path, columns: &[&str], dir: &Path) -> anyhow::Result<Built> 
     let manifest = Manifest {
         format: FORMAT,
         tokens: index.n_tokens,
-        attributes: index.attributes.iter().map(|a| a.name.clone()).collect(),
+        attributes: index.attributes.clone(),
         regions: index.regions.iter().map(|r| r.name.clone()).collect(),
         region_attrs,
         source: vrt.display().to_string(),
@@ -171,6 +265,83 @@ pub(crate) fn put_in_place(staging: &Path, dir: &Path) -> anyhow::Result<()> {
     }
     std::fs::rename(staging, dir)
         .with_context(|| format!("cannot move {} to {}", staging.display(), dir.display()))
+}
+
+/// Each attribute's ids in first-seen numbering, written as they are read.
+struct FirstSeen {
+    staging: PathBuf,
+    files: Vec<(PathBuf, std::io::BufWriter<File>)>,
+}
+
+impl FirstSeen {
+    /// Appends the ids taken from the builder (per attribute; `name(a)` names attribute `a`).
+    fn keep(&mut self, ids: Vec<Vec<u32>>, name: &dyn Fn(usize) -> String) -> anyhow::Result<()> {
+        for (a, ids) in ids.into_iter().enumerate() {
+            if self.files.len() <= a {
+                let path = self.staging.join(format!("{}.firstseen", name(a)));
+                let out = File::create(&path)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+                self.files
+                    .push((path, std::io::BufWriter::with_capacity(1 << 20, out)));
+            }
+            let (path, out) = &mut self.files[a];
+            let bytes: Vec<u8> = ids.iter().flat_map(|v| v.to_le_bytes()).collect();
+            out.write_all(&bytes)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        Ok(())
+    }
+}
+
+/// What the manifest and the region files need once the attributes are written.
+struct IndexParts {
+    n_tokens: u32,
+    attributes: Vec<String>,
+    regions: Vec<Regions>,
+}
+
+/// Reads a file of little-endian u32 in chunks; `f` gets each chunk's first position.
+fn for_each_chunk(
+    path: &Path,
+    mut f: impl FnMut(u64, &[u32]) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    use std::io::Read;
+    let mut file = BufReader::with_capacity(
+        1 << 20,
+        File::open(path).with_context(|| format!("cannot read {}", path.display()))?,
+    );
+    let mut bytes = vec![0u8; 4 << 20];
+    let mut values: Vec<u32> = Vec::with_capacity(1 << 20);
+    let mut first = 0u64;
+    loop {
+        let mut filled = 0;
+        while filled < bytes.len() {
+            let n = file
+                .read(&mut bytes[filled..])
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            if n == 0 {
+                break;
+            }
+            filled += n;
+        }
+        if filled == 0 {
+            return Ok(());
+        }
+        if filled % 4 != 0 {
+            bail!("{} is damaged (not whole numbers)", path.display());
+        }
+        values.clear();
+        values.extend(
+            bytes[..filled]
+                .chunks_exact(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        );
+        f(first, &values)?;
+        first += values.len() as u64;
+        if filled < bytes.len() {
+            return Ok(());
+        }
+    }
 }
 
 fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<u64> {
@@ -495,4 +666,55 @@ pub fn open_with(
         regions,
         columns,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Postings filled a few positions at a time (many passes over the forward index) are
+    /// the postings filled at once, and the files are those of the in-memory index.
+    #[test]
+    fn postings_in_small_passes_are_the_same_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let vrt = dir.path().join("c.vrt");
+        let mut text = String::new();
+        for d in 0..40 {
+            text.push_str(&format!("<text id=\"d{d}\">\n<s>\n"));
+            for i in 0..(d * 7 % 23 + 1) {
+                let w = ["le", "Calque", "et", "la", "couche", "Masque"][(i * d + i) % 6];
+                text.push_str(&format!("{w}\tX{}\t{}\n", i % 3, w.to_lowercase()));
+            }
+            text.push_str("</s>\n</text>\n");
+        }
+        std::fs::write(&vrt, &text).unwrap();
+        let columns = ["word", "pos", "lemma"];
+        let whole = build_in(&vrt, &columns, &dir.path().join("a"), u64::MAX).unwrap();
+        let small = build_in(&vrt, &columns, &dir.path().join("b"), 3).unwrap();
+        assert_eq!(whole.tokens, small.tokens);
+        assert_eq!(whole.bytes, small.bytes);
+        let memory = stages::explore::build::build_from_str(&text, &columns).unwrap();
+        for (a, attr) in memory.attributes.iter().enumerate() {
+            let read = |d: &str, f: &str| {
+                std::fs::read(dir.path().join(d).join(format!("{}.{f}", attr.name))).unwrap()
+            };
+            for f in ["ids", "postings", "offsets", "values", "valueoffsets"] {
+                assert_eq!(read("a", f), read("b", f), "{}.{f}", attr.name);
+            }
+            let le: Vec<u8> = memory.columns.postings[a]
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect();
+            assert_eq!(read("b", "postings"), le, "{}", attr.name);
+            let le: Vec<u8> = memory.columns.ids[a]
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect();
+            assert_eq!(read("b", "ids"), le, "{}", attr.name);
+        }
+        assert!(!dir.path().join("b").join("word.firstseen").exists());
+        // The index opens and answers.
+        let opened = open(&dir.path().join("b")).unwrap();
+        assert_eq!(u64::from(opened.n_tokens), small.tokens);
+    }
 }

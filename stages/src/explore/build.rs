@@ -96,8 +96,8 @@ impl AttrBuild {
         id
     }
 
-    /// Sorts the lexicon, renumbers the ids, builds the postings.
-    fn finish(mut self) -> (Attribute, Vec<u32>, Vec<u32>) {
+    /// The lexicon sorted by bytes, and each first-seen id's rank in it (its final id).
+    fn sorted_lexicon(&mut self) -> (Lexicon, Vec<u32>) {
         self.table = hashbrown::HashTable::new();
         if self.ends.is_empty() {
             self.ends.push(0);
@@ -116,23 +116,22 @@ impl AttrBuild {
             lexicon.text.push_str(self.value(old));
         }
         lexicon.offsets.push(lexicon.text.len() as u64);
+        self.text = String::new();
+        self.ends = Vec::new();
+        (lexicon, rank)
+    }
+
+    /// Sorts the lexicon, renumbers the ids, builds the postings.
+    fn finish(mut self) -> (Attribute, Vec<u32>, Vec<u32>) {
+        let (lexicon, rank) = self.sorted_lexicon();
         let AttrBuild { name, mut ids, .. } = self;
-        let mut counts = vec![0u64; rank.len() + 1];
         for id in ids.iter_mut() {
             *id = rank[*id as usize];
-            counts[*id as usize + 1] += 1;
         }
-        for i in 1..counts.len() {
-            counts[i] += counts[i - 1];
-        }
-        let offsets = counts;
-        let mut fill: Vec<u64> = offsets.clone();
-        let mut postings = vec![0u32; ids.len()];
-        for (pos, &id) in ids.iter().enumerate() {
-            let slot = &mut fill[id as usize];
-            postings[*slot as usize] = pos as u32;
-            *slot += 1;
-        }
+        let offsets = posting_offsets(rank.len(), [ids.as_slice()]);
+        let mut fill = PostingsFill::new(&offsets, 0..rank.len());
+        fill.chunk(0, &ids);
+        let postings = fill.finish();
         (
             Attribute {
                 name,
@@ -142,6 +141,66 @@ impl AttrBuild {
             ids,
             postings,
         )
+    }
+}
+
+/// Where each id's positions start in the postings (and their end last), from the ids of
+/// every position, given in chunks in position order.
+pub fn posting_offsets<'a>(values: usize, chunks: impl IntoIterator<Item = &'a [u32]>) -> Vec<u64> {
+    let mut counts = vec![0u64; values + 1];
+    for chunk in chunks {
+        for &id in chunk {
+            if let Some(c) = counts.get_mut(id as usize + 1) {
+                *c += 1;
+            }
+        }
+    }
+    for i in 1..counts.len() {
+        counts[i] += counts[i - 1];
+    }
+    counts
+}
+
+/// The postings of the ids in one range, filled from the ids of every position given in
+/// chunks in position order: a corpus's postings are built a range of ids at a time, in
+/// memory bounded by the range's positions, whatever the corpus's size.
+pub struct PostingsFill {
+    range: std::ops::Range<usize>,
+    /// Next free slot of each id of the range, relative to the range's first posting.
+    cursor: Vec<u64>,
+    out: Vec<u32>,
+}
+
+impl PostingsFill {
+    /// Postings of ids `range` (`offsets` from [`posting_offsets`]).
+    pub fn new(offsets: &[u64], range: std::ops::Range<usize>) -> PostingsFill {
+        let at = |i: usize| offsets.get(i).copied().unwrap_or(0);
+        let base = at(range.start);
+        PostingsFill {
+            cursor: range.clone().map(|id| at(id) - base).collect(),
+            out: vec![0; (at(range.end) - base) as usize],
+            range,
+        }
+    }
+
+    /// The ids of positions `first ..` (chunks come in position order).
+    pub fn chunk(&mut self, first: u64, ids: &[u32]) {
+        for (i, &id) in ids.iter().enumerate() {
+            let id = id as usize;
+            if !self.range.contains(&id) {
+                continue;
+            }
+            let cursor = &mut self.cursor[id - self.range.start];
+            if let Some(slot) = self.out.get_mut(*cursor as usize) {
+                *slot = (first + i as u64) as u32;
+            }
+            *cursor += 1;
+        }
+    }
+
+    /// The postings of the range, in id order.
+    pub fn finish(self) -> Vec<u32> {
+        self.out
     }
 }
 
@@ -407,24 +466,48 @@ impl IndexBuilder {
         Ok(())
     }
 
+    /// Takes the ids read since the last call, per attribute (columns, then `lc`), in
+    /// first-seen numbering: the caller keeps them (on disk) and renumbers them with the ranks
+    /// of [`IndexBuilder::finish_lexicons`], so the builder's memory is the lexicons and the
+    /// regions, not the tokens.
+    pub fn take_ids(&mut self) -> Vec<Vec<u32>> {
+        self.attrs
+            .iter_mut()
+            .map(|a| std::mem::take(&mut a.ids))
+            .collect()
+    }
+
+    /// Ids read and not yet taken.
+    pub fn pending_ids(&self) -> usize {
+        self.attrs.first().map_or(0, |a| a.ids.len())
+    }
+
+    /// Ends the input of a builder whose ids are taken with [`IndexBuilder::take_ids`]: the
+    /// attributes' sorted lexicons with each first-seen id's final id, the regions, the
+    /// ids not yet taken, and the number of tokens.
+    pub fn finish_lexicons(mut self) -> Result<Lexicons, BuildError> {
+        let pending = self.take_ids();
+        let regions = finish_regions(std::mem::take(&mut self.regions))?;
+        let attributes = self
+            .attrs
+            .iter_mut()
+            .map(|a| {
+                let (lexicon, rank) = a.sorted_lexicon();
+                (a.name.clone(), lexicon, rank)
+            })
+            .collect();
+        Ok(Lexicons {
+            n_tokens: self.tokens as u32,
+            attributes,
+            regions,
+            pending,
+        })
+    }
+
     /// The index, once every line has been read.
     pub fn finish(self) -> Result<Index<MemColumns>, BuildError> {
         drop(self.seen);
-        let mut regions = Vec::with_capacity(self.regions.len());
-        for r in self.regions {
-            if let Some(open) = r.open {
-                return Err(BuildError::Structure {
-                    line: open,
-                    message: format!("<{}> is never closed", r.regions.name),
-                });
-            }
-            let mut regions_one = r.regions;
-            let n = regions_one.starts.len();
-            for (_, values) in &mut regions_one.attrs {
-                values.resize(n, String::new());
-            }
-            regions.push(regions_one);
-        }
+        let regions = finish_regions(self.regions)?;
         let mut attributes = Vec::with_capacity(self.attrs.len());
         let mut columns = MemColumns::default();
         for a in self.attrs {
@@ -440,6 +523,38 @@ impl IndexBuilder {
             columns,
         })
     }
+}
+
+/// What [`IndexBuilder::finish_lexicons`] gives.
+pub struct Lexicons {
+    /// Tokens read.
+    pub n_tokens: u32,
+    /// Per attribute: name, sorted lexicon, final id of each first-seen id.
+    pub attributes: Vec<(String, Lexicon, Vec<u32>)>,
+    /// The regions.
+    pub regions: Vec<Regions>,
+    /// Ids not yet taken, per attribute, in first-seen numbering.
+    pub pending: Vec<Vec<u32>>,
+}
+
+/// The regions once the input has ended (an element left open is an error).
+fn finish_regions(open: Vec<RegionBuild>) -> Result<Vec<Regions>, BuildError> {
+    let mut regions = Vec::with_capacity(open.len());
+    for r in open {
+        if let Some(open) = r.open {
+            return Err(BuildError::Structure {
+                line: open,
+                message: format!("<{}> is never closed", r.regions.name),
+            });
+        }
+        let mut regions_one = r.regions;
+        let n = regions_one.starts.len();
+        for (_, values) in &mut regions_one.attrs {
+            values.resize(n, String::new());
+        }
+        regions.push(regions_one);
+    }
+    Ok(regions)
 }
 
 /// `key="value" key2='value'` → pairs, entities decoded.

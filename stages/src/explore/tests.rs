@@ -598,3 +598,52 @@ fn collocations_count_the_window_inside_the_document() {
     let freq = stats::frequencies(&index, word);
     assert_eq!(freq[0], ("b".to_string(), 4));
 }
+
+/// Ids taken in chunks, renumbered with the sorted lexicons' ranks, and postings filled a
+/// range of ids at a time: the same index as the one built in memory.
+#[test]
+fn chunked_build_gives_the_in_memory_index() {
+    use super::build::{IndexBuilder, PostingsFill, posting_offsets};
+    let mut rng = Rng(77);
+    let g = generate(&mut rng, 300);
+    let whole = index_of(&g);
+    for every in [1usize, 7, 1000, usize::MAX] {
+        let mut builder = IndexBuilder::new(&["word", "pos", "lemma"]).unwrap();
+        let mut raw: Vec<Vec<u32>> = vec![Vec::new(); 4];
+        for line in g.vrt.lines() {
+            builder.line(line).unwrap();
+            if builder.pending_ids() >= every {
+                for (a, ids) in builder.take_ids().into_iter().enumerate() {
+                    raw[a].extend(ids);
+                }
+            }
+        }
+        let lexicons = builder.finish_lexicons().unwrap();
+        assert_eq!(lexicons.n_tokens, whole.n_tokens);
+        for (a, ids) in lexicons.pending.into_iter().enumerate() {
+            raw[a].extend(ids);
+        }
+        for (a, (name, lexicon, rank)) in lexicons.attributes.iter().enumerate() {
+            let attr = &whole.attributes[a];
+            assert_eq!(name, &attr.name);
+            assert_eq!(lexicon.text, attr.lexicon.text);
+            assert_eq!(lexicon.offsets, attr.lexicon.offsets);
+            let ids: Vec<u32> = raw[a].iter().map(|&id| rank[id as usize]).collect();
+            assert_eq!(ids, whole.columns.ids[a], "{name}");
+            let offsets = posting_offsets(rank.len(), ids.chunks(5));
+            assert_eq!(offsets, attr.postings, "{name}");
+            // Three ranges of ids, each filled from the ids in chunks of 11 positions.
+            let mut postings = Vec::new();
+            let cuts = [0, rank.len() / 3, rank.len() / 2, rank.len()];
+            for w in cuts.windows(2) {
+                let mut fill = PostingsFill::new(&offsets, w[0]..w[1]);
+                for (k, chunk) in ids.chunks(11).enumerate() {
+                    fill.chunk((k * 11) as u64, chunk);
+                }
+                postings.extend(fill.finish());
+            }
+            assert_eq!(postings, whole.columns.postings[a], "{name}");
+        }
+        assert_eq!(lexicons.regions.len(), whole.regions.len());
+    }
+}
