@@ -414,17 +414,8 @@ impl Report {
         if let Some(harvest) = &self.harvest
             && !harvest.on_topic_per_100.is_empty()
         {
-            let curve: Vec<String> = harvest
-                .on_topic_per_100
-                .iter()
-                .map(|r| format!("{:.0} %", r * 100.0))
-                .collect();
             let _ = writeln!(out);
-            let _ = writeln!(
-                out,
-                "  on topic per 100 pages fetched: {}",
-                curve.join(", ")
-            );
+            let _ = writeln!(out, "  {}", curve_line(&harvest.on_topic_per_100));
             let _ = writeln!(
                 out,
                 "  yield per host (clean text bytes / downloaded bytes):"
@@ -454,6 +445,30 @@ impl Report {
         }
         out
     }
+}
+
+/// Most points of the harvest curve printed one by one; a longer curve is summarised by
+/// tenths of the crawl (the full curve stays in `report.json`).
+const CURVE_POINTS: usize = 12;
+
+/// The summary's harvest-curve line.
+fn curve_line(per_100: &[f64]) -> String {
+    let percent = |r: f64| format!("{:.0} %", r * 100.0);
+    if per_100.len() <= CURVE_POINTS {
+        let curve: Vec<String> = per_100.iter().map(|&r| percent(r)).collect();
+        return format!("on topic per 100 pages fetched: {}", curve.join(", "));
+    }
+    let n = per_100.len();
+    let tenths: Vec<String> = (0..10)
+        .map(|t| {
+            let part = &per_100[t * n / 10..(t + 1) * n / 10];
+            percent(part.iter().sum::<f64>() / part.len().max(1) as f64)
+        })
+        .collect();
+    format!(
+        "on topic per tenth of the pages fetched: {} (per 100 pages: report.json)",
+        tenths.join(", ")
+    )
 }
 
 #[cfg(test)]
@@ -494,5 +509,23 @@ mod tests {
             ..Report::default()
         };
         assert!(report.explain_empty().contains("outside [domains]"));
+    }
+
+    #[test]
+    fn a_long_harvest_curve_is_summarised_by_tenths() {
+        assert_eq!(
+            curve_line(&[0.68, 0.82]),
+            "on topic per 100 pages fetched: 68 %, 82 %"
+        );
+        // 2,387 blocks of 100 pages: ten numbers, whatever the crawl's size.
+        let curve: Vec<f64> = (0..2387)
+            .map(|i| if i < 1194 { 1.0 } else { 0.5 })
+            .collect();
+        let line = curve_line(&curve);
+        assert_eq!(
+            line,
+            "on topic per tenth of the pages fetched: 100 %, 100 %, 100 %, 100 %, 100 %, 50 %, \
+             50 %, 50 %, 50 %, 50 % (per 100 pages: report.json)"
+        );
     }
 }

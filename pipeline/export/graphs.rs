@@ -129,7 +129,8 @@ pub(super) fn write_graphs(store: &Store, dir: &Path, graph: &LinkGraph) -> anyh
     let sitemap_dir = dir.join("sitemaps");
     std::fs::create_dir_all(&sitemap_dir)
         .with_context(|| format!("cannot create {}", sitemap_dir.display()))?;
-    for map in sitemap::site_maps(graph, &pagerank, &titles) {
+    for home in sitemap::home_pages(graph) {
+        let map = sitemap::site_map_from(graph, &pagerank, &titles, &home);
         let name = sitemap_stem(&map.host);
         write(
             &sitemap_dir.join(format!("{name}.xml")),

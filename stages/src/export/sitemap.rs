@@ -28,9 +28,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use petgraph::Direction;
-use petgraph::graph::NodeIndex;
+use petgraph::graph::{DiGraph, NodeIndex};
 
-use crate::export::graph::{LinkGraph, PageNode, Reach, xml_escape};
+use crate::export::graph::{LinkEdge, LinkGraph, PageNode, Reach, xml_escape};
 use crate::export::graphio::is_broken;
 
 /// One page of a site map.
@@ -92,16 +92,60 @@ pub fn site_maps(
     pagerank: &[f64],
     titles: &HashMap<i64, String>,
 ) -> Vec<SiteMap> {
-    let mut hosts: BTreeMap<&str, ()> = BTreeMap::new();
-    for n in graph.graph.node_weights() {
-        if is_fetched(n) {
-            hosts.insert(n.host.as_str(), ());
+    home_pages(graph)
+        .into_iter()
+        .map(|home| site_map_from(graph, pagerank, titles, &home))
+        .collect()
+}
+
+/// A host's home page and how many of its pages a map may show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Home {
+    /// Host name.
+    pub host: String,
+    /// The home page (P1).
+    pub root: NodeIndex,
+    /// Pages of the host a map may show (fetched or not).
+    pub mappable: usize,
+}
+
+/// The home page (P1) of every host with at least one fetched page, sorted by host, in one
+/// pass over the nodes: a caller writes each host's map with [`site_map_from`] as it goes,
+/// and the work per host follows that host's pages, not the whole graph.
+pub fn home_pages(graph: &LinkGraph) -> Vec<Home> {
+    let g = &graph.graph;
+    let mut best: BTreeMap<&str, (Option<NodeIndex>, usize)> = BTreeMap::new();
+    for i in g.node_indices() {
+        let n = &g[i];
+        if !is_mappable(n) {
+            continue;
+        }
+        let entry = best.entry(n.host.as_str()).or_default();
+        entry.1 += 1;
+        if is_fetched(n) && entry.0.is_none_or(|cur| home_key(g, i) < home_key(g, cur)) {
+            entry.0 = Some(i);
         }
     }
-    hosts
-        .keys()
-        .filter_map(|h| site_map(graph, pagerank, titles, h))
+    best.into_iter()
+        .filter_map(|(host, (root, mappable))| {
+            Some(Home {
+                host: host.to_string(),
+                root: root?,
+                mappable,
+            })
+        })
         .collect()
+}
+
+/// P1's order: a home URL first, then the shallowest, the shortest, the first by bytes.
+fn home_key(g: &DiGraph<PageNode, LinkEdge>, i: NodeIndex) -> (bool, i64, usize, &str) {
+    let n = &g[i];
+    (
+        !is_home(&n.url),
+        n.depth.unwrap_or(i64::MAX),
+        n.url.len(),
+        n.url.as_str(),
+    )
 }
 
 /// The site map of `host`, or `None` when no page of the host was fetched (no home page).
@@ -112,24 +156,31 @@ pub fn site_map(
     host: &str,
 ) -> Option<SiteMap> {
     let g = &graph.graph;
-    let on_host = |i: NodeIndex| g[i].host == host && is_mappable(&g[i]);
     // P1: the home page.
+    let on_host = |i: &NodeIndex| g[*i].host == host && is_mappable(&g[*i]);
     let root = g
         .node_indices()
-        .filter(|&i| on_host(i) && is_fetched(&g[i]))
-        .min_by(|&a, &b| {
-            let key = |i: NodeIndex| {
-                let n = &g[i];
-                (
-                    !is_home(&n.url),
-                    n.depth.unwrap_or(i64::MAX),
-                    n.url.len(),
-                    n.url.as_str(),
-                )
-            };
-            key(a).cmp(&key(b))
-        })?;
+        .filter(|i| on_host(i) && is_fetched(&g[*i]))
+        .min_by(|&a, &b| home_key(g, a).cmp(&home_key(g, b)))?;
+    let home = Home {
+        host: host.to_string(),
+        root,
+        mappable: g.node_indices().filter(on_host).count(),
+    };
+    Some(site_map_from(graph, pagerank, titles, &home))
+}
 
+/// The site map of a host from its home page (see [`home_pages`]).
+pub fn site_map_from(
+    graph: &LinkGraph,
+    pagerank: &[f64],
+    titles: &HashMap<i64, String>,
+    home: &Home,
+) -> SiteMap {
+    let g = &graph.graph;
+    let root = home.root;
+    let host = home.host.as_str();
+    let on_host = |i: NodeIndex| g[i].host == host && is_mappable(&g[i]);
     let mut position: HashMap<NodeIndex, usize> = HashMap::new();
     let mut nodes: Vec<NodeIndex> = vec![root];
     let mut parents: Vec<Option<usize>> = vec![None];
@@ -214,15 +265,13 @@ pub fn site_map(
                 .then_with(|| order[a].1.cmp(&order[b].1))
         });
     }
-    let unreachable = g
-        .node_indices()
-        .filter(|&i| on_host(i) && !position.contains_key(&i))
-        .count();
-    Some(SiteMap {
+    // Every page of the map is a mappable page of the host.
+    let unreachable = home.mappable.saturating_sub(pages.len());
+    SiteMap {
         host: host.to_string(),
         pages,
         unreachable,
-    })
+    }
 }
 
 /// Visits the tree depth-first without recursion: `open(page)` before its children,
@@ -352,7 +401,6 @@ impl SiteMap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::graph::LinkEdge;
     use crate::focus::pagerank::pagerank;
     use petgraph::visit::EdgeRef;
 
@@ -543,6 +591,22 @@ mod tests {
         assert_eq!(map.unreachable, 2);
         let titles: Vec<&str> = map.pages.iter().map(|p| p.title.as_str()).collect();
         assert_eq!(titles, ["http://s.test/index.html", "Page X", "Queued"]);
+        // The maps of one pass over the nodes are the maps asked host by host.
+        for map in &maps {
+            let one = site_map(&g, &ranks, &titles_of(&g), &map.host).unwrap();
+            assert_eq!(one.to_xml(), map.to_xml());
+            assert_eq!(one.to_html(), map.to_html());
+            assert_eq!(one.unreachable, map.unreachable, "{}", map.host);
+            assert_eq!(one.pages.len(), map.pages.len(), "{}", map.host);
+        }
+    }
+
+    fn titles_of(g: &LinkGraph) -> HashMap<i64, String> {
+        g.graph
+            .node_weights()
+            .filter(|n| n.id == 2)
+            .map(|n| (n.id, "Page X".to_string()))
+            .collect()
     }
 
     #[test]
