@@ -127,6 +127,10 @@ pub struct ExportReport {
     /// `[similarity] max_documents`), when it was not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub similarity_skipped: Option<String>,
+    /// Why the page-level graph files are gzip-compressed (a graph of more nodes than
+    /// `export::PLAIN_GRAPH_MAX_NODES`), when they are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub graph_compressed: Option<String>,
     /// Lemma columns of `matrix/lemma-counts.mtx`, when tagger output was read back.
     pub lemma_vocabulary: Option<u64>,
     /// Documents absent from the tagger output (stale `tagged/`: run the tagger again).
@@ -397,7 +401,10 @@ impl Report {
                 export.graph_nodes,
                 export.graph_edges
             );
-            if let Some(why) = &export.similarity_skipped {
+            for why in [&export.similarity_skipped, &export.graph_compressed]
+                .into_iter()
+                .flatten()
+            {
                 let _ = writeln!(out, "  {:<8} {:>8}  {why}", "", "");
             }
         }

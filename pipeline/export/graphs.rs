@@ -54,10 +54,9 @@ pub(super) fn write_similarity(
         return Ok(());
     }
     let pairs = similarity::similar_pairs(m, settings.threshold, settings.top_k);
-    write(
-        &dir.join("similarity.csv"),
-        similarity::pairs_csv(&pairs).as_bytes(),
-    )?;
+    write_with(dir, "similarity.csv", false, |w| {
+        similarity::write_pairs_csv(&pairs, w)
+    })?;
     // Matrix row i is docs[i]: the nodes carry what Gephi and networkx show of each document.
     let nodes: Vec<similarity::SimilarityNode<'_>> = nodes
         .iter()
@@ -70,10 +69,9 @@ pub(super) fn write_similarity(
             score: d.score,
         })
         .collect();
-    write(
-        &dir.join("similarity.graphml"),
-        similarity::pairs_graphml(&nodes, &pairs).as_bytes(),
-    )?;
+    write_with(dir, "similarity.graphml", false, |w| {
+        similarity::write_pairs_graphml(&nodes, &pairs, w)
+    })?;
     // Hyperlinks between two corpus documents, as matrix rows.
     let hyperlinks: Vec<(usize, usize)> = graph
         .graph
@@ -91,24 +89,42 @@ pub(super) fn write_similarity(
 
 /// The hyperlink graph in every format, the host-level graph, seed 004's reports (broken
 /// links, external links, one site map per host) and PageRank (d = 0.85).
-pub(super) fn write_graphs(store: &Store, dir: &Path, graph: &LinkGraph) -> anyhow::Result<()> {
+pub(super) fn write_graphs(
+    store: &Store,
+    dir: &Path,
+    graph: &LinkGraph,
+    report: &mut ExportReport,
+) -> anyhow::Result<()> {
     let pagerank = graphio::pagerank_of(graph, pagerank::DEFAULT_DAMPING);
-    write(&dir.join("links.graphml"), graph.to_graphml().as_bytes())?;
-    write(
-        &dir.join("links.gexf"),
-        graphio::to_gexf(graph, &pagerank).as_bytes(),
-    )?;
-    write(&dir.join("links.dot"), graphio::to_dot(graph).as_bytes())?;
-    write(&dir.join("links.net"), graphio::to_pajek(graph).as_bytes())?;
-    let mut nodes = graph.node_rows();
-    if let Some(header) = nodes.first_mut() {
-        header.push("pagerank".to_string());
+    let compress = graph.graph.node_count() > PLAIN_GRAPH_MAX_NODES;
+    if compress {
+        report.graph_compressed = Some(format!(
+            "page-level graph files gzip-compressed (links.*.gz, nodes.csv.gz, edges.csv.gz): \
+             {} nodes, more than {PLAIN_GRAPH_MAX_NODES}",
+            graph.graph.node_count()
+        ));
     }
-    for (row, rank) in nodes.iter_mut().skip(1).zip(&pagerank) {
-        row.push(format!("{rank:.8}"));
-    }
-    write_csv(&dir.join("nodes.csv"), nodes)?;
-    write_csv(&dir.join("edges.csv"), graph.edge_rows())?;
+    write_with(dir, "links.graphml", compress, |w| graph.write_graphml(w))?;
+    write_with(dir, "links.gexf", compress, |w| {
+        graphio::write_gexf_to(graph, &pagerank, w)
+    })?;
+    write_with(dir, "links.dot", compress, |w| {
+        graphio::write_dot_to(graph, w)
+    })?;
+    write_with(dir, "links.net", compress, |w| {
+        graphio::write_pajek_to(graph, w)
+    })?;
+    let mut ranks = pagerank.iter();
+    let nodes = graph.node_rows_iter().enumerate().map(|(i, mut row)| {
+        if i == 0 {
+            row.push("pagerank".to_string());
+        } else if let Some(rank) = ranks.next() {
+            row.push(format!("{rank:.8}"));
+        }
+        row
+    });
+    write_csv_rows(dir, "nodes.csv", compress, nodes)?;
+    write_csv_rows(dir, "edges.csv", compress, graph.edge_rows_iter())?;
     let hosts = graphio::host_graph(graph);
     write(&dir.join("hosts.gexf"), hosts.to_gexf().as_bytes())?;
     write(&dir.join("hosts.dot"), hosts.to_dot().as_bytes())?;
@@ -154,8 +170,86 @@ fn write_csv(path: &Path, rows: Vec<Vec<String>>) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Above this many nodes (URLs the crawl saw), the page-level graph files are written
+/// gzip-compressed: a million-page crawl's are about 8 GB as text, a tenth of that compressed,
+/// and networkx, pandas and R read `.gz` files as they are.
+pub const PLAIN_GRAPH_MAX_NODES: usize = 100_000;
+
+/// Writes `dir/name` (or `dir/name.gz`) through `f`, a piece at a time.
+fn write_with(
+    dir: &Path,
+    name: &str,
+    compress: bool,
+    f: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let path = dir.join(if compress {
+        format!("{name}.gz")
+    } else {
+        name.to_string()
+    });
+    let file =
+        std::fs::File::create(&path).with_context(|| format!("cannot write {}", path.display()))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    let done = if compress {
+        let mut gz = flate2::write::GzEncoder::new(&mut out, flate2::Compression::fast());
+        f(&mut gz).and_then(|()| gz.finish().map(|_| ()))
+    } else {
+        f(&mut out)
+    };
+    done.and_then(|()| out.flush())
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// CSV rows (header first) into `dir/name` (or `dir/name.gz`), one at a time.
+fn write_csv_rows(
+    dir: &Path,
+    name: &str,
+    compress: bool,
+    rows: impl Iterator<Item = Vec<String>>,
+) -> anyhow::Result<()> {
+    write_with(dir, name, compress, |w| {
+        let mut writer = csv::Writer::from_writer(w);
+        for row in rows {
+            writer.write_record(&row)?;
+        }
+        writer.flush()
+    })
+}
+
 /// The hyperlink graph: every URL the crawl saw is a node, every link between them an edge.
 pub(super) fn build_graph(store: &Store) -> anyhow::Result<LinkGraph> {
     let (nodes, edges) = store.link_graph_parts()?;
     Ok(LinkGraph::build(nodes, edges))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn graph_files_are_plain_or_gzip_with_the_same_text() {
+        use std::io::Read;
+        let dir = tempfile::tempdir().unwrap();
+        let rows = || {
+            (0..5000).map(|i| {
+                vec![
+                    i.to_string(),
+                    format!("http://a.test/{i}"),
+                    "x,y".to_string(),
+                ]
+            })
+        };
+        write_csv_rows(dir.path(), "nodes.csv", false, rows()).unwrap();
+        write_csv_rows(dir.path(), "nodes.csv", true, rows()).unwrap();
+        let plain = std::fs::read_to_string(dir.path().join("nodes.csv")).unwrap();
+        let mut unzipped = String::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(dir.path().join("nodes.csv.gz")).unwrap())
+            .read_to_string(&mut unzipped)
+            .unwrap();
+        assert_eq!(plain, unzipped);
+        assert!(plain.contains("\"x,y\"") && plain.lines().count() == 5000);
+        let err = write_with(&dir.path().join("absent"), "a.dot", false, |_| Ok(())).unwrap_err();
+        assert!(format!("{err:#}").contains("a.dot"), "{err:#}");
+    }
 }

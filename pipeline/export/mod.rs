@@ -252,7 +252,7 @@ pub fn run(
     crate::corpus_index::build(&vrt_path, columns, &run_dir.join("index"))?;
 
     let graph = graphs::build_graph(store)?;
-    graphs::write_graphs(store, &graph_dir, &graph)?;
+    graphs::write_graphs(store, &graph_dir, &graph, &mut report)?;
     graphs::write_similarity(
         topic,
         &graph_dir,

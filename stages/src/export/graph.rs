@@ -114,7 +114,18 @@ impl LinkGraph {
     /// GraphML text (directed graph; node attributes typed for networkx and Gephi; `label` is
     /// the URL, which Gephi shows as the node's label, as in the GEXF file).
     pub fn to_graphml(&self) -> String {
-        let mut out = String::with_capacity(256 + self.graph.node_count() * 300);
+        let mut bytes = Vec::new();
+        // Writing to a Vec cannot fail.
+        let _ = self.write_graphml(&mut bytes);
+        String::from_utf8(bytes).unwrap_or_default()
+    }
+
+    /// [`LinkGraph::to_graphml`] into a writer, a piece at a time.
+    ///
+    /// # Errors
+    /// The writer's.
+    pub fn write_graphml(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let mut out = String::with_capacity(1 << 17);
         out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         out.push_str("<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:schemaLocation=\"http://graphml.graphdrawing.org/xmlns http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd\">\n");
         for (key, target, name, ty) in GRAPHML_KEYS {
@@ -151,36 +162,41 @@ impl LinkGraph {
             data(&mut out, "kept", if node.kept { "true" } else { "false" });
             data(&mut out, "reason", &xml_escape(&node.reason));
             out.push_str("    </node>\n");
+            flush_piece(&mut out, w)?;
         }
         for edge in self.graph.edge_references() {
-            let w = edge.weight();
+            let e = edge.weight();
             let _ = writeln!(
                 out,
                 "    <edge source=\"n{}\" target=\"n{}\">",
-                w.source, w.target
+                e.source, e.target
             );
-            data(&mut out, "anchor", &xml_escape(&w.anchor));
-            data(&mut out, "count", &w.count.to_string());
+            data(&mut out, "anchor", &xml_escape(&e.anchor));
+            data(&mut out, "count", &e.count.to_string());
             out.push_str("    </edge>\n");
+            flush_piece(&mut out, w)?;
         }
         out.push_str("  </graph>\n</graphml>\n");
-        out
+        w.write_all(out.as_bytes())
     }
 
     /// The node table as CSV rows (header first), for the `csv` writer of the caller.
     pub fn node_rows(&self) -> Vec<Vec<String>> {
-        let mut rows = vec![
-            [
-                "id", "url", "host", "depth", "status", "language", "score", "verdict", "tokens",
-                "kept", "reason",
-            ]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
-        ];
+        self.node_rows_iter().collect()
+    }
+
+    /// [`LinkGraph::node_rows`] one row at a time.
+    pub fn node_rows_iter(&self) -> impl Iterator<Item = Vec<String>> + '_ {
+        let header: Vec<String> = [
+            "id", "url", "host", "depth", "status", "language", "score", "verdict", "tokens",
+            "kept", "reason",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         let opt = |v: Option<String>| v.unwrap_or_default();
-        for n in self.graph.node_weights() {
-            rows.push(vec![
+        std::iter::once(header).chain(self.graph.node_weights().map(move |n| {
+            vec![
                 n.id.to_string(),
                 n.url.clone(),
                 n.host.clone(),
@@ -192,30 +208,43 @@ impl LinkGraph {
                 opt(n.tokens.map(|d| d.to_string())),
                 n.kept.to_string(),
                 n.reason.clone(),
-            ]);
-        }
-        rows
+            ]
+        }))
     }
 
     /// The edge table as CSV rows (header first): `source,target,anchor,count`.
     pub fn edge_rows(&self) -> Vec<Vec<String>> {
-        let mut rows = vec![vec![
+        self.edge_rows_iter().collect()
+    }
+
+    /// [`LinkGraph::edge_rows`] one row at a time.
+    pub fn edge_rows_iter(&self) -> impl Iterator<Item = Vec<String>> + '_ {
+        let header = vec![
             "source".to_string(),
             "target".to_string(),
             "anchor".to_string(),
             "count".to_string(),
-        ]];
-        for edge in self.graph.edge_references() {
+        ];
+        std::iter::once(header).chain(self.graph.edge_references().map(|edge| {
             let w = edge.weight();
-            rows.push(vec![
+            vec![
                 w.source.to_string(),
                 w.target.to_string(),
                 w.anchor.clone(),
                 w.count.to_string(),
-            ]);
-        }
-        rows
+            ]
+        }))
     }
+}
+
+/// Hands `out` to `w` once it holds 64 KiB (the writers of large graphs build their text a
+/// piece at a time).
+pub(crate) fn flush_piece(out: &mut String, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    if out.len() >= 1 << 16 {
+        w.write_all(out.as_bytes())?;
+        out.clear();
+    }
+    Ok(())
 }
 
 const GRAPHML_KEYS: [(&str, &str, &str, &str); 14] = [

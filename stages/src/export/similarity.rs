@@ -25,7 +25,7 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashSet};
 use std::fmt::Write as _;
 
-use crate::export::graph::xml_escape;
+use crate::export::graph::{flush_piece, xml_escape};
 use crate::export::matrix::SparseMatrix;
 
 /// How a count becomes a term frequency.
@@ -234,12 +234,27 @@ pub fn similar_pairs_with(
 /// The similarity graph as CSV `source,target,similarity` (1-based rows, the Matrix Market
 /// rows), with a header.
 pub fn pairs_csv(pairs: &[(usize, usize, f64)]) -> String {
-    let mut out = String::with_capacity(32 + pairs.len() * 24);
+    let mut bytes = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = write_pairs_csv(pairs, &mut bytes);
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
+/// [`pairs_csv`] into a writer, a piece at a time.
+///
+/// # Errors
+/// The writer's.
+pub fn write_pairs_csv(
+    pairs: &[(usize, usize, f64)],
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let mut out = String::with_capacity(1 << 17);
     out.push_str("source,target,similarity\r\n");
     for &(i, j, s) in pairs {
         let _ = write!(out, "{},{},{s}\r\n", i + 1, j + 1);
+        flush_piece(&mut out, w)?;
     }
-    out
+    w.write_all(out.as_bytes())
 }
 
 /// What the similarity graph says about a document: its node's attributes.
@@ -280,8 +295,23 @@ const NODE_KEYS: [(&str, &str); 7] = [
 /// nodes; absent values (an empty string, a non-finite score) are omitted, as in
 /// `links.graphml`.
 pub fn pairs_graphml(nodes: &[SimilarityNode<'_>], pairs: &[(usize, usize, f64)]) -> String {
+    let mut bytes = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = write_pairs_graphml(nodes, pairs, &mut bytes);
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
+/// [`pairs_graphml`] into a writer, a piece at a time.
+///
+/// # Errors
+/// The writer's.
+pub fn write_pairs_graphml(
+    nodes: &[SimilarityNode<'_>],
+    pairs: &[(usize, usize, f64)],
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let n_docs = nodes.len();
-    let mut out = String::with_capacity(512 + n_docs * 400 + pairs.len() * 120);
+    let mut out = String::with_capacity(1 << 17);
     out.push_str(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
          <graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n",
@@ -327,6 +357,7 @@ pub fn pairs_graphml(nodes: &[SimilarityNode<'_>], pairs: &[(usize, usize, f64)]
             let _ = writeln!(out, "      <data key=\"score\">{}</data>", node.score);
         }
         out.push_str("    </node>\n");
+        flush_piece(&mut out, w)?;
     }
     for &(i, j, s) in pairs {
         if i < n_docs && j < n_docs {
@@ -337,10 +368,11 @@ pub fn pairs_graphml(nodes: &[SimilarityNode<'_>], pairs: &[(usize, usize, f64)]
                 i + 1,
                 j + 1
             );
+            flush_piece(&mut out, w)?;
         }
     }
     out.push_str("  </graph>\n</graphml>\n");
-    out
+    w.write_all(out.as_bytes())
 }
 
 /// How well the hyperlink graph matches the similarity graph (both undirected, over the same

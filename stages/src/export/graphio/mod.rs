@@ -29,7 +29,7 @@ use std::fmt::Write as _;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 
-use crate::export::graph::{LinkGraph, PageNode, Reach, xml_escape};
+use crate::export::graph::{LinkGraph, PageNode, Reach, flush_piece, xml_escape};
 use crate::focus::pagerank::pagerank;
 
 /// Whether a page is an invalid link target (seed 004's set `P_N`): fetched with an HTTP
@@ -54,6 +54,7 @@ pub fn pagerank_of(graph: &LinkGraph, damping: f64) -> Vec<f64> {
 }
 
 /// A typed attribute value, as GEXF declares it.
+#[derive(Clone)]
 enum Value {
     Str(String),
     Int(i64),
@@ -62,12 +63,25 @@ enum Value {
 }
 
 /// A format-neutral view of a graph, so the three writers serve both the page graph and the
-/// host graph.
-struct Table {
+/// host graph. Rows are made one at a time as the writers ask for them, so writing a large
+/// page graph never holds a second copy of it.
+struct Table<'a> {
     node_schema: &'static [(&'static str, &'static str)],
     edge_schema: &'static [(&'static str, &'static str)],
-    nodes: Vec<NodeOut>,
-    edges: Vec<EdgeOut>,
+    nodes: usize,
+    edges: usize,
+    node: Box<dyn Fn(usize) -> NodeOut + 'a>,
+    /// A node's id alone (what an edge line needs of its ends).
+    node_id: Box<dyn Fn(usize) -> String + 'a>,
+    edge: Box<dyn Fn(usize) -> EdgeOut + 'a>,
+}
+
+/// Runs a writer into a `String` (the writers only produce UTF-8).
+fn to_string(write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> String {
+    let mut bytes = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = write(&mut bytes);
+    String::from_utf8(bytes).unwrap_or_default()
 }
 
 struct NodeOut {
@@ -110,12 +124,15 @@ fn finite(v: Option<f64>) -> Option<Value> {
     v.filter(|x| x.is_finite()).map(Value::Double)
 }
 
-fn page_table(graph: &LinkGraph, pagerank: &[f64]) -> Table {
-    let nodes = graph
-        .graph
-        .node_indices()
-        .map(|i| {
-            let n = &graph.graph[i];
+fn page_table<'a>(graph: &'a LinkGraph, pagerank: &'a [f64]) -> Table<'a> {
+    let g = &graph.graph;
+    Table {
+        node_schema: PAGE_SCHEMA,
+        edge_schema: LINK_SCHEMA,
+        nodes: g.node_count(),
+        edges: g.edge_count(),
+        node: Box::new(move |k| {
+            let n = &g[NodeIndex::new(k)];
             NodeOut {
                 id: format!("n{}", n.id),
                 label: n.url.clone(),
@@ -129,26 +146,58 @@ fn page_table(graph: &LinkGraph, pagerank: &[f64]) -> Table {
                     n.tokens.map(Value::Int),
                     Some(Value::Bool(n.kept)),
                     Some(Value::Str(n.reason.clone())),
-                    finite(pagerank.get(i.index()).copied()),
+                    finite(pagerank.get(k).copied()),
                 ],
             }
-        })
-        .collect();
-    let edges = graph
-        .graph
-        .edge_references()
-        .map(|e| EdgeOut {
-            source: e.source().index(),
-            target: e.target().index(),
-            weight: e.weight().count,
-            values: vec![Some(Value::Str(e.weight().anchor.clone()))],
-        })
-        .collect();
+        }),
+        node_id: Box::new(move |k| format!("n{}", g[NodeIndex::new(k)].id)),
+        edge: Box::new(move |k| {
+            let e = petgraph::graph::EdgeIndex::new(k);
+            let (source, target) = g.edge_endpoints(e).unwrap_or_default();
+            EdgeOut {
+                source: source.index(),
+                target: target.index(),
+                weight: g[e].count,
+                values: vec![Some(Value::Str(g[e].anchor.clone()))],
+            }
+        }),
+    }
+}
+
+/// A materialised table (the host graph is small) as a [`Table`].
+fn owned_table(
+    node_schema: &'static [(&'static str, &'static str)],
+    edge_schema: &'static [(&'static str, &'static str)],
+    nodes: Vec<NodeOut>,
+    edges: Vec<EdgeOut>,
+) -> Table<'static> {
+    let nodes = std::rc::Rc::new(nodes);
+    let edges = std::rc::Rc::new(edges);
+    let (n, e) = (nodes.len(), edges.len());
+    let (for_node, for_id) = (nodes.clone(), nodes);
     Table {
-        node_schema: PAGE_SCHEMA,
-        edge_schema: LINK_SCHEMA,
-        nodes,
-        edges,
+        node_schema,
+        edge_schema,
+        nodes: n,
+        edges: e,
+        node: Box::new(move |k| {
+            let node = &for_node[k];
+            NodeOut {
+                id: node.id.clone(),
+                label: node.label.clone(),
+                values: node.values.clone(),
+            }
+        }),
+        node_id: Box::new(move |k| for_id[k].id.clone()),
+        edge: Box::new(move |k| {
+            let edge = &edges[k];
+            EdgeOut {
+                source: edge.source,
+                target: edge.target,
+                weight: edge.weight,
+                values: edge.values.clone(),
+            }
+        }),
     }
 }
 
@@ -156,22 +205,50 @@ fn page_table(graph: &LinkGraph, pagerank: &[f64]) -> Table {
 /// node label = URL; edge weight = number of links, edge attribute `anchor`). Gephi reads it;
 /// networkx 3.4's `read_gexf` only knows GEXF 1.1/1.2 and needs the GraphML file instead.
 pub fn to_gexf(graph: &LinkGraph, pagerank: &[f64]) -> String {
-    write_gexf(&page_table(graph, pagerank))
+    to_string(|w| write_gexf(&page_table(graph, pagerank), w))
+}
+
+/// [`to_gexf`] into a writer, a piece at a time.
+///
+/// # Errors
+/// The writer's.
+pub fn write_gexf_to(
+    graph: &LinkGraph,
+    pagerank: &[f64],
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    write_gexf(&page_table(graph, pagerank), w)
 }
 
 /// Graphviz DOT text of the page graph: quoted ids `"n<id>"`, label = URL, `weight` = links.
 pub fn to_dot(graph: &LinkGraph) -> String {
-    write_dot(&page_table(graph, &[]), "links")
+    to_string(|w| write_dot(&page_table(graph, &[]), "links", w))
+}
+
+/// [`to_dot`] into a writer, a piece at a time.
+///
+/// # Errors
+/// The writer's.
+pub fn write_dot_to(graph: &LinkGraph, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    write_dot(&page_table(graph, &[]), "links", w)
 }
 
 /// Pajek `.net` text of the page graph: `*Vertices n` (1-based, quoted URL labels) and
 /// `*Arcs` with the link count as weight.
 pub fn to_pajek(graph: &LinkGraph) -> String {
-    write_pajek(&page_table(graph, &[]))
+    to_string(|w| write_pajek(&page_table(graph, &[]), w))
 }
 
-fn write_gexf(table: &Table) -> String {
-    let mut out = String::with_capacity(512 + table.nodes.len() * 300 + table.edges.len() * 100);
+/// [`to_pajek`] into a writer, a piece at a time.
+///
+/// # Errors
+/// The writer's.
+pub fn write_pajek_to(graph: &LinkGraph, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    write_pajek(&page_table(graph, &[]), w)
+}
+
+fn write_gexf(table: &Table<'_>, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut out = String::with_capacity(1 << 17);
     out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     out.push_str("<gexf xmlns=\"http://gexf.net/1.3\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:schemaLocation=\"http://gexf.net/1.3 http://gexf.net/1.3/gexf.xsd\" version=\"1.3\">\n");
     out.push_str("  <meta>\n    <creator>glaneur</creator>\n  </meta>\n");
@@ -186,8 +263,9 @@ fn write_gexf(table: &Table) -> String {
         }
         out.push_str("    </attributes>\n");
     }
-    let _ = writeln!(out, "    <nodes count=\"{}\">", table.nodes.len());
-    for node in &table.nodes {
+    let _ = writeln!(out, "    <nodes count=\"{}\">", table.nodes);
+    for k in 0..table.nodes {
+        let node = (table.node)(k);
         let _ = write!(
             out,
             "      <node id=\"{}\" label=\"{}\"",
@@ -195,25 +273,27 @@ fn write_gexf(table: &Table) -> String {
             xml_escape(&node.label)
         );
         gexf_attvalues(&mut out, table.node_schema, &node.values, "node");
+        flush_piece(&mut out, w)?;
     }
     out.push_str("    </nodes>\n");
-    let _ = writeln!(out, "    <edges count=\"{}\">", table.edges.len());
-    for (k, edge) in table.edges.iter().enumerate() {
-        let (Some(s), Some(t)) = (table.nodes.get(edge.source), table.nodes.get(edge.target))
-        else {
+    let _ = writeln!(out, "    <edges count=\"{}\">", table.edges);
+    for k in 0..table.edges {
+        let edge = (table.edge)(k);
+        if edge.source >= table.nodes || edge.target >= table.nodes {
             continue;
-        };
+        }
         let _ = write!(
             out,
             "      <edge id=\"{k}\" source=\"{}\" target=\"{}\" weight=\"{}\"",
-            xml_escape(&s.id),
-            xml_escape(&t.id),
+            xml_escape(&(table.node_id)(edge.source)),
+            xml_escape(&(table.node_id)(edge.target)),
             edge.weight
         );
         gexf_attvalues(&mut out, table.edge_schema, &edge.values, "edge");
+        flush_piece(&mut out, w)?;
     }
     out.push_str("    </edges>\n  </graph>\n</gexf>\n");
-    out
+    w.write_all(out.as_bytes())
 }
 
 /// Ends the start tag `tag` opened by the caller: `/>` when no value is present, else the
@@ -259,11 +339,12 @@ fn dot_quote(text: &str) -> String {
     out
 }
 
-fn write_dot(table: &Table, name: &str) -> String {
-    let mut out = String::with_capacity(64 + table.nodes.len() * 120 + table.edges.len() * 40);
+fn write_dot(table: &Table<'_>, name: &str, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut out = String::with_capacity(1 << 17);
     let _ = writeln!(out, "digraph {} {{", dot_quote(name));
     out.push_str("  node [shape=box];\n");
-    for node in &table.nodes {
+    for k in 0..table.nodes {
+        let node = (table.node)(k);
         let _ = write!(
             out,
             "  {} [label={}",
@@ -281,23 +362,25 @@ fn write_dot(table: &Table, name: &str) -> String {
             let _ = write!(out, ", {attr}={text}");
         }
         out.push_str("];\n");
+        flush_piece(&mut out, w)?;
     }
-    for edge in &table.edges {
-        let (Some(s), Some(t)) = (table.nodes.get(edge.source), table.nodes.get(edge.target))
-        else {
+    for k in 0..table.edges {
+        let edge = (table.edge)(k);
+        if edge.source >= table.nodes || edge.target >= table.nodes {
             continue;
-        };
+        }
         // Graphviz rejects negative weights; a count is never negative in a sane database.
         let _ = writeln!(
             out,
             "  {} -> {} [weight={}];",
-            dot_quote(&s.id),
-            dot_quote(&t.id),
+            dot_quote(&(table.node_id)(edge.source)),
+            dot_quote(&(table.node_id)(edge.target)),
             edge.weight.max(0)
         );
+        flush_piece(&mut out, w)?;
     }
     out.push_str("}\n");
-    out
+    w.write_all(out.as_bytes())
 }
 
 fn pajek_label(text: &str) -> String {
@@ -317,15 +400,17 @@ fn pajek_label(text: &str) -> String {
     out
 }
 
-fn write_pajek(table: &Table) -> String {
-    let mut out = String::with_capacity(32 + table.nodes.len() * 80 + table.edges.len() * 16);
-    let _ = writeln!(out, "*Vertices {}", table.nodes.len());
-    for (k, node) in table.nodes.iter().enumerate() {
-        let _ = writeln!(out, "{} {}", k + 1, pajek_label(&node.label));
+fn write_pajek(table: &Table<'_>, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut out = String::with_capacity(1 << 17);
+    let _ = writeln!(out, "*Vertices {}", table.nodes);
+    for k in 0..table.nodes {
+        let _ = writeln!(out, "{} {}", k + 1, pajek_label(&(table.node)(k).label));
+        flush_piece(&mut out, w)?;
     }
     out.push_str("*Arcs\n");
-    for edge in &table.edges {
-        if edge.source < table.nodes.len() && edge.target < table.nodes.len() {
+    for k in 0..table.edges {
+        let edge = (table.edge)(k);
+        if edge.source < table.nodes && edge.target < table.nodes {
             let _ = writeln!(
                 out,
                 "{} {} {}",
@@ -334,8 +419,9 @@ fn write_pajek(table: &Table) -> String {
                 edge.weight
             );
         }
+        flush_piece(&mut out, w)?;
     }
-    out
+    w.write_all(out.as_bytes())
 }
 
 /// One host of the host graph.
@@ -413,7 +499,7 @@ pub fn host_graph(graph: &LinkGraph) -> HostGraph {
 }
 
 impl HostGraph {
-    fn table(&self) -> Table {
+    fn table(&self) -> Table<'static> {
         let nodes = self
             .graph
             .node_weights()
@@ -439,27 +525,22 @@ impl HostGraph {
                 values: vec![Some(Value::Int(e.weight().page_links))],
             })
             .collect();
-        Table {
-            node_schema: HOST_SCHEMA,
-            edge_schema: HOST_LINK_SCHEMA,
-            nodes,
-            edges,
-        }
+        owned_table(HOST_SCHEMA, HOST_LINK_SCHEMA, nodes, edges)
     }
 
     /// GEXF 1.3 text (label = host, weight = summed link count).
     pub fn to_gexf(&self) -> String {
-        write_gexf(&self.table())
+        to_string(|w| write_gexf(&self.table(), w))
     }
 
     /// Graphviz DOT text (ids `h<k>` in alphabetical host order).
     pub fn to_dot(&self) -> String {
-        write_dot(&self.table(), "hosts")
+        to_string(|w| write_dot(&self.table(), "hosts", w))
     }
 
     /// Pajek `.net` text (vertex `k` is the `k`-th host alphabetically).
     pub fn to_pajek(&self) -> String {
-        write_pajek(&self.table())
+        to_string(|w| write_pajek(&self.table(), w))
     }
 
     /// The host table as CSV rows (header first):
