@@ -43,16 +43,6 @@ pub(super) fn write_similarity(
     report: &mut ExportReport,
 ) -> anyhow::Result<()> {
     let settings = &topic.file.similarity;
-    if m.n_rows() as u64 > settings.max_documents {
-        report.similarity_skipped = Some(format!(
-            "similarity graph not computed: {} documents, more than [similarity] max_documents = {} \
-             (its cost grows with the square of the documents that share words; raise the limit to \
-             compute it)",
-            m.n_rows(),
-            settings.max_documents
-        ));
-        return Ok(());
-    }
     let pairs = similarity::similar_pairs(m, settings.threshold, settings.top_k);
     write_with(dir, "similarity.csv", false, |w| {
         similarity::write_pairs_csv(&pairs, w)

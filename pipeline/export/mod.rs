@@ -18,6 +18,7 @@
 
 mod document;
 mod graphs;
+mod matrix;
 mod tags;
 
 use std::collections::HashMap;
@@ -27,7 +28,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use stages::export::matrix::MatrixBuilder;
-use stages::export::{matrix, vertical};
+use stages::export::vertical;
 
 use crate::report::ExportReport;
 use crate::store::Store;
@@ -104,17 +105,21 @@ pub fn run(
         .with_context(|| format!("cannot write {}", rows_path.display()))?;
 
     let mut report = ExportReport::default();
-    let mut matrix = MatrixBuilder::with_options(topic.file.matrix.options())
-        .map_err(|e| anyhow::anyhow!("[matrix]: {e}"))?;
+    let mut matrix = matrix::SpilledMatrix::create(
+        MatrixBuilder::with_options(topic.file.matrix.options())
+            .map_err(|e| anyhow::anyhow!("[matrix]: {e}"))?,
+        matrix_dir.join("counts.rows.tmp"),
+    )?;
     // The tagger's output, when one has run: pos and lemma go into the `.vrt`, CoNLL-U, the
     // index and the lemma matrix.
     let mut tagged = TaggedStream::open(&run_dir.join("tagged"))?;
     let tagset = tagged.as_ref().map(|(_, tagset)| *tagset);
     let mut lemma_matrix = match tagged {
-        Some(_) => Some(
+        Some(_) => Some(matrix::SpilledMatrix::create(
             MatrixBuilder::with_options(topic.file.matrix.options())
                 .map_err(|e| anyhow::anyhow!("[matrix]: {e}"))?,
-        ),
+            matrix_dir.join("lemma-counts.rows.tmp"),
+        )?),
         None => None,
     };
     let (mut untagged, mut lemmas_missing) = (0u64, 0u64);
@@ -157,7 +162,7 @@ pub fn run(
                 .map(String::as_str)
                 .filter(|t| !stages::corpus::tokenize::is_markup(t))
                 .collect();
-            let (row, _) = matrix.add(&words);
+            let row = matrix.add(&words)?;
             if let Some(lemma_matrix) = &mut lemma_matrix {
                 match &f.tagged {
                     Some(Some(tokens)) => {
@@ -167,11 +172,11 @@ pub fn run(
                             .filter(|t| !(t.word.starts_with("&lt;") && t.word.ends_with("&gt;")))
                             .map(|t| t.lemma.as_str())
                             .collect();
-                        lemma_matrix.add(&lemmas);
+                        lemma_matrix.add(&lemmas)?;
                     }
                     // Keep the row so that rows still match docs.tsv.
                     _ => {
-                        lemma_matrix.add::<&str>(&[]);
+                        lemma_matrix.add(&[])?;
                         lemmas_missing += 1;
                     }
                 }
@@ -222,24 +227,23 @@ pub fn run(
     drop(rows);
     search.finish()?;
 
-    let filtered = matrix.filtered();
-    drop(matrix);
-    let nodes = write_docs_tsv(&matrix_dir, &rows_path, &filtered, &mut report)?;
-    write_matrix(&matrix_dir, "", &filtered)?;
-    write(
-        &matrix_dir.join("long.csv"),
-        filtered.to_long_csv().as_bytes(),
+    // The similarity graph needs the matrix whole; it is computed up to its size limit.
+    let max_documents = topic.file.similarity.max_documents;
+    let similar = |rows: usize| rows as u64 <= max_documents;
+    let written = matrix.write(&matrix_dir, "", true, similar)?;
+    report.dense_csv = written.dense_refused;
+    report.vocabulary = written.vocabulary as u64;
+    report.nonzeros = written.nonzeros as u64;
+    let nodes = write_docs_tsv(
+        &matrix_dir,
+        &rows_path,
+        &written.words,
+        written.matrix.is_some(),
+        &mut report,
     )?;
-    match filtered.to_dense_csv(matrix::DENSE_MAX_CELLS) {
-        Ok(dense) => write(&matrix_dir.join("dense.csv"), dense.as_bytes())?,
-        Err(refused) => report.dense_csv = Some(refused.to_string()),
-    }
-    report.vocabulary = filtered.n_cols() as u64;
-    report.nonzeros = filtered.nnz() as u64;
     if let Some(lemma_matrix) = lemma_matrix {
-        let lemma_matrix = lemma_matrix.filtered();
-        write_matrix(&matrix_dir, "lemma-", &lemma_matrix)?;
-        report.lemma_vocabulary = Some(lemma_matrix.n_cols() as u64);
+        let lemmas = lemma_matrix.write(&matrix_dir, "lemma-", false, |_| false)?;
+        report.lemma_vocabulary = Some(lemmas.vocabulary as u64);
         // Documents the tagger output does not hold, or holds with other tokens.
         report.tagged_documents_missing = Some(untagged.max(lemmas_missing));
     }
@@ -253,15 +257,19 @@ pub fn run(
 
     let graph = graphs::build_graph(store)?;
     graphs::write_graphs(store, &graph_dir, &graph, &mut report)?;
-    graphs::write_similarity(
-        topic,
-        &graph_dir,
-        &filtered,
-        &graph,
-        &nodes,
-        &row_of,
-        &mut report,
-    )?;
+    match &written.matrix {
+        Some(m) => {
+            graphs::write_similarity(topic, &graph_dir, m, &graph, &nodes, &row_of, &mut report)?
+        }
+        None => {
+            report.similarity_skipped = Some(format!(
+                "similarity graph not computed: {} documents, more than [similarity] \
+                 max_documents = {max_documents} (its cost grows with the square of the \
+                 documents that share words; raise the limit to compute it)",
+                written.words.len()
+            ))
+        }
+    }
     report.graph_nodes = graph.graph.node_count() as u64;
     report.graph_edges = graph.graph.edge_count() as u64;
     store.commit()?;
@@ -271,11 +279,13 @@ pub fn run(
 }
 
 /// `matrix/docs.tsv` from the rows kept while streaming (then removed), with each row's word
-/// count in the filtered matrix; returns what the similarity graph's nodes show.
+/// count in the filtered matrix; returns what the similarity graph's nodes show (with
+/// `keep_nodes`).
 fn write_docs_tsv(
     matrix_dir: &Path,
     rows_path: &Path,
-    filtered: &matrix::SparseMatrix,
+    words_per_row: &[u64],
+    keep_nodes: bool,
     report: &mut ExportReport,
 ) -> anyhow::Result<Vec<graphs::Node>> {
     let mut docs_tsv = csv::WriterBuilder::new()
@@ -290,11 +300,11 @@ fn write_docs_tsv(
         .has_headers(false)
         .from_path(rows_path)
         .with_context(|| format!("cannot read {}", rows_path.display()))?;
-    let mut nodes = Vec::with_capacity(filtered.n_rows());
+    let mut nodes = Vec::new();
     for (i, record) in reader.records().enumerate() {
         let record = record.with_context(|| format!("cannot read {}", rows_path.display()))?;
         let field = |k: usize| record.get(k).unwrap_or("");
-        let words: u64 = filtered.row(i).iter().map(|&(_, n)| u64::from(n)).sum();
+        let words = words_per_row.get(i).copied().unwrap_or(0);
         report.words += words;
         let score: f64 = field(4).parse().unwrap_or(0.0);
         docs_tsv.write_record([
@@ -307,6 +317,9 @@ fn write_docs_tsv(
             field(5).to_string(),
             words.to_string(),
         ])?;
+        if !keep_nodes {
+            continue;
+        }
         nodes.push(graphs::Node {
             doc: field(0).to_string(),
             url: field(1).to_string(),
@@ -321,18 +334,6 @@ fn write_docs_tsv(
     std::fs::remove_file(rows_path)
         .with_context(|| format!("cannot remove {}", rows_path.display()))?;
     Ok(nodes)
-}
-
-/// `PREFIXcounts.mtx` (Matrix Market) and `PREFIXvocab.tsv` of a matrix.
-fn write_matrix(dir: &Path, prefix: &str, m: &matrix::SparseMatrix) -> anyhow::Result<()> {
-    write(
-        &dir.join(format!("{prefix}counts.mtx")),
-        m.to_matrix_market().as_bytes(),
-    )?;
-    write(
-        &dir.join(format!("{prefix}vocab.tsv")),
-        m.vocabulary_tsv().as_bytes(),
-    )
 }
 
 /// Longest host part of a site map's file name, in bytes: with the hash and the extension the

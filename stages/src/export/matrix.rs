@@ -127,8 +127,11 @@ pub struct MatrixBuilder {
     stop_codes: Vec<String>,
     vocab: HashMap<String, u32>,
     words: Vec<WordStats>,
-    /// Non-zero entries per document, each row sorted by column.
+    /// Non-zero entries per document, each row sorted by column (the rows not yet taken by
+    /// [`MatrixBuilder::take_rows`]).
     rows: Vec<Vec<(u32, u32)>>,
+    /// Rows already taken.
+    taken: usize,
 }
 
 /// Statistics of one vocabulary word.
@@ -214,12 +217,63 @@ impl MatrixBuilder {
             stats.count += u64::from(count);
         }
         self.rows.push(row);
-        (self.rows.len() - 1, n_words)
+        (self.taken + self.rows.len() - 1, n_words)
     }
 
     /// Number of documents added.
     pub fn n_docs(&self) -> usize {
-        self.rows.len()
+        self.taken + self.rows.len()
+    }
+
+    /// Takes the rows added since the last call, in raw column numbering, so the caller can
+    /// keep them on disk: the builder's memory is then the vocabulary, not the non-zeros. Row
+    /// numbers go on from the rows taken; [`MatrixBuilder::filtered`] and the writers of this
+    /// builder only see the rows not taken, [`MatrixBuilder::filtered_columns`] renumbers the
+    /// taken ones.
+    pub fn take_rows(&mut self) -> Vec<Vec<(u32, u32)>> {
+        self.taken += self.rows.len();
+        std::mem::take(&mut self.rows)
+    }
+
+    /// Non-zero entries of the rows not taken.
+    pub fn pending_nnz(&self) -> usize {
+        self.nnz()
+    }
+
+    /// The columns of the filtered matrix (see [`MatrixBuilder::filtered`]): its vocabulary and
+    /// the new column of every raw one.
+    pub fn filtered_columns(&self) -> FilteredColumns {
+        let n_docs = self.n_docs() as f64;
+        let max_df = self.options.max_df_ratio * n_docs;
+        let mut kept: Vec<u32> = (0..self.words.len() as u32)
+            .filter(|&col| {
+                let w = &self.words[col as usize];
+                w.df >= self.options.min_df
+                    && f64::from(w.df) <= max_df
+                    && !self
+                        .stop_codes
+                        .iter()
+                        .any(|code| stopwords::is_stopword(code, &w.word))
+            })
+            .collect();
+        kept.sort_by(|&a, &b| {
+            let (wa, wb) = (&self.words[a as usize], &self.words[b as usize]);
+            (Reverse(wa.df), &wa.word).cmp(&(Reverse(wb.df), &wb.word))
+        });
+        if let Some(max) = self.options.max_vocabulary {
+            kept.truncate(max);
+        }
+        let mut new_col = vec![u32::MAX; self.words.len()];
+        for (new, &old) in kept.iter().enumerate() {
+            new_col[old as usize] = new as u32;
+        }
+        FilteredColumns {
+            new_col,
+            words: kept
+                .iter()
+                .map(|&old| self.words[old as usize].clone())
+                .collect(),
+        }
     }
 
     /// The vocabulary in column order.
@@ -249,52 +303,88 @@ impl MatrixBuilder {
     /// row. Document frequencies are those of the whole corpus, so filtering never changes a
     /// kept word's `df` or `count`.
     pub fn filtered(&self) -> SparseMatrix {
-        let n_docs = self.rows.len() as f64;
-        let max_df = self.options.max_df_ratio * n_docs;
-        let mut kept: Vec<u32> = (0..self.words.len() as u32)
-            .filter(|&col| {
-                let w = &self.words[col as usize];
-                w.df >= self.options.min_df
-                    && f64::from(w.df) <= max_df
-                    && !self
-                        .stop_codes
-                        .iter()
-                        .any(|code| stopwords::is_stopword(code, &w.word))
-            })
-            .collect();
-        kept.sort_by(|&a, &b| {
-            let (wa, wb) = (&self.words[a as usize], &self.words[b as usize]);
-            (Reverse(wa.df), &wa.word).cmp(&(Reverse(wb.df), &wb.word))
-        });
-        if let Some(max) = self.options.max_vocabulary {
-            kept.truncate(max);
-        }
-        let mut new_col = vec![u32::MAX; self.words.len()];
-        for (new, &old) in kept.iter().enumerate() {
-            new_col[old as usize] = new as u32;
-        }
-        let rows = self
-            .rows
-            .iter()
-            .map(|row| {
-                let mut out: Vec<(u32, u32)> = row
-                    .iter()
-                    .filter_map(|&(col, count)| {
-                        let c = new_col[col as usize];
-                        (c != u32::MAX).then_some((c, count))
-                    })
-                    .collect();
-                out.sort_unstable();
-                out
-            })
-            .collect();
+        let columns = self.filtered_columns();
+        let rows = self.rows.iter().map(|row| columns.row(row)).collect();
         SparseMatrix {
-            words: kept
-                .iter()
-                .map(|&old| self.words[old as usize].clone())
-                .collect(),
+            words: columns.words,
             rows,
         }
+    }
+}
+
+/// The columns of a filtered matrix: its vocabulary, and where each raw column goes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FilteredColumns {
+    /// New column of each raw column (`u32::MAX`: left out).
+    new_col: Vec<u32>,
+    words: Vec<WordStats>,
+}
+
+impl FilteredColumns {
+    /// Number of columns.
+    pub fn n_cols(&self) -> usize {
+        self.words.len()
+    }
+
+    /// The vocabulary in column order.
+    pub fn vocabulary(&self) -> &[WordStats] {
+        &self.words
+    }
+
+    /// The vocabulary table (as [`SparseMatrix::vocabulary_tsv`]).
+    pub fn vocabulary_tsv(&self) -> String {
+        vocabulary_tsv(&self.words)
+    }
+
+    /// A raw row in the filtered columns, sorted by column.
+    pub fn row(&self, raw: &[(u32, u32)]) -> Vec<(u32, u32)> {
+        let mut out: Vec<(u32, u32)> = raw
+            .iter()
+            .filter_map(|&(col, count)| {
+                let c = self.new_col.get(col as usize).copied().unwrap_or(u32::MAX);
+                (c != u32::MAX).then_some((c, count))
+            })
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// The filtered matrix of these rows (already in the filtered columns).
+    pub fn matrix(&self, rows: Vec<Vec<(u32, u32)>>) -> SparseMatrix {
+        SparseMatrix {
+            words: self.words.clone(),
+            rows,
+        }
+    }
+}
+
+/// The Matrix Market header of a matrix of this shape (the size line last).
+pub fn matrix_market_header(n_rows: usize, n_cols: usize, nnz: usize) -> String {
+    format!(
+        "%%MatrixMarket matrix coordinate integer general\n\
+         % glaneur document x word counts: rows = docs.tsv, columns = vocab.tsv\n\
+         {n_rows} {n_cols} {nnz}\n"
+    )
+}
+
+/// The Matrix Market lines of row `row_idx` (0-based).
+pub fn matrix_market_row(out: &mut String, row_idx: usize, row: &[(u32, u32)]) {
+    for &(col, count) in row {
+        // Writing to a String cannot fail.
+        let _ = writeln!(out, "{} {} {}", row_idx + 1, col + 1, count);
+    }
+}
+
+/// The header of the long CSV.
+pub const LONG_CSV_HEADER: &str = "doc,word,count\r\n";
+
+/// The long CSV lines of row `row_idx` (0-based), words from `words`.
+pub fn long_csv_row(out: &mut String, row_idx: usize, row: &[(u32, u32)], words: &[WordStats]) {
+    for &(col, count) in row {
+        let word = words.get(col as usize).map_or("", |w| w.word.as_str());
+        let _ = write!(out, "{},", row_idx + 1);
+        push_field(out, word, ',');
+        let _ = write!(out, ",{count}\r\n");
     }
 }
 
@@ -346,14 +436,9 @@ impl SparseMatrix {
     /// columns ascending; `doc` is the 1-based row (the Matrix Market row).
     pub fn to_long_csv(&self) -> String {
         let mut out = String::with_capacity(16 + self.nnz() * 16);
-        out.push_str("doc,word,count\r\n");
+        out.push_str(LONG_CSV_HEADER);
         for (row_idx, row) in self.rows.iter().enumerate() {
-            for &(col, count) in row {
-                let word = self.words.get(col as usize).map_or("", |w| w.word.as_str());
-                let _ = write!(out, "{},", row_idx + 1);
-                push_field(&mut out, word, ',');
-                let _ = write!(out, ",{count}\r\n");
-            }
+            long_csv_row(&mut out, row_idx, row, &self.words);
         }
         out
     }
@@ -400,15 +485,9 @@ impl SparseMatrix {
 
 fn matrix_market(rows: &[Vec<(u32, u32)>], n_cols: usize) -> String {
     let nnz: usize = rows.iter().map(Vec::len).sum();
-    let mut out = String::with_capacity(64 + nnz * 12);
-    out.push_str("%%MatrixMarket matrix coordinate integer general\n");
-    out.push_str("% glaneur document x word counts: rows = docs.tsv, columns = vocab.tsv\n");
-    // Writing to a String cannot fail.
-    let _ = writeln!(out, "{} {} {}", rows.len(), n_cols, nnz);
+    let mut out = matrix_market_header(rows.len(), n_cols, nnz);
     for (row_idx, row) in rows.iter().enumerate() {
-        for &(col, count) in row {
-            let _ = writeln!(out, "{} {} {}", row_idx + 1, col + 1, count);
-        }
+        matrix_market_row(&mut out, row_idx, row);
     }
     out
 }
@@ -449,6 +528,55 @@ mod tests {
             m.vocabulary_tsv()
                 .starts_with("col\tword\tdf\tcount\n1\tle\t1\t2\n")
         );
+    }
+
+    #[test]
+    fn rows_taken_in_chunks_give_the_filtered_matrix() {
+        let options = MatrixOptions {
+            lowercase: true,
+            stoplist: Some("fr".into()),
+            min_df: 2,
+            max_df_ratio: 0.9,
+            max_vocabulary: Some(4),
+        };
+        let docs: Vec<Vec<String>> = (0..50)
+            .map(|i| {
+                (0..(i % 7 + 2))
+                    .map(|k| {
+                        ["Le", "calque", "masque", "de", "couche", "flou", "Calque"]
+                            [(i * k + k) % 7]
+                            .to_string()
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut whole = MatrixBuilder::with_options(options.clone()).unwrap();
+        let mut chunked = MatrixBuilder::with_options(options).unwrap();
+        let mut taken = Vec::new();
+        for (i, doc) in docs.iter().enumerate() {
+            whole.add(doc);
+            let (row, _) = chunked.add(doc);
+            assert_eq!(row, i);
+            if i % 9 == 8 {
+                taken.extend(chunked.take_rows());
+            }
+        }
+        taken.extend(chunked.take_rows());
+        assert_eq!(chunked.n_docs(), 50);
+        assert_eq!(chunked.pending_nnz(), 0);
+        let columns = chunked.filtered_columns();
+        let rows: Vec<Vec<(u32, u32)>> = taken.iter().map(|r| columns.row(r)).collect();
+        let m = columns.matrix(rows);
+        assert_eq!(m, whole.filtered());
+        assert_eq!(columns.vocabulary_tsv(), whole.filtered().vocabulary_tsv());
+        let mut mm = matrix_market_header(m.n_rows(), m.n_cols(), m.nnz());
+        let mut long = LONG_CSV_HEADER.to_string();
+        for i in 0..m.n_rows() {
+            matrix_market_row(&mut mm, i, m.row(i));
+            long_csv_row(&mut long, i, m.row(i), columns.vocabulary());
+        }
+        assert_eq!(mm, whole.filtered().to_matrix_market());
+        assert_eq!(long, whole.filtered().to_long_csv());
     }
 
     #[test]
