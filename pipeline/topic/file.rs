@@ -573,9 +573,9 @@ pub struct SimilaritySection {
     pub threshold: f64,
     /// Instead of (or on top of) the threshold, link each document to its k most similar ones.
     pub top_k: Option<usize>,
-    /// The graph is computed for corpora of at most this many documents: its cost grows with
-    /// the square of the documents that share words (about 2 CPU-minutes at 100,000
-    /// documents of one language, 25 times that at 500,000).
+    /// The graph is computed for corpora of at most this many documents: its cost and size
+    /// grow with the square of the documents that share words (26 million edges for 100,000
+    /// pages in two languages without a stop list).
     pub max_documents: u64,
 }
 
