@@ -610,16 +610,34 @@ impl Store {
 
     /// Every fetched page with a stored HTML or text body, in id order (input of extract).
     pub fn stored_pages(&self) -> anyhow::Result<Vec<StoredPage>> {
-        let mut stmt = self.conn.prepare(
+        self.stored_pages_after(i64::MIN, i64::MAX)
+    }
+
+    /// How many pages [`Store::stored_pages`] gives.
+    pub fn count_stored_pages(&self) -> anyhow::Result<u64> {
+        let n: i64 = self.conn.query_row(
+            "SELECT COUNT(*) FROM urls u
+             WHERE u.state = 'fetched' AND u.status = 200 AND u.warc_file IS NOT NULL
+               AND COALESCE(u.reason, '') != ?1",
+            [Reason::ContentType],
+            |r| r.get(0),
+        )?;
+        Ok(n as u64)
+    }
+
+    /// The next `limit` pages of [`Store::stored_pages`] whose id is above `after` (a long
+    /// list is read a slice at a time).
+    pub fn stored_pages_after(&self, after: i64, limit: i64) -> anyhow::Result<Vec<StoredPage>> {
+        let mut stmt = self.conn.prepare_cached(
             "SELECT u.id, u.url, u.depth, EXISTS(SELECT 1 FROM seeds s WHERE s.url_id = u.id),
                     u.content_type, u.last_modified, u.fetched_at, u.warc_file, u.warc_offset, u.warc_length
              FROM urls u
              WHERE u.state = 'fetched' AND u.status = 200 AND u.warc_file IS NOT NULL
-               AND COALESCE(u.reason, '') != ?1
-             ORDER BY u.id",
+               AND COALESCE(u.reason, '') != ?1 AND u.id > ?2
+             ORDER BY u.id LIMIT ?3",
         )?;
         let rows = stmt
-            .query_map([Reason::ContentType], |r| {
+            .query_map(rusqlite::params![Reason::ContentType, after, limit], |r| {
                 Ok(StoredPage {
                     id: r.get(0)?,
                     url: r.get(1)?,

@@ -84,17 +84,20 @@ pub(super) fn decide(topic: &Topic, f: &Final) -> Option<(Reason, String)> {
 /// A duplicate's corpus decision: reason, detail, and the id of the document it copies.
 pub(super) type DuplicateReason = (Reason, String, String);
 
-/// Each original's copies and each copy's decision, by index into the candidates (the
-/// documents that pass every other test, in URL-id order), from their duplicate verdicts;
-/// `document_of(k)` gives candidate `k`'s document id and page.
-pub(super) fn duplicates<'a>(
-    text: &TextSection,
-    verdicts: &[Verdict],
-    document_of: impl Fn(usize) -> (String, &'a StoredPage),
-) -> (
+/// Each original's copies, and each copy's decision, by candidate.
+pub(super) type Duplicates = (
     BTreeMap<usize, Vec<DuplicateRef>>,
     HashMap<usize, DuplicateReason>,
-) {
+);
+
+/// Each original's copies and each copy's decision, by index into the candidates (the
+/// documents that pass every other test, in URL-id order), from their duplicate verdicts;
+/// `document_of(k)` gives candidate `k`'s document id, URL id and URL.
+pub(super) fn duplicates(
+    text: &TextSection,
+    verdicts: &[Verdict],
+    mut document_of: impl FnMut(usize) -> anyhow::Result<(String, i64, String)>,
+) -> anyhow::Result<Duplicates> {
     // Ordered by copy (URL-id order), so each original lists its copies in a stable order.
     let mut duplicate_of: BTreeMap<usize, (usize, Verdict)> = BTreeMap::new();
     for (copy, verdict) in verdicts.iter().enumerate() {
@@ -105,9 +108,8 @@ pub(super) fn duplicates<'a>(
     let mut copies: BTreeMap<usize, Vec<DuplicateRef>> = BTreeMap::new();
     let mut dup_reason: HashMap<usize, DuplicateReason> = HashMap::new();
     for (&copy, &(original, verdict)) in &duplicate_of {
-        let (orig_id, orig_page) = document_of(original);
-        let orig_url = &orig_page.url;
-        let (_, copy_page) = document_of(copy);
+        let (orig_id, _, orig_url) = document_of(original)?;
+        let (_, copy_id, copy_url) = document_of(copy)?;
         let (reason, kind, detail, jaccard) = match verdict {
             Verdict::Near { jaccard, .. } => (
                 Reason::NearDuplicate,
@@ -135,12 +137,12 @@ pub(super) fn duplicates<'a>(
             ),
         };
         copies.entry(original).or_default().push(DuplicateRef {
-            url_id: copy_page.id,
-            url: copy_page.url.clone(),
+            url_id: copy_id,
+            url: copy_url,
             kind: kind.to_string(),
             jaccard: jaccard.map(|j| (j * 1000.0).round() / 1000.0),
         });
         dup_reason.insert(copy, (reason, detail, orig_id));
     }
-    (copies, dup_reason)
+    Ok((copies, dup_reason))
 }

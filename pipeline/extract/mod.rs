@@ -174,6 +174,59 @@ enum Judged {
     },
 }
 
+/// A page as pass 1 leaves it for pass 2: the page and what reading it gave.
+#[derive(Serialize, Deserialize)]
+struct Spilled {
+    page: StoredPage,
+    outcome: Result<Processed, String>,
+}
+
+/// The paragraphs taken out of a document that may be kept, and its URL.
+#[derive(Serialize, Deserialize)]
+struct RemovedOf {
+    url: String,
+    rows: Vec<RemovedRow>,
+}
+
+/// The pages to extract, read from the store a slice at a time, with their WARC record's
+/// length (the batch size of pass 1).
+struct StoredPages<'a> {
+    store: &'a Store,
+    after: i64,
+    slice: std::vec::IntoIter<StoredPage>,
+    done: bool,
+}
+
+/// Pages read from the store at a time.
+const PAGES_PER_SLICE: i64 = 10_000;
+
+impl Iterator for StoredPages<'_> {
+    type Item = anyhow::Result<(StoredPage, usize)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(page) = self.slice.next() {
+                self.after = page.id;
+                let size = page.warc.2 as usize;
+                return Some(Ok((page, size)));
+            }
+            if self.done {
+                return None;
+            }
+            match self.store.stored_pages_after(self.after, PAGES_PER_SLICE) {
+                Ok(slice) => {
+                    self.done = (slice.len() as i64) < PAGES_PER_SLICE;
+                    self.slice = slice.into_iter();
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+}
+
 /// A paragraph taken out of a kept document, as `removed-paragraphs.csv` lists it.
 #[derive(Serialize, Deserialize)]
 struct RemovedRow {
@@ -186,9 +239,9 @@ struct RemovedRow {
 
 /// Runs the extract stage over every stored page; writes `docs.jsonl` in `run_dir`.
 ///
-/// Three passes keep memory bounded by the batches, not by the corpus: (1) every page is read
-/// back and cleaned on all cores, counted for host boilerplate, and written to
-/// `extract.tmp/pages.jsonl`; (2) each page is read back from there, its boilerplate removed,
+/// Three passes keep memory bounded by the batches, not by the corpus: (1) every page (listed
+/// from the store 10,000 at a time) is read back and cleaned on all cores, counted for host
+/// boilerplate, and written with its page facts to `extract.tmp/pages.jsonl`; (2) each page is read back from there, its boilerplate removed,
 /// its score and decision computed on all cores, and the pages that may be documents are
 /// written to `extract.tmp/candidates.jsonl` with their compact signature kept in memory; (3)
 /// after the duplicate decision (on the signatures; the texts of candidate pairs are read
@@ -200,8 +253,8 @@ pub fn run(
     bar: &indicatif::ProgressBar,
 ) -> anyhow::Result<ExtractReport> {
     let started = Instant::now();
-    let pages = store.stored_pages()?;
-    bar.set_length(2 * pages.len() as u64);
+    let total = store.count_stored_pages()?;
+    bar.set_length(2 * total);
     let options = ExtractOptions {
         keep_everything: topic.file.output.keep_everything,
         max_links: topic.file.crawl.max_links_per_page,
@@ -218,7 +271,7 @@ pub fn run(
     std::fs::create_dir_all(&scratch)
         .with_context(|| format!("cannot create {}", scratch.display()))?;
     let mut report = ExtractReport {
-        pages: pages.len() as u64,
+        pages: total,
         ..ExtractReport::default()
     };
 
@@ -232,27 +285,34 @@ pub fn run(
     let boilerplate = !topic.file.output.keep_everything;
     let mut counter = RepeatCounter::default();
     let mut processed_out = spill::Writer::create(scratch.join("pages.jsonl"))?;
+    let listed = StoredPages {
+        store,
+        after: i64::MIN,
+        slice: Vec::new().into_iter(),
+        done: false,
+    };
     crate::parallel::ordered(
-        pages.iter().map(|p| Ok((p, p.warc.2 as usize))),
+        listed,
         BATCH_BYTES,
-        |page| {
-            Ok(process(
+        |page: StoredPage| {
+            let outcome = process(
                 &options,
                 topic.file.text.paragraph_language,
                 &product_token,
                 &warc_dir,
-                page,
-            ))
+                &page,
+            );
+            Ok(Spilled { page, outcome })
         },
-        |outcome: Result<Processed, String>| {
-            if let Ok(p) = &outcome {
+        |spilled: Spilled| {
+            if let Ok(p) = &spilled.outcome {
                 report.pages_links_cut += u64::from(p.cut.0 > 0);
                 report.pages_attributes_cut += u64::from(p.cut.1 > 0);
                 if boilerplate {
                     counter.add(&page_paragraphs(p));
                 }
             }
-            processed_out.line(&serde_json::to_string(&outcome)?)?;
+            processed_out.line(&serde_json::to_string(&spilled)?)?;
             bar.inc(1);
             Ok(())
         },
@@ -261,20 +321,17 @@ pub fn run(
 
     // Pass 2: remove the marked paragraphs, evaluate, decide (duplicates aside).
     let mut candidates_out = spill::Writer::create(scratch.join("candidates.jsonl"))?;
-    // Per candidate: its page (index into `pages`), signature, and line offset.
-    let mut candidates: Vec<(usize, Signature, u64)> = Vec::new();
-    let source = spill::Reader::open(&processed_path)?
-        .enumerate()
-        .map(|(i, line)| line.map(|(line, n)| ((i, line), n)));
+    // Per candidate: its URL id, signature, and line offset.
+    let mut candidates: Vec<(i64, Signature, u64)> = Vec::new();
+    let source = spill::Reader::open(&processed_path)?;
     crate::parallel::ordered(
         source,
         BATCH_BYTES,
-        |(i, line): (usize, String)| -> anyhow::Result<(usize, Judged)> {
-            let page = pages
-                .get(i)
-                .context("extract.tmp/pages.jsonl has more pages than the store")?;
-            let outcome: Result<Processed, String> =
+        |line: String| -> anyhow::Result<(i64, Judged)> {
+            let Spilled { page, outcome } =
                 serde_json::from_str(&line).context("extract.tmp/pages.jsonl: damaged line")?;
+            let i = page.id;
+            let page = &page;
             let p = match outcome {
                 Ok(p) => p,
                 Err(detail) => return Ok((i, Judged::Unreadable(detail))),
@@ -314,12 +371,14 @@ pub fn run(
                     encoding_decision,
                     signature: f.fingerprint.signature(),
                     doc_line: serde_json::to_string(&f.doc)?,
-                    removed_line: serde_json::to_string(&removed)?,
+                    removed_line: serde_json::to_string(&RemovedOf {
+                        url: page.url.clone(),
+                        rows: removed,
+                    })?,
                 },
             ))
         },
-        |(i, judged)| {
-            let id = pages[i].id;
+        |(id, judged)| {
             match judged {
                 Judged::Unreadable(detail) => {
                     store.decision(id, Reason::Unreadable, &detail, None, None, None)?;
@@ -349,7 +408,7 @@ pub fn run(
                     *report.encodings.entry(encoding_decision).or_default() += 1;
                     let offset = candidates_out.line(&doc_line)?;
                     candidates_out.line(&removed_line)?;
-                    candidates.push((i, signature, offset));
+                    candidates.push((id, signature, offset));
                 }
             }
             bar.inc(1);
@@ -380,11 +439,14 @@ pub fn run(
     if let Some(e) = failed {
         return Err(e);
     }
-    let document_of = |k: usize| {
-        let page = &pages[candidates[k].0];
-        (format!("d{:06}", page.id), page)
+    // Only copies and their originals are looked up (their URLs read back from the file).
+    let document_of = |k: usize| -> anyhow::Result<(String, i64, String)> {
+        let &(id, _, offset) = candidates
+            .get(k)
+            .context("a duplicate verdict names no candidate")?;
+        Ok((format!("d{id:06}"), id, lookup.document_url(offset)?))
     };
-    let (mut copies, mut dup_reason) = decide::duplicates(text, &verdicts, document_of);
+    let (mut copies, mut dup_reason) = decide::duplicates(text, &verdicts, document_of)?;
 
     // Pass 3: the documents, in URL-id order, with their copies.
     let tmp = run_dir.join("docs.jsonl.tmp");
@@ -403,25 +465,24 @@ pub fn run(
     ])?;
     let mut paragraphs_removed: BTreeMap<String, u64> = BTreeMap::new();
     let mut lines = spill::Reader::open(&candidates_path)?;
-    for (k, &(i, _, _)) in candidates.iter().enumerate() {
-        let page = &pages[i];
+    for (k, &(id, _, _)) in candidates.iter().enumerate() {
         let (doc_line, removed_line) = match (lines.next(), lines.next()) {
             (Some(d), Some(r)) => (d?.0, r?.0),
             _ => anyhow::bail!("{} ends early", candidates_path.display()),
         };
         if let Some((reason, detail, original)) = dup_reason.remove(&k) {
             *report.dropped.entry(reason.to_string()).or_default() += 1;
-            store.decision(page.id, reason, &detail, None, None, Some(&original))?;
+            store.decision(id, reason, &detail, None, None, Some(&original))?;
             continue;
         }
-        let doc_id = format!("d{:06}", page.id);
-        let removed: Vec<RemovedRow> = serde_json::from_str(&removed_line)
+        let doc_id = format!("d{id:06}");
+        let removed: RemovedOf = serde_json::from_str(&removed_line)
             .with_context(|| format!("{}: damaged line", candidates_path.display()))?;
-        for r in &removed {
+        for r in &removed.rows {
             *paragraphs_removed.entry(r.reason.clone()).or_default() += 1;
             audit.write_record([
                 doc_id.as_str(),
-                page.url.as_str(),
+                removed.url.as_str(),
                 &r.index.to_string(),
                 &r.reason,
                 &r.detail,
@@ -440,7 +501,7 @@ pub fn run(
             }
         };
         report.kept += 1;
-        store.decision(page.id, Reason::Kept, "", Some(&doc_id), None, None)?;
+        store.decision(id, Reason::Kept, "", Some(&doc_id), None, None)?;
     }
     out.finish()?;
     audit.flush()?;

@@ -94,6 +94,11 @@ struct TextOf {
 }
 
 #[derive(Deserialize)]
+struct UrlOf {
+    url: String,
+}
+
+#[derive(Deserialize)]
 struct ParagraphText {
     text: String,
 }
@@ -108,16 +113,26 @@ impl Lookup {
         })
     }
 
-    /// The clean text of the document written at `offset`: its paragraphs separated by a
-    /// blank line.
-    pub(super) fn document_text(&mut self, offset: u64) -> anyhow::Result<String> {
+    /// The line at `offset`, read as `T`.
+    fn read_at<T: serde::de::DeserializeOwned>(&mut self, offset: u64) -> anyhow::Result<T> {
         let mut line = String::new();
         self.file
             .seek(std::io::SeekFrom::Start(offset))
             .and_then(|_| self.file.read_line(&mut line))
             .with_context(|| format!("cannot read {} at {offset}", self.path.display()))?;
-        let doc: TextOf = serde_json::from_str(&line)
-            .with_context(|| format!("{}: damaged line at {offset}", self.path.display()))?;
+        serde_json::from_str(&line)
+            .with_context(|| format!("{}: damaged line at {offset}", self.path.display()))
+    }
+
+    /// The URL of the document written at `offset`.
+    pub(super) fn document_url(&mut self, offset: u64) -> anyhow::Result<String> {
+        Ok(self.read_at::<UrlOf>(offset)?.url)
+    }
+
+    /// The clean text of the document written at `offset`: its paragraphs separated by a
+    /// blank line.
+    pub(super) fn document_text(&mut self, offset: u64) -> anyhow::Result<String> {
+        let doc: TextOf = self.read_at(offset)?;
         Ok(doc
             .paragraphs
             .into_iter()
@@ -136,7 +151,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut w = Writer::create(dir.path().join("a.jsonl")).unwrap();
         let first = w
-            .line(r#"{"paragraphs":[{"text":"un"},{"text":"deux"}]}"#)
+            .line(r#"{"url":"http://a.test/","paragraphs":[{"text":"un"},{"text":"deux"}]}"#)
             .unwrap();
         let second = w
             .line(r#"{"paragraphs":[{"text":"trois\nlignes"}]}"#)
@@ -147,6 +162,7 @@ mod tests {
         let mut lookup = Lookup::open(&path).unwrap();
         assert_eq!(lookup.document_text(second).unwrap(), "trois\nlignes");
         assert_eq!(lookup.document_text(first).unwrap(), "un\n\ndeux");
+        assert_eq!(lookup.document_url(first).unwrap(), "http://a.test/");
         let err = lookup.document_text(first + 3).unwrap_err();
         assert!(format!("{err:#}").contains("a.jsonl"), "{err:#}");
     }

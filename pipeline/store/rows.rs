@@ -114,7 +114,7 @@ pub struct PageFacts {
 }
 
 /// A fetched page to (re)extract.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct StoredPage {
     /// Row id.
     pub id: i64,
