@@ -12,9 +12,11 @@
 //! `i`-th `<doc>` of the corpus file; every folder is rebuilt from scratch, so a re-run never
 //! leaves stale files of an earlier run. Documents stream: they are formatted on every core
 //! in batches of [`BATCH_BYTES`] of `docs.jsonl` and written in order as they come, so the
-//! memory of the token formats is a few batches, not the corpus (the matrix, the similarity
-//! graph, the query index and the link graph are built whole: their memory grows with the
-//! corpus's vocabulary, non-zeros, tokens and links).
+//! memory of the token formats is a few batches, not the corpus; the matrices' rows and the
+//! query index's token ids wait on disk until their vocabularies are complete, and the graph
+//! files are written a piece at a time. Built whole in memory: the similarity graph (up to
+//! `[similarity] max_documents`) and the hyperlink graph, which grow with the documents and
+//! the links.
 
 mod document;
 mod graphs;
