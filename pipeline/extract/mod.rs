@@ -14,13 +14,16 @@
 //! cores, marked paragraphs (and, with `[text] paragraph_language`, paragraphs in other
 //! languages) are removed, and the formula, score and fingerprints are computed on what is
 //! left; (4) the corpus decision, with exact and near duplicates ([`stages::corpus::dedup`]) among the
-//! documents that pass every other test.
+//! documents that pass every other test. Steps 1–2, 3 and 4 are the three passes of [`run`],
+//! each over batches of pages, with what the next pass reads kept in `extract.tmp/`.
 //!
 //! **Invariants:** never fetches; the same WARC and topic always give the same `docs.jsonl`
 //! (pages are processed in URL-id order; which copy of a duplicate is kept is decided by
 //! [`stages::corpus::dedup`]'s fixed rule, not by thread scheduling); `docs.jsonl` is written to a
 //! temporary file and renamed, so a crash leaves either the old file or the new one; one
-//! damaged record is a recorded reason, not an error.
+//! damaged record is a recorded reason, not an error; memory is the batches, the host
+//! boilerplate counts and one compact duplicate signature per candidate document, not the
+//! pages' text.
 
 mod decide;
 mod harvest;
