@@ -40,7 +40,7 @@ use anyhow::Context;
 use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
 use stages::corpus::dedup::{Fingerprint, Signature, Verdict};
-use stages::corpus::host_boilerplate::{PageParagraphs, RepeatCounter, RepeatRule, Repeated};
+use stages::corpus::host_boilerplate::{RepeatCounter, RepeatRule, Repeated, paragraph_keys};
 use stages::corpus::paralang::ParagraphText;
 use stages::focus::formula::PreparedText;
 use stages::focus::score::{self, PageEvidence};
@@ -53,7 +53,7 @@ use crate::store::{PageFacts, Store, StoredPage};
 use crate::topic::Topic;
 use crate::warcfile;
 use decide::decide;
-use page::{Final, Processed, finalize, page_paragraphs, process};
+use page::{Final, Processed, finalize, process};
 
 /// One line of `docs.jsonl`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -182,6 +182,9 @@ enum Judged {
 struct Spilled {
     page: StoredPage,
     outcome: Result<Processed, String>,
+    /// The host-boilerplate keys of its paragraphs (empty with `keep_everything`), hashed on
+    /// the workers once, for the count of pass 1 and the marks of pass 2.
+    keys: Vec<Option<u64>>,
 }
 
 /// The paragraphs taken out of a document that may be kept, and its URL.
@@ -305,15 +308,24 @@ pub fn run(
                 &warc_dir,
                 &page,
             );
-            Ok(Spilled { page, outcome })
+            let keys = match &outcome {
+                Ok(p) if boilerplate => {
+                    let texts: Vec<&str> = p.paragraphs.iter().map(|x| x.text.as_str()).collect();
+                    paragraph_keys(&texts)
+                }
+                _ => Vec::new(),
+            };
+            Ok(Spilled {
+                page,
+                outcome,
+                keys,
+            })
         },
         |spilled: Spilled| {
             if let Ok(p) = &spilled.outcome {
                 report.pages_links_cut += u64::from(p.cut.0 > 0);
                 report.pages_attributes_cut += u64::from(p.cut.1 > 0);
-                if boilerplate {
-                    counter.add(&page_paragraphs(p));
-                }
+                counter.add_keys(&p.host, &spilled.keys);
             }
             processed_out.line(&serde_json::to_string(&spilled)?)?;
             bar.inc(1);
@@ -331,19 +343,18 @@ pub fn run(
         source,
         BATCH_BYTES,
         |line: String| -> anyhow::Result<(i64, Judged)> {
-            let Spilled { page, outcome } =
-                serde_json::from_str(&line).context("extract.tmp/pages.jsonl: damaged line")?;
+            let Spilled {
+                page,
+                outcome,
+                keys,
+            } = serde_json::from_str(&line).context("extract.tmp/pages.jsonl: damaged line")?;
             let i = page.id;
             let page = &page;
             let p = match outcome {
                 Ok(p) => p,
                 Err(detail) => return Ok((i, Judged::Unreadable(detail))),
             };
-            let marks = if boilerplate {
-                counter.marks(&page_paragraphs(&p), rule)
-            } else {
-                Vec::new()
-            };
+            let marks = counter.marks_of_keys(&p.host, &keys, rule);
             let f = finalize(topic, page, p, &marks);
             let encoding_decision = f.doc.encoding_decision.clone();
             if let Some(reason) = decide(topic, &f) {

@@ -359,14 +359,6 @@ pub(super) fn finalize(
     }
 }
 
-/// A page's paragraphs as the host-boilerplate counter reads them.
-pub(super) fn page_paragraphs(p: &Processed) -> PageParagraphs<'_> {
-    PageParagraphs {
-        host: &p.host,
-        paragraphs: p.paragraphs.iter().map(|x| x.text.as_str()).collect(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

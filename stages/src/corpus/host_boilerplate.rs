@@ -106,17 +106,32 @@ fn key_hash(key: &str) -> u64 {
     rustc_hash::FxBuildHasher.hash_one(key)
 }
 
+/// The keys of a page's paragraphs as the counter stores them (hashed; `None` for a paragraph
+/// without a word): computed once per page, on any thread, for [`RepeatCounter::add_keys`] and
+/// [`RepeatCounter::marks_of_keys`].
+pub fn paragraph_keys(paragraphs: &[&str]) -> Vec<Option<u64>> {
+    paragraphs
+        .iter()
+        .map(|t| paragraph_key(t).map(|k| key_hash(&k)))
+        .collect()
+}
+
 impl RepeatCounter {
     /// Counts one page (a page counts once per key however often it repeats a paragraph).
     pub fn add(&mut self, page: &PageParagraphs<'_>) {
-        if page.paragraphs.is_empty() {
+        self.add_keys(page.host, &paragraph_keys(&page.paragraphs));
+    }
+
+    /// [`RepeatCounter::add`] from the page's [`paragraph_keys`].
+    pub fn add_keys(&mut self, host: &str, keys: &[Option<u64>]) {
+        if keys.is_empty() {
             return;
         }
-        let host = match self.hosts.get(page.host) {
+        let host = match self.hosts.get(host) {
             Some(&h) => h,
             None => {
                 let h = self.host_pages.len() as u32;
-                self.hosts.insert(page.host.to_string(), h);
+                self.hosts.insert(host.to_string(), h);
                 self.host_pages.push(0);
                 h
             }
@@ -124,12 +139,7 @@ impl RepeatCounter {
         if let Some(n) = self.host_pages.get_mut(host as usize) {
             *n += 1;
         }
-        let mut distinct: Vec<u64> = page
-            .paragraphs
-            .iter()
-            .filter_map(|t| paragraph_key(t))
-            .map(|k| key_hash(&k))
-            .collect();
+        let mut distinct: Vec<u64> = keys.iter().flatten().copied().collect();
         distinct.sort_unstable();
         distinct.dedup();
         for key in distinct {
@@ -139,21 +149,25 @@ impl RepeatCounter {
 
     /// The marks of one page's paragraphs, once every page has been added.
     pub fn marks(&self, page: &PageParagraphs<'_>, rule: RepeatRule) -> Vec<Option<Repeated>> {
-        let host = self.hosts.get(page.host).copied();
+        self.marks_of_keys(page.host, &paragraph_keys(&page.paragraphs), rule)
+    }
+
+    /// [`RepeatCounter::marks`] from the page's [`paragraph_keys`].
+    pub fn marks_of_keys(
+        &self,
+        host: &str,
+        keys: &[Option<u64>],
+        rule: RepeatRule,
+    ) -> Vec<Option<Repeated>> {
+        let host = self.hosts.get(host).copied();
         let total = host
             .and_then(|h| self.host_pages.get(h as usize))
             .copied()
             .unwrap_or(0);
-        page.paragraphs
-            .iter()
-            .map(|text| {
+        keys.iter()
+            .map(|key| {
                 let host = host?;
-                let key = paragraph_key(text)?;
-                let n = self
-                    .counts
-                    .get(&(host, key_hash(&key)))
-                    .copied()
-                    .unwrap_or(0) as usize;
+                let n = self.counts.get(&(host, (*key)?)).copied().unwrap_or(0) as usize;
                 let widespread = total > 0 && n as f64 >= rule.min_share * total as f64;
                 (n >= rule.min_pages && widespread).then_some(Repeated {
                     pages: n,
