@@ -212,6 +212,10 @@ fn read_rows(
         }
         file.read_exact(&mut word).map_err(|_| damaged())?;
         let len = u32::from_le_bytes(word) as usize;
+        // A row has at most one entry per word: a longer one is damage, not an allocation.
+        if len > columns.raw_cols() {
+            return Err(damaged());
+        }
         let mut bytes = vec![0u8; len * 8];
         file.read_exact(&mut bytes).map_err(|_| damaged())?;
         raw.clear();

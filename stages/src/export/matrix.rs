@@ -326,6 +326,11 @@ impl FilteredColumns {
         self.words.len()
     }
 
+    /// Number of raw columns (the builder's vocabulary): no raw row has more entries.
+    pub fn raw_cols(&self) -> usize {
+        self.new_col.len()
+    }
+
     /// The vocabulary in column order.
     pub fn vocabulary(&self) -> &[WordStats] {
         &self.words
