@@ -146,7 +146,7 @@ fn build_in(
                 for &id in &ids {
                     counted[id as usize + 1] += 1;
                 }
-                let le: Vec<u8> = ids.iter().flat_map(|v| v.to_le_bytes()).collect();
+                let le: Vec<u8> = le_bytes(&ids);
                 out.write_all(&le)
                     .with_context(|| format!("cannot write {}", ids_path.display()))
             })?;
@@ -179,7 +179,7 @@ fn build_in(
                 fill.chunk(first, chunk);
                 Ok(())
             })?;
-            let le: Vec<u8> = fill.finish().iter().flat_map(|v| v.to_le_bytes()).collect();
+            let le: Vec<u8> = le_bytes(&fill.finish());
             out.write_all(&le)
                 .with_context(|| format!("cannot write {}", postings_path.display()))?;
             bytes += le.len() as u64;
@@ -285,12 +285,17 @@ impl FirstSeen {
                     .push((path, std::io::BufWriter::with_capacity(1 << 20, out)));
             }
             let (path, out) = &mut self.files[a];
-            let bytes: Vec<u8> = ids.iter().flat_map(|v| v.to_le_bytes()).collect();
+            let bytes: Vec<u8> = le_bytes(&ids);
             out.write_all(&bytes)
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
         Ok(())
     }
+}
+
+/// Numbers as little-endian bytes (the index's on-disk form).
+fn le_bytes(values: &[u32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
 /// What the manifest and the region files need once the attributes are written.

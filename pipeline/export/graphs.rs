@@ -119,16 +119,20 @@ pub(super) fn write_graphs(
     write(&dir.join("hosts.gexf"), hosts.to_gexf().as_bytes())?;
     write(&dir.join("hosts.dot"), hosts.to_dot().as_bytes())?;
     write(&dir.join("hosts.net"), hosts.to_pajek().as_bytes())?;
-    write_csv(&dir.join("hosts-nodes.csv"), hosts.node_rows())?;
-    write_csv(&dir.join("hosts-edges.csv"), hosts.edge_rows())?;
+    write_csv_rows(dir, "hosts-nodes.csv", false, hosts.node_rows())?;
+    write_csv_rows(dir, "hosts-edges.csv", false, hosts.edge_rows())?;
     let broken = graphio::broken_links(graph);
-    write_csv(
-        &dir.join("broken-links.csv"),
+    write_csv_rows(
+        dir,
+        "broken-links.csv",
+        false,
         graphio::broken_link_rows(&broken),
     )?;
     let external = graphio::external_links(graph, graphio::same_host);
-    write_csv(
-        &dir.join("external-links.csv"),
+    write_csv_rows(
+        dir,
+        "external-links.csv",
+        false,
         graphio::external_link_rows(&external),
     )?;
     let titles: HashMap<i64, String> = store.titles()?;
@@ -147,16 +151,6 @@ pub(super) fn write_graphs(
             map.to_html().as_bytes(),
         )?;
     }
-    Ok(())
-}
-
-fn write_csv(path: &Path, rows: Vec<Vec<String>>) -> anyhow::Result<()> {
-    let mut writer =
-        csv::Writer::from_path(path).with_context(|| format!("cannot write {}", path.display()))?;
-    for row in rows {
-        writer.write_record(&row)?;
-    }
-    writer.flush()?;
     Ok(())
 }
 
@@ -196,7 +190,7 @@ fn write_csv_rows(
     dir: &Path,
     name: &str,
     compress: bool,
-    rows: impl Iterator<Item = Vec<String>>,
+    rows: impl IntoIterator<Item = Vec<String>>,
 ) -> anyhow::Result<()> {
     write_with(dir, name, compress, |w| {
         let mut writer = csv::Writer::from_writer(w);

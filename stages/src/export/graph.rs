@@ -114,10 +114,7 @@ impl LinkGraph {
     /// GraphML text (directed graph; node attributes typed for networkx and Gephi; `label` is
     /// the URL, which Gephi shows as the node's label, as in the GEXF file).
     pub fn to_graphml(&self) -> String {
-        let mut bytes = Vec::new();
-        // Writing to a Vec cannot fail.
-        let _ = self.write_graphml(&mut bytes);
-        String::from_utf8(bytes).unwrap_or_default()
+        text_of(|w| self.write_graphml(w))
     }
 
     /// [`LinkGraph::to_graphml`] into a writer, a piece at a time.
@@ -235,6 +232,16 @@ impl LinkGraph {
             ]
         }))
     }
+}
+
+/// Runs a writer into a `String` (the graph writers only produce UTF-8; writing to memory
+/// cannot fail).
+pub(crate) fn text_of(
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> String {
+    let mut bytes = Vec::new();
+    let _ = write(&mut bytes);
+    String::from_utf8(bytes).unwrap_or_default()
 }
 
 /// Hands `out` to `w` once it holds 64 KiB (the writers of large graphs build their text a

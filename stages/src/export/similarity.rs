@@ -25,7 +25,7 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashSet};
 use std::fmt::Write as _;
 
-use crate::export::graph::{flush_piece, xml_escape};
+use crate::export::graph::{flush_piece, text_of, xml_escape};
 use crate::export::matrix::SparseMatrix;
 
 /// How a count becomes a term frequency.
@@ -234,10 +234,7 @@ pub fn similar_pairs_with(
 /// The similarity graph as CSV `source,target,similarity` (1-based rows, the Matrix Market
 /// rows), with a header.
 pub fn pairs_csv(pairs: &[(usize, usize, f64)]) -> String {
-    let mut bytes = Vec::new();
-    // Writing to a Vec cannot fail.
-    let _ = write_pairs_csv(pairs, &mut bytes);
-    String::from_utf8(bytes).unwrap_or_default()
+    text_of(|w| write_pairs_csv(pairs, w))
 }
 
 /// [`pairs_csv`] into a writer, a piece at a time.
@@ -295,10 +292,7 @@ const NODE_KEYS: [(&str, &str); 7] = [
 /// nodes; absent values (an empty string, a non-finite score) are omitted, as in
 /// `links.graphml`.
 pub fn pairs_graphml(nodes: &[SimilarityNode<'_>], pairs: &[(usize, usize, f64)]) -> String {
-    let mut bytes = Vec::new();
-    // Writing to a Vec cannot fail.
-    let _ = write_pairs_graphml(nodes, pairs, &mut bytes);
-    String::from_utf8(bytes).unwrap_or_default()
+    text_of(|w| write_pairs_graphml(nodes, pairs, w))
 }
 
 /// [`pairs_graphml`] into a writer, a piece at a time.

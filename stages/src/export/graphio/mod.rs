@@ -29,7 +29,7 @@ use std::fmt::Write as _;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 
-use crate::export::graph::{LinkGraph, PageNode, Reach, flush_piece, xml_escape};
+use crate::export::graph::{LinkGraph, PageNode, Reach, flush_piece, text_of, xml_escape};
 use crate::focus::pagerank::pagerank;
 
 /// Whether a page is an invalid link target (seed 004's set `P_N`): fetched with an HTTP
@@ -74,14 +74,6 @@ struct Table<'a> {
     /// A node's id alone (what an edge line needs of its ends).
     node_id: Box<dyn Fn(usize) -> String + 'a>,
     edge: Box<dyn Fn(usize) -> EdgeOut + 'a>,
-}
-
-/// Runs a writer into a `String` (the writers only produce UTF-8).
-fn to_string(write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> String {
-    let mut bytes = Vec::new();
-    // Writing to a Vec cannot fail.
-    let _ = write(&mut bytes);
-    String::from_utf8(bytes).unwrap_or_default()
 }
 
 struct NodeOut {
@@ -205,7 +197,7 @@ fn owned_table(
 /// node label = URL; edge weight = number of links, edge attribute `anchor`). Gephi reads it;
 /// networkx 3.4's `read_gexf` only knows GEXF 1.1/1.2 and needs the GraphML file instead.
 pub fn to_gexf(graph: &LinkGraph, pagerank: &[f64]) -> String {
-    to_string(|w| write_gexf(&page_table(graph, pagerank), w))
+    text_of(|w| write_gexf(&page_table(graph, pagerank), w))
 }
 
 /// [`to_gexf`] into a writer, a piece at a time.
@@ -222,7 +214,7 @@ pub fn write_gexf_to(
 
 /// Graphviz DOT text of the page graph: quoted ids `"n<id>"`, label = URL, `weight` = links.
 pub fn to_dot(graph: &LinkGraph) -> String {
-    to_string(|w| write_dot(&page_table(graph, &[]), "links", w))
+    text_of(|w| write_dot(&page_table(graph, &[]), "links", w))
 }
 
 /// [`to_dot`] into a writer, a piece at a time.
@@ -236,7 +228,7 @@ pub fn write_dot_to(graph: &LinkGraph, w: &mut dyn std::io::Write) -> std::io::R
 /// Pajek `.net` text of the page graph: `*Vertices n` (1-based, quoted URL labels) and
 /// `*Arcs` with the link count as weight.
 pub fn to_pajek(graph: &LinkGraph) -> String {
-    to_string(|w| write_pajek(&page_table(graph, &[]), w))
+    text_of(|w| write_pajek(&page_table(graph, &[]), w))
 }
 
 /// [`to_pajek`] into a writer, a piece at a time.
@@ -530,17 +522,17 @@ impl HostGraph {
 
     /// GEXF 1.3 text (label = host, weight = summed link count).
     pub fn to_gexf(&self) -> String {
-        to_string(|w| write_gexf(&self.table(), w))
+        text_of(|w| write_gexf(&self.table(), w))
     }
 
     /// Graphviz DOT text (ids `h<k>` in alphabetical host order).
     pub fn to_dot(&self) -> String {
-        to_string(|w| write_dot(&self.table(), "hosts", w))
+        text_of(|w| write_dot(&self.table(), "hosts", w))
     }
 
     /// Pajek `.net` text (vertex `k` is the `k`-th host alphabetically).
     pub fn to_pajek(&self) -> String {
-        to_string(|w| write_pajek(&self.table(), w))
+        text_of(|w| write_pajek(&self.table(), w))
     }
 
     /// The host table as CSV rows (header first):
