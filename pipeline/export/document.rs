@@ -27,8 +27,11 @@ pub(super) struct Shared {
     /// The language of a document whose language was not detected.
     pub(super) default_language: String,
     pub(super) layout: TreeTaggerLayout,
-    pub(super) tt_dir: PathBuf,
-    pub(super) txt_dir: PathBuf,
+    /// `None` when the topic leaves the format out (`[output] formats`).
+    pub(super) tt_dir: Option<PathBuf>,
+    pub(super) txt_dir: Option<PathBuf>,
+    pub(super) conllu: bool,
+    pub(super) talismane: bool,
     /// The tagset of the tagger output, when a tagger has run.
     pub(super) tagset: Option<Tagset>,
 }
@@ -47,7 +50,8 @@ pub(super) struct Formatted {
     pub(super) tagged: Option<Option<Vec<TaggedToken>>>,
     /// The tags did not reach the formats (absent or stale tagger output).
     pub(super) untagged: bool,
-    /// `corpus.tt`'s block (empty with per-document files).
+    /// `corpus.tt`'s block (empty with per-document files); each block is empty when the
+    /// topic leaves its format out.
     pub(super) tt: String,
     pub(super) vrt: String,
     pub(super) conllu: String,
@@ -97,12 +101,15 @@ pub(super) fn format(shared: &Shared, (doc, tagged): Job) -> anyhow::Result<Form
         date: date.as_deref(),
     };
     let mut tt = String::new();
-    match shared.layout {
-        TreeTaggerLayout::PerCorpus => treetagger::write_doc(&mut tt, &meta, &paragraphs),
-        TreeTaggerLayout::PerDocument => {
+    match (&shared.tt_dir, shared.layout) {
+        (None, _) => {}
+        (Some(_), TreeTaggerLayout::PerCorpus) => {
+            treetagger::write_doc(&mut tt, &meta, &paragraphs)
+        }
+        (Some(dir), TreeTaggerLayout::PerDocument) => {
             let mut one = String::new();
             treetagger::write_doc(&mut one, &meta, &paragraphs);
-            let path = shared.tt_dir.join(format!("{}.tt", doc.id));
+            let path = dir.join(format!("{}.tt", doc.id));
             std::fs::write(&path, one)
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
@@ -117,16 +124,22 @@ pub(super) fn format(shared: &Shared, (doc, tagged): Job) -> anyhow::Result<Form
     let mut vrt = String::new();
     vertical::write_vrt_split(&mut vrt, &meta, &split, tags.as_deref());
     let mut conllu = String::new();
-    vertical::write_conllu_split(
-        &mut conllu,
-        &meta,
-        &split,
-        tags.as_deref().zip(shared.tagset),
-    );
+    if shared.conllu {
+        vertical::write_conllu_split(
+            &mut conllu,
+            &meta,
+            &split,
+            tags.as_deref().zip(shared.tagset),
+        );
+    }
     let mut talismane = String::new();
-    vertical::write_talismane_split(&mut talismane, &split);
+    if shared.talismane {
+        vertical::write_talismane_split(&mut talismane, &split);
+    }
     let metadata = vertical::metadata_csv_row(&meta, n_tokens);
-    write_txt(shared, &doc)?;
+    if let Some(dir) = &shared.txt_dir {
+        write_txt(dir, &doc)?;
+    }
     Ok(Formatted {
         split,
         n_tokens,
@@ -143,7 +156,7 @@ pub(super) fn format(shared: &Shared, (doc, tagged): Job) -> anyhow::Result<Form
 
 /// `txt/<id>.txt`: the document's paragraphs separated by blank lines (AntConc, #LancsBox,
 /// TXM's TXT+CSV import with `metadata.csv`).
-fn write_txt(shared: &Shared, doc: &Document) -> anyhow::Result<()> {
+fn write_txt(dir: &std::path::Path, doc: &Document) -> anyhow::Result<()> {
     let mut text = String::new();
     for p in &doc.paragraphs {
         if !text.is_empty() {
@@ -153,9 +166,7 @@ fn write_txt(shared: &Shared, doc: &Document) -> anyhow::Result<()> {
     }
     text.push('\n');
     write(
-        &shared
-            .txt_dir
-            .join(format!("{}.txt", sitemap_stem(&doc.id))),
+        &dir.join(format!("{}.txt", sitemap_stem(&doc.id))),
         text.as_bytes(),
     )
 }

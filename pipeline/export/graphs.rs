@@ -63,10 +63,15 @@ pub(super) fn write_similarity(
         similarity::write_pairs_graphml(&nodes, &pairs, w)
     })?;
     // Hyperlinks between two corpus documents, as matrix rows.
+    let ids = graph.nodes();
     let hyperlinks: Vec<(usize, usize)> = graph
-        .graph
-        .edge_weights()
-        .filter_map(|e| Some((*row_of.get(&e.source)?, *row_of.get(&e.target)?)))
+        .edges()
+        .filter_map(|e| {
+            Some((
+                *row_of.get(&ids[e.source].id)?,
+                *row_of.get(&ids[e.target].id)?,
+            ))
+        })
         .collect();
     let comparison = similarity::compare_graphs(m.n_rows(), &pairs, &hyperlinks);
     write(
@@ -86,12 +91,12 @@ pub(super) fn write_graphs(
     report: &mut ExportReport,
 ) -> anyhow::Result<()> {
     let pagerank = graphio::pagerank_of(graph, pagerank::DEFAULT_DAMPING);
-    let compress = graph.graph.node_count() > PLAIN_GRAPH_MAX_NODES;
+    let compress = graph.node_count() > PLAIN_GRAPH_MAX_NODES;
     if compress {
         report.graph_compressed = Some(format!(
             "page-level graph files gzip-compressed (links.*.gz, nodes.csv.gz, edges.csv.gz): \
              {} nodes, more than {PLAIN_GRAPH_MAX_NODES}",
-            graph.graph.node_count()
+            graph.node_count()
         ));
     }
     write_with(dir, "links.graphml", compress, |w| graph.write_graphml(w))?;
@@ -135,12 +140,23 @@ pub(super) fn write_graphs(
         false,
         graphio::external_link_rows(&external),
     )?;
-    let titles: HashMap<i64, String> = store.titles()?;
+    // Titles are read per page of a map, not held for every URL.
+    let title_error = std::cell::RefCell::new(None);
+    let mut title_of = |id: i64| match store.title(id) {
+        Ok(title) => title,
+        Err(e) => {
+            title_error.borrow_mut().get_or_insert(e);
+            None
+        }
+    };
     let sitemap_dir = dir.join("sitemaps");
     std::fs::create_dir_all(&sitemap_dir)
         .with_context(|| format!("cannot create {}", sitemap_dir.display()))?;
     for home in sitemap::home_pages(graph) {
-        let map = sitemap::site_map_from(graph, &pagerank, &titles, &home);
+        let map = sitemap::site_map_from(graph, &pagerank, &mut title_of, &home);
+        if let Some(e) = title_error.borrow_mut().take() {
+            return Err(e.context("crawl.sqlite: reading page titles for the site maps"));
+        }
         let name = sitemap_stem(&map.host);
         write(
             &sitemap_dir.join(format!("{name}.xml")),

@@ -34,7 +34,7 @@ use stages::export::vertical;
 
 use crate::report::ExportReport;
 use crate::store::Store;
-use crate::topic::{Topic, TreeTaggerLayout};
+use crate::topic::{TokenFormat, Topic, TreeTaggerLayout};
 use document::{Formatted, Shared};
 use tags::TaggedStream;
 
@@ -79,23 +79,42 @@ pub fn run(
     bar: &indicatif::ProgressBar,
 ) -> anyhow::Result<ExportReport> {
     let started = Instant::now();
-    let tt_dir = fresh_dir(&run_dir.join("treetagger"))?;
+    let output = &topic.file.output;
+    // A format the topic leaves out has its folder removed, so no stale copy stays beside the
+    // formats written now.
+    let format_dir = |name: &str, format: TokenFormat| {
+        let dir = run_dir.join(name);
+        if output.writes(format) {
+            fresh_dir(&dir).map(Some)
+        } else {
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir)
+                    .with_context(|| format!("cannot clear {}", dir.display()))?;
+            }
+            Ok(None)
+        }
+    };
+    let tt_dir = format_dir("treetagger", TokenFormat::Treetagger)?;
     let vrt_dir = fresh_dir(&run_dir.join("vrt"))?;
-    let conllu_dir = fresh_dir(&run_dir.join("conllu"))?;
-    let talismane_dir = fresh_dir(&run_dir.join("talismane"))?;
+    let conllu_dir = format_dir("conllu", TokenFormat::Conllu)?;
+    let talismane_dir = format_dir("talismane", TokenFormat::Talismane)?;
     let matrix_dir = fresh_dir(&run_dir.join("matrix"))?;
     let graph_dir = fresh_dir(&run_dir.join("graph"))?;
-    let txt_dir = fresh_dir(&run_dir.join("txt"))?;
+    let txt_dir = format_dir("txt", TokenFormat::Txt)?;
     let vrt_path = vrt_dir.join("corpus.vrt");
     let mut vrt = Output::create(vrt_path.clone())?;
-    let mut conllu = Output::create(conllu_dir.join("corpus.conllu"))?;
-    let mut talismane = Output::create(talismane_dir.join("corpus.txt"))?;
+    let mut conllu = conllu_dir
+        .map(|d| Output::create(d.join("corpus.conllu")))
+        .transpose()?;
+    let mut talismane = talismane_dir
+        .map(|d| Output::create(d.join("corpus.txt")))
+        .transpose()?;
     let mut metadata = Output::create(run_dir.join("metadata.csv"))?;
     metadata.put(vertical::metadata_csv_header())?;
     metadata.put("\n")?;
-    let mut corpus_tt = match topic.file.output.treetagger {
-        TreeTaggerLayout::PerCorpus => Some(Output::create(tt_dir.join("corpus.tt"))?),
-        TreeTaggerLayout::PerDocument => None,
+    let mut corpus_tt = match (&tt_dir, output.treetagger) {
+        (Some(dir), TreeTaggerLayout::PerCorpus) => Some(Output::create(dir.join("corpus.tt"))?),
+        _ => None,
     };
     // Each document's row facts, in matrix row order, until the matrix is filtered
     // (`docs.tsv`'s `words` counts what the filtered matrix keeps).
@@ -136,9 +155,11 @@ pub fn run(
             .first()
             .map_or("fr", String::as_str)
             .to_string(),
-        layout: topic.file.output.treetagger,
-        tt_dir: tt_dir.clone(),
+        layout: output.treetagger,
+        tt_dir,
         txt_dir,
+        conllu: output.writes(TokenFormat::Conllu),
+        talismane: output.writes(TokenFormat::Talismane),
         tagset,
     };
     let source = crate::extract::documents(&run_dir.join("docs.jsonl"))?.map(|doc| {
@@ -190,8 +211,12 @@ pub fn run(
                 tt.put(&f.tt)?;
             }
             vrt.put(&f.vrt)?;
-            conllu.put(&f.conllu)?;
-            talismane.put(&f.talismane)?;
+            if let Some(conllu) = &mut conllu {
+                conllu.put(&f.conllu)?;
+            }
+            if let Some(talismane) = &mut talismane {
+                talismane.put(&f.talismane)?;
+            }
             metadata.put(&f.metadata)?;
             metadata.put("\n")?;
             let d = &f.doc;
@@ -212,15 +237,9 @@ pub fn run(
             Ok(())
         },
     )?;
-    for out in [
-        Some(vrt),
-        Some(conllu),
-        Some(talismane),
-        Some(metadata),
-        corpus_tt,
-    ]
-    .into_iter()
-    .flatten()
+    for out in [Some(vrt), conllu, talismane, Some(metadata), corpus_tt]
+        .into_iter()
+        .flatten()
     {
         out.finish()?;
     }
@@ -272,8 +291,8 @@ pub fn run(
             ))
         }
     }
-    report.graph_nodes = graph.graph.node_count() as u64;
-    report.graph_edges = graph.graph.edge_count() as u64;
+    report.graph_nodes = graph.node_count() as u64;
+    report.graph_edges = graph.edge_count() as u64;
     store.commit()?;
     report.seconds = started.elapsed().as_secs_f64();
     bar.finish_and_clear();

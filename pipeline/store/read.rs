@@ -8,8 +8,6 @@
 //! **Invariants:** read-only except [`Store::set_tokens`]; every query of these stages lives
 //! here, so another store only has to answer the same calls.
 
-use std::collections::HashMap;
-
 use anyhow::Context;
 use rusqlite::{OptionalExtension, params};
 use stages::export::graph::{LinkEdge, PageNode};
@@ -184,15 +182,15 @@ impl Store {
         Ok(())
     }
 
-    /// Page titles by URL id.
-    pub fn titles(&self) -> anyhow::Result<HashMap<i64, String>> {
-        let mut stmt = self
+    /// The title of URL `id`, when its page had one.
+    pub fn title(&self, id: i64) -> anyhow::Result<Option<String>> {
+        use rusqlite::OptionalExtension as _;
+        Ok(self
             .conn
-            .prepare("SELECT id, title FROM urls WHERE title IS NOT NULL")?;
-        let rows = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<Result<_, _>>()?;
-        Ok(rows)
+            .prepare_cached("SELECT title FROM urls WHERE id = ?1")?
+            .query_row([id], |r| r.get::<_, Option<String>>(0))
+            .optional()?
+            .flatten())
     }
 
     /// The hyperlink graph's parts: every URL seen as a node (its reason, or its state when it

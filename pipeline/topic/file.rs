@@ -484,6 +484,9 @@ pub struct Output {
     pub treetagger: TreeTaggerLayout,
     /// Keep every text block of a page instead of removing boilerplate.
     pub keep_everything: bool,
+    /// The token formats to write (all by default). `vrt` is always among them: the query
+    /// index is built from it.
+    pub formats: Vec<TokenFormat>,
 }
 
 impl Default for Output {
@@ -491,8 +494,44 @@ impl Default for Output {
         Output {
             treetagger: TreeTaggerLayout::PerCorpus,
             keep_everything: false,
+            formats: TokenFormat::ALL.to_vec(),
         }
     }
+}
+
+impl Output {
+    /// Whether `format` is written.
+    pub fn writes(&self, format: TokenFormat) -> bool {
+        self.formats.contains(&format)
+    }
+}
+
+/// A token format of the export that a topic may leave out (`[output] formats`): a corpus of
+/// a million pages takes 41 KB per page in every format, CoNLL-U alone 11 KB.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TokenFormat {
+    /// `treetagger/`: the tagger's input.
+    Treetagger,
+    /// `vrt/corpus.vrt`: CWB, Sketch Engine, TXM; the query index is built from it.
+    Vrt,
+    /// `conllu/corpus.conllu`: UD tools, UDPipe, Stanza.
+    Conllu,
+    /// `talismane/corpus.txt`: Talismane's input.
+    Talismane,
+    /// `txt/<id>.txt` (one file per document) for AntConc, #LancsBox, TXM's TXT+CSV import.
+    Txt,
+}
+
+impl TokenFormat {
+    /// Every token format, in the order of the guide.
+    pub const ALL: [TokenFormat; 5] = [
+        TokenFormat::Treetagger,
+        TokenFormat::Vrt,
+        TokenFormat::Conllu,
+        TokenFormat::Talismane,
+        TokenFormat::Txt,
+    ];
 }
 
 /// `[text]`: clean-up of the text across pages (the extract stage).

@@ -403,6 +403,13 @@ pub(super) fn validate(file: &TopicFile) -> anyhow::Result<()> {
                 .into(),
         );
     }
+    if !file.output.writes(super::file::TokenFormat::Vrt) {
+        problems.push(
+            "[output] `formats` must include \"vrt\": the query index (`glaneur kwic`, `freq`, \
+             `colloc`) is built from it"
+                .into(),
+        );
+    }
     if file.text.paragraph_language && file.languages.is_empty() {
         problems.push(
             "[text] `paragraph_language = true` needs `languages` (which paragraphs to keep)"

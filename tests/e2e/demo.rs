@@ -143,9 +143,36 @@ fn to_crawl_stops_before_extract_and_from_extract_goes_on() {
     // report.json say why; every other export is written.
     // The run's topic with every value written out; its recording is not needed after the
     // crawl.
+    // `[output] formats` leaves token formats out: their folders go, the others are the same.
     let text = std::fs::read_to_string(out.join("topic.toml")).unwrap();
     assert!(text.contains("\nmax_documents = 50000\n"), "{text}");
+    let start = text
+        .find("\nformats = [")
+        .expect("the run's topic lists its formats")
+        + 1;
+    let all_formats = &text[start..=start + text[start..].find(']').unwrap()];
+    let listed: String = all_formats.split_whitespace().collect();
+    assert_eq!(
+        listed,
+        "formats=[\"treetagger\",\"vrt\",\"conllu\",\"talismane\",\"txt\",]"
+    );
+    let vrt_before = std::fs::read(out.join("vrt/corpus.vrt")).unwrap();
+    let conllu_before = std::fs::read(out.join("conllu/corpus.conllu")).unwrap();
+    let without_vrt = text.replace(all_formats, "formats = [\"conllu\"]");
+    std::fs::write(cwd.path().join("no-vrt.toml"), &without_vrt).unwrap();
+    let refused = glaneur()
+        .current_dir(cwd.path())
+        .args(["check", "no-vrt.toml"])
+        .output()
+        .unwrap();
+    assert_exit(&refused, 2);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("[output] `formats` must include \"vrt\""),
+        "{said}"
+    );
     let text: String = text
+        .replace(all_formats, "formats = [\"vrt\", \"conllu\"]")
         .replace("\nmax_documents = 50000\n", "\nmax_documents = 10\n")
         .lines()
         .filter(|l| !l.starts_with("replay = "))
@@ -173,6 +200,20 @@ fn to_crawl_stops_before_extract_and_from_extract_goes_on() {
     assert!(!out.join("graph/similarity.csv").exists());
     assert!(!out.join("graph/similarity.graphml").exists());
     assert!(out.join("graph/links.graphml").exists() && out.join("vrt/corpus.vrt").exists());
+    for gone in ["treetagger", "talismane", "txt"] {
+        assert!(
+            !out.join(gone).exists(),
+            "{gone}/ left beside the formats asked for"
+        );
+    }
+    assert_eq!(
+        std::fs::read(out.join("vrt/corpus.vrt")).unwrap(),
+        vrt_before
+    );
+    assert_eq!(
+        std::fs::read(out.join("conllu/corpus.conllu")).unwrap(),
+        conllu_before
+    );
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     assert!(

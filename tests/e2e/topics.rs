@@ -96,6 +96,7 @@ const FIELDS: &[(&str, &str, Kind)] = &[
     ("traps", "max_calendar_pages", Kind::Number),
     ("output", "treetagger", Kind::Text),
     ("output", "keep_everything", Kind::Flag),
+    ("output", "formats", Kind::List),
     ("text", "paragraph_language", Kind::Flag),
     ("text", "near_duplicates", Kind::Flag),
     ("text", "near_duplicate_threshold", Kind::Number),

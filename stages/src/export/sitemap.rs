@@ -1,7 +1,7 @@
 //! Hierarchical site maps (seed 004, section 3.3 "Hierarchická mapa" and 3.4 "Příklad").
 //!
 //! **In:** the crawl's [`LinkGraph`], one PageRank score per node (indexed by
-//! `NodeIndex::index()`, e.g. from `graphio::pagerank_of`) and optional page titles by crawl id.
+//! node index, e.g. from `graphio::pagerank_of`) and optional page titles by crawl id.
 //!
 //! **Out:** per host, a [`SiteMap`]: the breadth-first spanning tree of the host's pages from
 //! its home page, as nested XML (`<page url title pagerank level>`) or a browsable HTML5 page.
@@ -27,10 +27,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
-use petgraph::Direction;
-use petgraph::graph::{DiGraph, NodeIndex};
-
-use crate::export::graph::{LinkEdge, LinkGraph, PageNode, Reach, xml_escape};
+use crate::export::graph::{LinkGraph, PageNode, Reach, xml_escape};
 use crate::export::graphio::is_broken;
 
 /// One page of a site map.
@@ -78,9 +75,9 @@ fn is_home(url: &str) -> bool {
     url::Url::parse(url).is_ok_and(|u| u.path() == "/" && u.query().is_none())
 }
 
-fn score(pagerank: &[f64], i: NodeIndex) -> f64 {
+fn score(pagerank: &[f64], i: usize) -> f64 {
     pagerank
-        .get(i.index())
+        .get(i)
         .copied()
         .filter(|v| v.is_finite())
         .unwrap_or(0.0)
@@ -92,9 +89,10 @@ pub fn site_maps(
     pagerank: &[f64],
     titles: &HashMap<i64, String>,
 ) -> Vec<SiteMap> {
+    let mut title_of = |id: i64| titles.get(&id).cloned();
     home_pages(graph)
         .into_iter()
-        .map(|home| site_map_from(graph, pagerank, titles, &home))
+        .map(|home| site_map_from(graph, pagerank, &mut title_of, &home))
         .collect()
 }
 
@@ -103,8 +101,8 @@ pub fn site_maps(
 pub struct Home {
     /// Host name.
     pub host: String,
-    /// The home page (P1).
-    pub root: NodeIndex,
+    /// The home page (P1), a node index.
+    pub root: usize,
     /// Pages of the host a map may show (fetched or not).
     pub mappable: usize,
 }
@@ -113,10 +111,9 @@ pub struct Home {
 /// pass over the nodes: a caller writes each host's map with [`site_map_from`] as it goes,
 /// and the work per host follows that host's pages, not the whole graph.
 pub fn home_pages(graph: &LinkGraph) -> Vec<Home> {
-    let g = &graph.graph;
-    let mut best: BTreeMap<&str, (Option<NodeIndex>, usize)> = BTreeMap::new();
-    for i in g.node_indices() {
-        let n = &g[i];
+    let g = graph.nodes();
+    let mut best: BTreeMap<&str, (Option<usize>, usize)> = BTreeMap::new();
+    for (i, n) in g.iter().enumerate() {
         if !is_mappable(n) {
             continue;
         }
@@ -138,7 +135,7 @@ pub fn home_pages(graph: &LinkGraph) -> Vec<Home> {
 }
 
 /// P1's order: a home URL first, then the shallowest, the shortest, the first by bytes.
-fn home_key(g: &DiGraph<PageNode, LinkEdge>, i: NodeIndex) -> (bool, i64, usize, &str) {
+fn home_key(g: &[PageNode], i: usize) -> (bool, i64, usize, &str) {
     let n = &g[i];
     (
         !is_home(&n.url),
@@ -155,34 +152,36 @@ pub fn site_map(
     titles: &HashMap<i64, String>,
     host: &str,
 ) -> Option<SiteMap> {
-    let g = &graph.graph;
+    let g = graph.nodes();
     // P1: the home page.
-    let on_host = |i: &NodeIndex| g[*i].host == host && is_mappable(&g[*i]);
-    let root = g
-        .node_indices()
+    let on_host = |i: &usize| g[*i].host == host && is_mappable(&g[*i]);
+    let root = (0..g.len())
         .filter(|i| on_host(i) && is_fetched(&g[*i]))
         .min_by(|&a, &b| home_key(g, a).cmp(&home_key(g, b)))?;
     let home = Home {
         host: host.to_string(),
         root,
-        mappable: g.node_indices().filter(on_host).count(),
+        mappable: (0..g.len()).filter(on_host).count(),
     };
-    Some(site_map_from(graph, pagerank, titles, &home))
+    let mut title_of = |id: i64| titles.get(&id).cloned();
+    Some(site_map_from(graph, pagerank, &mut title_of, &home))
 }
 
-/// The site map of a host from its home page (see [`home_pages`]).
+/// The site map of a host from its home page (see [`home_pages`]); `title_of` gives a page's
+/// title by URL id (asked once per page of the map, so a caller can read titles from its
+/// store instead of holding every title).
 pub fn site_map_from(
     graph: &LinkGraph,
     pagerank: &[f64],
-    titles: &HashMap<i64, String>,
+    title_of: &mut dyn FnMut(i64) -> Option<String>,
     home: &Home,
 ) -> SiteMap {
-    let g = &graph.graph;
+    let g = graph.nodes();
     let root = home.root;
     let host = home.host.as_str();
-    let on_host = |i: NodeIndex| g[i].host == host && is_mappable(&g[i]);
-    let mut position: HashMap<NodeIndex, usize> = HashMap::new();
-    let mut nodes: Vec<NodeIndex> = vec![root];
+    let on_host = |i: usize| g[i].host == host && is_mappable(&g[i]);
+    let mut position: HashMap<usize, usize> = HashMap::new();
+    let mut nodes: Vec<usize> = vec![root];
     let mut parents: Vec<Option<usize>> = vec![None];
     let mut levels: Vec<usize> = vec![0];
     position.insert(root, 0);
@@ -191,10 +190,10 @@ pub fn site_map_from(
     while !frontier.is_empty() {
         level += 1;
         // P3 + P4: every page not yet in the map, linked from this level, with its best parent.
-        let mut best: HashMap<NodeIndex, usize> = HashMap::new();
+        let mut best: HashMap<usize, usize> = HashMap::new();
         for p in frontier.clone() {
             let from = nodes[p];
-            for q in g.neighbors_directed(from, Direction::Outgoing) {
+            for q in graph.out_edges(from).map(|e| e.target) {
                 if position.contains_key(&q) || !on_host(q) {
                     continue;
                 }
@@ -211,7 +210,7 @@ pub fn site_map_from(
                 }
             }
         }
-        let mut next: Vec<(NodeIndex, usize)> = best.into_iter().collect();
+        let mut next: Vec<(usize, usize)> = best.into_iter().collect();
         // The order inside a level only decides positions in `pages`; make it deterministic.
         next.sort_by(|a, b| (a.1, g[a.0].url.as_str()).cmp(&(b.1, g[b.0].url.as_str())));
         let start = nodes.len();
@@ -231,11 +230,10 @@ pub fn site_map_from(
         .map(|((&i, &parent), &level)| {
             let n = &g[i];
             let anchor = parent
-                .and_then(|p| g.find_edge(nodes[p], i))
-                .map(|e| g[e].anchor.trim().to_string())
+                .and_then(|p| graph.find_edge(nodes[p], i))
+                .map(|e| e.anchor.trim().to_string())
                 .filter(|a| !a.is_empty());
-            let title = titles
-                .get(&n.id)
+            let title = title_of(n.id)
                 .map(|t| t.trim().to_string())
                 .filter(|t| !t.is_empty())
                 .or(anchor)
@@ -401,8 +399,8 @@ impl SiteMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::export::graph::LinkEdge;
     use crate::focus::pagerank::pagerank;
-    use petgraph::visit::EdgeRef;
 
     fn page(id: i64, url: &str) -> PageNode {
         PageNode {
@@ -430,12 +428,8 @@ mod tests {
     }
 
     fn pr(g: &LinkGraph) -> Vec<f64> {
-        let edges: Vec<(usize, usize)> = g
-            .graph
-            .edge_references()
-            .map(|e| (e.source().index(), e.target().index()))
-            .collect();
-        pagerank(g.graph.node_count(), &edges, 0.85, 1e-12, 200)
+        let edges: Vec<(usize, usize)> = g.edges().map(|e| (e.source, e.target)).collect();
+        pagerank(g.node_count(), &edges, 0.85, 1e-12, 200)
     }
 
     /// The tree as `child url -> parent url`, for assertions.
@@ -561,7 +555,7 @@ mod tests {
                 (2, 8, "Queued"),
             ],
         );
-        for n in g.graph.node_weights_mut() {
+        for n in g.nodes_mut().iter_mut() {
             match n.id {
                 1 => n.depth = Some(0),
                 3 => n.status = Some(404),
@@ -602,8 +596,8 @@ mod tests {
     }
 
     fn titles_of(g: &LinkGraph) -> HashMap<i64, String> {
-        g.graph
-            .node_weights()
+        g.nodes()
+            .iter()
             .filter(|n| n.id == 2)
             .map(|n| (n.id, "Page X".to_string()))
             .collect()
@@ -634,7 +628,7 @@ mod tests {
             }
         }
         let mut g = build(&pages, &links);
-        if let Some(root) = g.graph.node_weights_mut().next() {
+        if let Some(root) = g.nodes_mut().iter_mut().next() {
             root.depth = Some(0);
         }
         let map = site_map(&g, &pr(&g), &HashMap::new(), "r.test").unwrap();
@@ -700,7 +694,7 @@ mod tests {
     #[test]
     fn no_fetched_page_means_no_map_and_deep_chains_are_fine() {
         let mut g = build(&[(1, "http://n.test/")], &[]);
-        for n in g.graph.node_weights_mut() {
+        for n in g.nodes_mut().iter_mut() {
             n.status = None;
         }
         assert!(site_map(&g, &[], &HashMap::new(), "n.test").is_none());

@@ -26,6 +26,18 @@ pub fn pagerank(
     tolerance: f64,
     max_iter: usize,
 ) -> Vec<f64> {
+    pagerank_over(n, || edges.iter().copied(), damping, tolerance, max_iter)
+}
+
+/// [`pagerank`] over edges listed twice by `edges()` (to count, then to place them), so a
+/// caller with its own compact edge store needs no `(usize, usize)` copy of it.
+pub fn pagerank_over<I: Iterator<Item = (usize, usize)>>(
+    n: usize,
+    edges: impl Fn() -> I,
+    damping: f64,
+    tolerance: f64,
+    max_iter: usize,
+) -> Vec<f64> {
     if n == 0 {
         return Vec::new();
     }
@@ -43,7 +55,7 @@ pub fn pagerank(
     // Compressed in-edge lists: `sources[start[i]..start[i+1]]` are the pages linking to `i`.
     let mut outdeg = vec![0usize; n];
     let mut start = vec![0usize; n + 1];
-    for &(s, t) in edges {
+    for (s, t) in edges() {
         if s < n && t < n {
             outdeg[s] += 1;
             start[t + 1] += 1;
@@ -53,10 +65,12 @@ pub fn pagerank(
         start[i + 1] += start[i];
     }
     let mut fill = start.clone();
-    let mut sources = vec![0usize; start[n]];
-    for &(s, t) in edges {
+    // u32 sources: a crawl's graph has fewer than 4 billion nodes, and this list has one entry
+    // per edge.
+    let mut sources = vec![0u32; start[n]];
+    for (s, t) in edges() {
         if s < n && t < n {
-            sources[fill[t]] = s;
+            sources[fill[t]] = u32::try_from(s).unwrap_or(u32::MAX);
             fill[t] += 1;
         }
     }
@@ -80,7 +94,7 @@ pub fn pagerank(
         for (i, slot) in next.iter_mut().enumerate() {
             let inflow: f64 = sources[start[i]..start[i + 1]]
                 .iter()
-                .map(|&j| share[j])
+                .map(|&j| share.get(j as usize).copied().unwrap_or(0.0))
                 .sum();
             *slot = base + d * inflow;
             err += (*slot - rank[i]).abs();

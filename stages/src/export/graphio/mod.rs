@@ -30,7 +30,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 
 use crate::export::graph::{LinkGraph, PageNode, Reach, flush_piece, text_of, xml_escape};
-use crate::focus::pagerank::pagerank;
+use crate::focus::pagerank::pagerank_over;
 
 /// Whether a page is an invalid link target (seed 004's set `P_N`): fetched with an HTTP
 /// status of 400 or more, or recorded as an HTTP error or failed fetch.
@@ -45,12 +45,13 @@ pub fn is_broken(node: &PageNode) -> bool {
 /// iterations), indexed by `NodeIndex::index()`, summing to 1. Links count once per page
 /// pair, whatever their `count`: seed 004's formula divides by the number of pages linked.
 pub fn pagerank_of(graph: &LinkGraph, damping: f64) -> Vec<f64> {
-    let edges: Vec<(usize, usize)> = graph
-        .graph
-        .edge_references()
-        .map(|e| (e.source().index(), e.target().index()))
-        .collect();
-    pagerank(graph.graph.node_count(), &edges, damping, 1e-10, 200)
+    pagerank_over(
+        graph.node_count(),
+        || graph.edges().map(|e| (e.source, e.target)),
+        damping,
+        1e-10,
+        200,
+    )
 }
 
 /// A typed attribute value, as GEXF declares it.
@@ -117,14 +118,14 @@ fn finite(v: Option<f64>) -> Option<Value> {
 }
 
 fn page_table<'a>(graph: &'a LinkGraph, pagerank: &'a [f64]) -> Table<'a> {
-    let g = &graph.graph;
+    let g = graph.nodes();
     Table {
         node_schema: PAGE_SCHEMA,
         edge_schema: LINK_SCHEMA,
-        nodes: g.node_count(),
-        edges: g.edge_count(),
+        nodes: graph.node_count(),
+        edges: graph.edge_count(),
         node: Box::new(move |k| {
-            let n = &g[NodeIndex::new(k)];
+            let n = &g[k];
             NodeOut {
                 id: format!("n{}", n.id),
                 label: n.url.clone(),
@@ -142,16 +143,20 @@ fn page_table<'a>(graph: &'a LinkGraph, pagerank: &'a [f64]) -> Table<'a> {
                 ],
             }
         }),
-        node_id: Box::new(move |k| format!("n{}", g[NodeIndex::new(k)].id)),
-        edge: Box::new(move |k| {
-            let e = petgraph::graph::EdgeIndex::new(k);
-            let (source, target) = g.edge_endpoints(e).unwrap_or_default();
-            EdgeOut {
-                source: source.index(),
-                target: target.index(),
-                weight: g[e].count,
-                values: vec![Some(Value::Str(g[e].anchor.clone()))],
-            }
+        node_id: Box::new(move |k| format!("n{}", g[k].id)),
+        edge: Box::new(move |k| match graph.edge(k) {
+            Some(e) => EdgeOut {
+                source: e.source,
+                target: e.target,
+                weight: e.count,
+                values: vec![Some(Value::Str(e.anchor.to_string()))],
+            },
+            None => EdgeOut {
+                source: 0,
+                target: 0,
+                weight: 0,
+                values: vec![None],
+            },
         }),
     }
 }
@@ -451,7 +456,7 @@ pub struct HostGraph {
 /// not edges but are summed in [`HostNode::internal_links`].
 pub fn host_graph(graph: &LinkGraph) -> HostGraph {
     let mut hosts: BTreeMap<&str, HostNode> = BTreeMap::new();
-    for n in graph.graph.node_weights() {
+    for n in graph.nodes() {
         let h = hosts.entry(n.host.as_str()).or_insert_with(|| HostNode {
             host: n.host.clone(),
             ..HostNode::default()
@@ -463,10 +468,11 @@ pub fn host_graph(graph: &LinkGraph) -> HostGraph {
         }
     }
     let mut pairs: BTreeMap<(&str, &str), HostEdge> = BTreeMap::new();
-    for e in graph.graph.edge_references() {
-        let s = graph.graph[e.source()].host.as_str();
-        let t = graph.graph[e.target()].host.as_str();
-        let count = e.weight().count;
+    let nodes = graph.nodes();
+    for e in graph.edges() {
+        let s = nodes[e.source].host.as_str();
+        let t = nodes[e.target].host.as_str();
+        let count = e.count;
         if s == t {
             if let Some(h) = hosts.get_mut(s) {
                 h.internal_links = h.internal_links.saturating_add(count);
@@ -592,19 +598,19 @@ pub struct BrokenLink {
 
 /// Every link whose target is broken ([`is_broken`]), sorted by source then target URL.
 pub fn broken_links(graph: &LinkGraph) -> Vec<BrokenLink> {
+    let nodes = graph.nodes();
     let mut out: Vec<BrokenLink> = graph
-        .graph
-        .edge_references()
+        .edges()
         .filter_map(|e| {
-            let t = &graph.graph[e.target()];
+            let t = &nodes[e.target];
             if !is_broken(t) {
                 return None;
             }
             Some(BrokenLink {
-                source_url: graph.graph[e.source()].url.clone(),
+                source_url: nodes[e.source].url.clone(),
                 target_url: t.url.clone(),
                 problem: t.status.map_or_else(|| t.reason.clone(), |s| s.to_string()),
-                anchor: e.weight().anchor.clone(),
+                anchor: e.anchor.to_string(),
             })
         })
         .collect();
@@ -648,12 +654,12 @@ pub struct ExternalLink {
 /// pass [`same_host`] (each host is its own site, so `www.a.fr` → `a.fr` counts as external)
 /// or a coarser key of its own.
 pub fn external_links(graph: &LinkGraph, site_of: impl Fn(&str) -> String) -> Vec<ExternalLink> {
+    let nodes = graph.nodes();
     let mut out: Vec<ExternalLink> = graph
-        .graph
-        .edge_references()
+        .edges()
         .filter_map(|e| {
-            let s = &graph.graph[e.source()];
-            let t = &graph.graph[e.target()];
+            let s = &nodes[e.source];
+            let t = &nodes[e.target];
             if is_broken(t) {
                 return None;
             }
@@ -663,8 +669,8 @@ pub fn external_links(graph: &LinkGraph, site_of: impl Fn(&str) -> String) -> Ve
                 target_url: t.url.clone(),
                 source_site,
                 target_site,
-                count: e.weight().count,
-                anchor: e.weight().anchor.clone(),
+                count: e.count,
+                anchor: e.anchor.to_string(),
             })
         })
         .collect();
