@@ -179,10 +179,13 @@ fn build_in(
                 fill.chunk(first, chunk);
                 Ok(())
             })?;
-            let le: Vec<u8> = le_bytes(&fill.finish());
-            out.write_all(&le)
-                .with_context(|| format!("cannot write {}", postings_path.display()))?;
-            bytes += le.len() as u64;
+            // Written a slice at a time: a byte copy of the whole fill would double it.
+            for piece in fill.finish().chunks(1 << 18) {
+                let le: Vec<u8> = le_bytes(piece);
+                out.write_all(&le)
+                    .with_context(|| format!("cannot write {}", postings_path.display()))?;
+                bytes += le.len() as u64;
+            }
             start = end;
         }
         out.flush()

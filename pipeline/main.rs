@@ -22,6 +22,9 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
     })
 }
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     tracing_subscriber::fmt()

@@ -126,19 +126,28 @@ pub(super) fn write_graphs(
     write(&dir.join("hosts.net"), hosts.to_pajek().as_bytes())?;
     write_csv_rows(dir, "hosts-nodes.csv", false, hosts.node_rows())?;
     write_csv_rows(dir, "hosts-edges.csv", false, hosts.edge_rows())?;
-    let broken = graphio::broken_links(graph);
+    // Rows are made as they are written; what is held is one edge index per reported link.
+    let broken = graphio::broken_link_edges(graph);
+    let rows = broken
+        .iter()
+        .filter_map(|&k| graphio::broken_link(graph, k as usize))
+        .map(|l| graphio::broken_link_row(&l));
     write_csv_rows(
         dir,
         "broken-links.csv",
         false,
-        graphio::broken_link_rows(&broken),
+        std::iter::once(graphio::broken_link_header()).chain(rows),
     )?;
-    let external = graphio::external_links(graph, graphio::same_host);
+    let external = graphio::external_link_edges(graph, graphio::same_host);
+    let rows = external
+        .iter()
+        .filter_map(|&k| graphio::external_link(graph, k as usize, graphio::same_host))
+        .map(|l| graphio::external_link_row(&l));
     write_csv_rows(
         dir,
         "external-links.csv",
         false,
-        graphio::external_link_rows(&external),
+        std::iter::once(graphio::external_link_header()).chain(rows),
     )?;
     // Titles are read per page of a map, not held for every URL.
     let title_error = std::cell::RefCell::new(None);
@@ -219,8 +228,7 @@ fn write_csv_rows(
 
 /// The hyperlink graph: every URL the crawl saw is a node, every link between them an edge.
 pub(super) fn build_graph(store: &Store) -> anyhow::Result<LinkGraph> {
-    let (nodes, edges) = store.link_graph_parts()?;
-    Ok(LinkGraph::build(nodes, edges))
+    store.link_graph()
 }
 
 #[cfg(test)]

@@ -241,6 +241,31 @@ pub struct Crawl {
     pub max_attributes_per_element: usize,
 }
 
+/// Default `[crawl] backlog_bytes`, sized to the machine: 64 MiB per core, at least 64 MiB, at
+/// most 1 GiB and at most an eighth of the memory.
+///
+/// The backlog only has to cover the few seconds in which the analyses catch up with a burst
+/// (a core decodes, skims and scores 10 to 30 MB of HTML per second); beyond, pages that wait
+/// for a busy CPU only hold memory. A fixed 1 GiB let a crawl sharing its cores with another
+/// process grow to 0.6–1.3 GB.
+pub fn default_backlog_bytes() -> u64 {
+    const MIB: u64 = 1024 * 1024;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
+    let bytes = cores.saturating_mul(64 * MIB).clamp(64 * MIB, 1024 * MIB);
+    match total_memory_bytes() {
+        Some(total) => bytes.min(total / 8).max(16 * MIB),
+        None => bytes,
+    }
+}
+
+/// `MemTotal` of `/proc/meminfo` (Linux); `None` elsewhere or when unreadable.
+fn total_memory_bytes() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
 impl Default for Crawl {
     fn default() -> Crawl {
         Crawl {
@@ -250,7 +275,7 @@ impl Default for Crawl {
             strategy: Strategy::BestFirst,
             concurrency: 16,
             max_body_bytes: 5 * 1024 * 1024,
-            backlog_bytes: 1024 * 1024 * 1024,
+            backlog_bytes: default_backlog_bytes(),
             timeout_seconds: 30.0,
             frontier_in_memory: 1_000_000,
             skip_file_extensions: true,

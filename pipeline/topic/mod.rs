@@ -239,6 +239,20 @@ contact = "mailto:linguiste@example.org"
     }
 
     #[test]
+    fn the_default_backlog_follows_the_cores_within_its_bounds_and_passes_validation() {
+        const MIB: u64 = 1024 * 1024;
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
+        let bytes = default_backlog_bytes();
+        assert!((16 * MIB..=1024 * MIB).contains(&bytes), "{bytes}");
+        assert!(
+            bytes <= (cores * 64 * MIB).max(64 * MIB),
+            "{bytes} for {cores} cores"
+        );
+        let topic = parse(MINIMAL).unwrap();
+        assert_eq!(topic.file.crawl.backlog_bytes, bytes);
+    }
+
+    #[test]
     fn minimal_topic_gets_defaults() {
         let topic = parse(MINIMAL).unwrap();
         assert_eq!(topic.file.crawl.max_pages, 500);

@@ -598,37 +598,69 @@ pub struct BrokenLink {
 
 /// Every link whose target is broken ([`is_broken`]), sorted by source then target URL.
 pub fn broken_links(graph: &LinkGraph) -> Vec<BrokenLink> {
+    broken_link_edges(graph)
+        .into_iter()
+        .filter_map(|k| broken_link(graph, k as usize))
+        .collect()
+}
+
+/// The edges of [`broken_links`] as edge indices, in its order: a caller writes each row as
+/// it makes it (4 bytes per link held, not the link's URLs).
+pub fn broken_link_edges(graph: &LinkGraph) -> Vec<u32> {
     let nodes = graph.nodes();
-    let mut out: Vec<BrokenLink> = graph
+    let mut out: Vec<u32> = graph
         .edges()
-        .filter_map(|e| {
-            let t = &nodes[e.target];
-            if !is_broken(t) {
-                return None;
-            }
-            Some(BrokenLink {
-                source_url: nodes[e.source].url.clone(),
-                target_url: t.url.clone(),
-                problem: t.status.map_or_else(|| t.reason.clone(), |s| s.to_string()),
-                anchor: e.anchor.to_string(),
-            })
-        })
+        .enumerate()
+        .filter(|(_, e)| is_broken(&nodes[e.target]))
+        .filter_map(|(k, _)| u32::try_from(k).ok())
         .collect();
-    out.sort_by(|a, b| (&a.source_url, &a.target_url).cmp(&(&b.source_url, &b.target_url)));
+    sort_by_urls(graph, &mut out);
     out
+}
+
+/// Edge `k` as a [`BrokenLink`], when its target is broken.
+pub fn broken_link(graph: &LinkGraph, k: usize) -> Option<BrokenLink> {
+    let e = graph.edge(k)?;
+    let nodes = graph.nodes();
+    let t = &nodes[e.target];
+    is_broken(t).then(|| BrokenLink {
+        source_url: nodes[e.source].url.clone(),
+        target_url: t.url.clone(),
+        problem: t.status.map_or_else(|| t.reason.clone(), |s| s.to_string()),
+        anchor: e.anchor.to_string(),
+    })
+}
+
+/// Sorts edge indices by source then target URL.
+fn sort_by_urls(graph: &LinkGraph, edges: &mut [u32]) {
+    let nodes = graph.nodes();
+    let urls = |k: u32| {
+        graph
+            .edge(k as usize)
+            .map(|e| (nodes[e.source].url.as_str(), nodes[e.target].url.as_str()))
+    };
+    edges.sort_by(|&a, &b| urls(a).cmp(&urls(b)));
+}
+
+/// The header of `broken-links.csv`.
+pub fn broken_link_header() -> Vec<String> {
+    header(&["source_url", "target_url", "problem", "anchor"])
+}
+
+/// One row of `broken-links.csv`.
+pub fn broken_link_row(l: &BrokenLink) -> Vec<String> {
+    vec![
+        l.source_url.clone(),
+        l.target_url.clone(),
+        l.problem.clone(),
+        l.anchor.clone(),
+    ]
 }
 
 /// `broken-links.csv` rows (header first): `source_url,target_url,problem,anchor`.
 pub fn broken_link_rows(links: &[BrokenLink]) -> Vec<Vec<String>> {
-    let mut rows = vec![header(&["source_url", "target_url", "problem", "anchor"])];
-    rows.extend(links.iter().map(|l| {
-        vec![
-            l.source_url.clone(),
-            l.target_url.clone(),
-            l.problem.clone(),
-            l.anchor.clone(),
-        ]
-    }));
+    let mut rows = vec![broken_link_header()];
+    rows.extend(links.iter().map(broken_link_row));
     rows
 }
 
@@ -654,28 +686,50 @@ pub struct ExternalLink {
 /// pass [`same_host`] (each host is its own site, so `www.a.fr` → `a.fr` counts as external)
 /// or a coarser key of its own.
 pub fn external_links(graph: &LinkGraph, site_of: impl Fn(&str) -> String) -> Vec<ExternalLink> {
+    external_link_edges(graph, &site_of)
+        .into_iter()
+        .filter_map(|k| external_link(graph, k as usize, &site_of))
+        .collect()
+}
+
+/// The edges of [`external_links`] as edge indices, in its order (4 bytes per link held).
+pub fn external_link_edges(graph: &LinkGraph, site_of: impl Fn(&str) -> String) -> Vec<u32> {
     let nodes = graph.nodes();
-    let mut out: Vec<ExternalLink> = graph
+    let mut out: Vec<u32> = graph
         .edges()
-        .filter_map(|e| {
-            let s = &nodes[e.source];
-            let t = &nodes[e.target];
-            if is_broken(t) {
-                return None;
-            }
-            let (source_site, target_site) = (site_of(&s.host), site_of(&t.host));
-            (source_site != target_site).then(|| ExternalLink {
-                source_url: s.url.clone(),
-                target_url: t.url.clone(),
-                source_site,
-                target_site,
-                count: e.count,
-                anchor: e.anchor.to_string(),
-            })
+        .enumerate()
+        .filter(|(_, e)| {
+            let (s, t) = (&nodes[e.source], &nodes[e.target]);
+            // One host is one site whatever `site_of` says: no key to make for inside links.
+            !is_broken(t) && s.host != t.host && site_of(&s.host) != site_of(&t.host)
         })
+        .filter_map(|(k, _)| u32::try_from(k).ok())
         .collect();
-    out.sort_by(|a, b| (&a.source_url, &a.target_url).cmp(&(&b.source_url, &b.target_url)));
+    sort_by_urls(graph, &mut out);
     out
+}
+
+/// Edge `k` as an [`ExternalLink`], when it leaves its site for a target that is not broken.
+pub fn external_link(
+    graph: &LinkGraph,
+    k: usize,
+    site_of: impl Fn(&str) -> String,
+) -> Option<ExternalLink> {
+    let e = graph.edge(k)?;
+    let nodes = graph.nodes();
+    let (s, t) = (&nodes[e.source], &nodes[e.target]);
+    if is_broken(t) {
+        return None;
+    }
+    let (source_site, target_site) = (site_of(&s.host), site_of(&t.host));
+    (source_site != target_site).then(|| ExternalLink {
+        source_url: s.url.clone(),
+        target_url: t.url.clone(),
+        source_site,
+        target_site,
+        count: e.count,
+        anchor: e.anchor.to_string(),
+    })
 }
 
 /// The default site key: the host itself, lower-cased (no public-suffix list in glaneur).
@@ -686,25 +740,33 @@ pub fn same_host(host: &str) -> String {
 /// `external-links.csv` rows (header first):
 /// `source_url,target_url,source_site,target_site,count,anchor`.
 pub fn external_link_rows(links: &[ExternalLink]) -> Vec<Vec<String>> {
-    let mut rows = vec![header(&[
+    let mut rows = vec![external_link_header()];
+    rows.extend(links.iter().map(external_link_row));
+    rows
+}
+
+/// The header of `external-links.csv`.
+pub fn external_link_header() -> Vec<String> {
+    header(&[
         "source_url",
         "target_url",
         "source_site",
         "target_site",
         "count",
         "anchor",
-    ])];
-    rows.extend(links.iter().map(|l| {
-        vec![
-            l.source_url.clone(),
-            l.target_url.clone(),
-            l.source_site.clone(),
-            l.target_site.clone(),
-            l.count.to_string(),
-            l.anchor.clone(),
-        ]
-    }));
-    rows
+    ])
+}
+
+/// One row of `external-links.csv`.
+pub fn external_link_row(l: &ExternalLink) -> Vec<String> {
+    vec![
+        l.source_url.clone(),
+        l.target_url.clone(),
+        l.source_site.clone(),
+        l.target_site.clone(),
+        l.count.to_string(),
+        l.anchor.clone(),
+    ]
 }
 
 #[cfg(test)]
