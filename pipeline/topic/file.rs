@@ -244,10 +244,11 @@ pub struct Crawl {
 /// Default `[crawl] backlog_bytes`, sized to the machine: 64 MiB per core, at least 64 MiB, at
 /// most 1 GiB and at most an eighth of the memory.
 ///
-/// The backlog only has to cover the few seconds in which the analyses catch up with a burst
-/// (a core decodes, skims and scores 10 to 30 MB of HTML per second); beyond, pages that wait
-/// for a busy CPU only hold memory. A fixed 1 GiB let a crawl sharing its cores with another
-/// process grow to 0.6–1.3 GB.
+/// The backlog only has to cover the few seconds in which the analyses catch up with a burst:
+/// the crawl gets through about 24 MB of HTML per CPU-second (B1's Debian manuals, fetch and
+/// storage included), so 64 MiB is under 3 s of one core's work; beyond, pages that wait for a
+/// busy CPU only hold memory. With a fixed 1 GiB, a crawl sharing its two cores with two busy
+/// processes peaked at about 500 MB; with this default, about 320 MB (docs/BENCHMARKS.md).
 pub fn default_backlog_bytes() -> u64 {
     const MIB: u64 = 1024 * 1024;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
