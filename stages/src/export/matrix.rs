@@ -132,6 +132,9 @@ pub struct MatrixBuilder {
     rows: Vec<Vec<(u32, u32)>>,
     /// Rows already taken.
     taken: usize,
+    /// Non-zero entries of `rows`, kept as rows come and go: the caller asks after every
+    /// document whether to take them.
+    pending: usize,
 }
 
 /// Statistics of one vocabulary word.
@@ -216,6 +219,7 @@ impl MatrixBuilder {
             stats.df += 1;
             stats.count += u64::from(count);
         }
+        self.pending += row.len();
         self.rows.push(row);
         (self.taken + self.rows.len() - 1, n_words)
     }
@@ -232,12 +236,13 @@ impl MatrixBuilder {
     /// taken ones.
     pub fn take_rows(&mut self) -> Vec<Vec<(u32, u32)>> {
         self.taken += self.rows.len();
+        self.pending = 0;
         std::mem::take(&mut self.rows)
     }
 
     /// Non-zero entries of the rows not taken.
     pub fn pending_nnz(&self) -> usize {
-        self.nnz()
+        self.pending
     }
 
     /// The columns of the filtered matrix (see [`MatrixBuilder::filtered`]): its vocabulary and
@@ -281,9 +286,9 @@ impl MatrixBuilder {
         &self.words
     }
 
-    /// Number of non-zero entries.
+    /// Number of non-zero entries (of the rows not taken).
     pub fn nnz(&self) -> usize {
-        self.rows.iter().map(Vec::len).sum()
+        self.pending
     }
 
     /// The Matrix Market text of the matrix.
