@@ -402,6 +402,7 @@ pub async fn crawl(
 
     loop {
         load.observe(&tx.waiting);
+        crawler.refill_stranded()?;
         // Start as many requests as the global limit, the budget and the servers' clocks allow.
         if !stopping {
             while load.may_start(&limits, cpu.has_room(Instant::now())) {
@@ -417,6 +418,9 @@ pub async fn crawl(
         if load.requests == 0 && load.pages == 0 {
             let budget_spent = crawler.requests_total >= max_pages;
             let fetchable = crawler.has_fetchable();
+            if !stopping && !budget_spent && crawler.refill_stranded()? {
+                continue;
+            }
             if stopping || !fetchable || budget_spent {
                 crawler.outcome.budget_reached = !stopping && crawler.has_pending();
                 break;
@@ -539,25 +543,53 @@ impl Crawler<'_> {
         self.in_memory = self.in_memory.saturating_sub(before - after);
         let host = self.host_mut(host_key);
         if host.queue.is_empty() && host.on_disk > 0 {
-            let mut exclude = host.flying.clone();
-            exclude.extend(entry.as_ref().map(|e| e.id));
-            let budget = self.ctx.topic.file.crawl.frontier_in_memory;
-            let room = budget.saturating_sub(self.in_memory).clamp(64, 4096);
-            let rows = self.store.queued_of_host(host_key, &exclude, room)?;
-            let hops = self
-                .store
-                .hops_of(&rows.iter().map(|q| q.id).collect::<Vec<_>>())?;
-            let host = self.host_mut(host_key);
-            host.on_disk = host.on_disk.saturating_sub(rows.len() as u64);
-            if rows.is_empty() {
-                host.on_disk = 0;
-            }
-            for q in rows {
-                let h = hops.get(&q.id).copied().unwrap_or(0);
-                self.requeue_from_disk(host_key, q.id, q.depth, q.priority, h);
-            }
+            self.refill_from_disk(host_key, entry.as_ref().map(|e| e.id))?;
         }
         Ok(entry)
+    }
+
+    /// Reads back the best of a server's URLs waiting in the database (not `taken`, the one
+    /// just dequeued, nor those in flight) into its in-memory queue.
+    fn refill_from_disk(&mut self, host_key: &str, taken: Option<i64>) -> anyhow::Result<()> {
+        let host = self.host_mut(host_key);
+        let mut exclude = host.flying.clone();
+        exclude.extend(taken);
+        let budget = self.ctx.topic.file.crawl.frontier_in_memory;
+        let room = budget.saturating_sub(self.in_memory).clamp(64, 4096);
+        let rows = self.store.queued_of_host(host_key, &exclude, room)?;
+        let hops = self
+            .store
+            .hops_of(&rows.iter().map(|q| q.id).collect::<Vec<_>>())?;
+        let host = self.host_mut(host_key);
+        host.on_disk = host.on_disk.saturating_sub(rows.len() as u64);
+        if rows.is_empty() {
+            host.on_disk = 0;
+        }
+        for q in rows {
+            let h = hops.get(&q.id).copied().unwrap_or(0);
+            self.requeue_from_disk(host_key, q.id, q.depth, q.priority, h);
+        }
+        Ok(())
+    }
+
+    /// Refills the servers whose in-memory queue held only stale entries while URLs of theirs
+    /// waited in the database (the schedule found them so, see `schedule::Schedule::stranded`):
+    /// without it such a server is never picked again, and the crawl would end with its URLs
+    /// still queued. Whether any was refilled.
+    fn refill_stranded(&mut self) -> anyhow::Result<bool> {
+        let stranded = self.sched.take_stranded();
+        let mut any = false;
+        for name in stranded {
+            let needs = self
+                .hosts
+                .get(&*name)
+                .is_some_and(|h| h.queue.is_empty() && h.on_disk > 0);
+            if needs {
+                self.refill_from_disk(&name, None)?;
+                any = true;
+            }
+        }
+        Ok(any)
     }
 
     /// The frontier and the servers' state from `crawl.sqlite`; `resumed`: the last crawl did

@@ -17,7 +17,11 @@
 //!   they reach a heap's top, and the heaps are rebuilt when stale entries outnumber live
 //!   ones), so no change is missed and no server is chosen on old figures;
 //! - a crawl of 100,000 servers with one URL each costs no more per request than a crawl of
-//!   one server (a scan per request made that crawl take seconds per page).
+//!   one server (a scan per request made that crawl take seconds per page);
+//! - a server found with no live URL in memory while URLs of its wait in the database (its
+//!   queue held only entries made stale by a raised priority) is reported as stranded, and the
+//!   crawl loop reads its URLs back before anything else: the crawl never ends with URLs it
+//!   could fetch still queued.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -42,6 +46,18 @@ pub(super) struct Schedule {
     factors: BinaryHeap<Peak>,
     /// Servers changed since the last step.
     marked: Vec<Arc<str>>,
+    /// Servers found with no live URL in memory while some of theirs wait in the database
+    /// (their queue held only entries made stale by a raised priority): the crawl loop reads
+    /// their URLs back ([`Crawler::refill_stranded`]), which the schedule cannot do itself
+    /// (it has no store).
+    stranded: Vec<Arc<str>>,
+}
+
+impl Schedule {
+    /// The stranded servers found since the last call.
+    pub(super) fn take_stranded(&mut self) -> Vec<Arc<str>> {
+        std::mem::take(&mut self.stranded)
+    }
 }
 
 /// A server that may start a request now.
@@ -176,6 +192,9 @@ impl Crawler<'_> {
         let Some(h) = self.hosts.get(&**name) else {
             return;
         };
+        if h.queue.is_empty() && h.on_disk > 0 {
+            self.sched.stranded.push(name.clone());
+        }
         let top = h.queue.peek().copied();
         // The hold-back level: the best URL waiting (per-server budget permitting) or flying
         // — never on a server given up, which will not be asked again (were it the best, every

@@ -294,3 +294,43 @@ fn large_pages_waiting_for_analysis_stay_within_the_backlog() {
         .unwrap();
     assert_eq!(fetched, 18, "every page settled as fetched");
 }
+
+#[test]
+fn a_frontier_kept_mostly_on_disk_is_crawled_to_the_end() {
+    // Two URLs in memory, 43 pages: the leaves wait in crawl.sqlite. `/a.html` raises the
+    // priority of `/b1.html` (found on an off-topic hub) while it waits in memory, which leaves a stale entry in the
+    // server's queue once `/b1.html` is fetched. A server whose queue held only stale entries
+    // while its URLs waited on disk was never picked again, and the crawl ended with them
+    // queued ("budgets reached" when no budget was).
+    let web = TestWeb::start(&scenario("frontier"));
+    let out = tempfile::tempdir().unwrap();
+    let output = run_topic(
+        &scenario("frontier").join("topic.toml"),
+        out.path(),
+        &web.proxy(),
+        &["--to", "crawl"],
+    );
+    assert_exit(&output, 0);
+    let log = web.log();
+    let pages: Vec<&str> = log
+        .iter()
+        .filter(|h| h.path != "/robots.txt")
+        .map(|h| h.path.as_str())
+        .collect();
+    let distinct: BTreeSet<&str> = pages.iter().copied().collect();
+    assert_eq!(pages.len(), distinct.len(), "a page asked twice: {pages:?}");
+    let mut expected: BTreeSet<String> = ["/", "/hub.html", "/a.html"].map(String::from).into();
+    expected.extend((1..=crate::server::FRONTIER_LEAVES).map(|b| format!("/b{b}.html")));
+    let expected: BTreeSet<&str> = expected.iter().map(String::as_str).collect();
+    assert_eq!(distinct, expected);
+    let queued: i64 = db(out.path())
+        .query_row(
+            "SELECT COUNT(*) FROM urls WHERE state = 'queued'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(queued, 0);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!stdout.contains("budgets reached"), "{stdout}");
+}

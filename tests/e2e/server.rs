@@ -344,6 +344,7 @@ fn generate(kind: &str, path: &str) -> Vec<u8> {
         "large" => large_page(path),
         "attributes" => attributes_page(),
         "links" => links_page(),
+        "frontier" => frontier_page(path),
         _ => panic!("unknown generator `{kind}`"),
     }
 }
@@ -357,6 +358,43 @@ fn attributes_page() -> Vec<u8> {
          <div{attrs}><p>Un graphe est un ensemble de sommets reliés par des arêtes ; cette page \
          en parle assez longuement pour être gardée comme un document du corpus.</p></div>\
          <a href=\"/apres.html\">la suite sur les graphes</a></body></html>"
+    )
+    .into_bytes()
+}
+
+/// Leaves of the generated frontier web (see [`frontier_page`]).
+pub const FRONTIER_LEAVES: u64 = 40;
+
+/// The frontier web: `/` links to `/hub.html`, then to `/a.html`; the hub, off topic, links to
+/// the leaves `/b1.html` … (low priorities); `/a.html`, on topic, links again to `/b1.html`,
+/// which raises that URL's priority while it waits in memory: its old queue entry goes stale.
+/// With two URLs allowed in memory, the other leaves wait in the database.
+fn frontier_page(path: &str) -> Vec<u8> {
+    let on_topic = "<p>Un graphe relie des sommets par des arêtes. Les graphes orientés ont des \
+        arcs ; un sommet a un degré ; un graphe connexe relie tous ses sommets.</p>";
+    let (text, links) = match path {
+        "/" => (
+            on_topic,
+            "<a href=\"/hub.html\">le plan du site</a>\n\
+             <a href=\"/a.html\">graphes et sommets</a>\n"
+                .to_string(),
+        ),
+        "/hub.html" => (
+            "<p>Cette page présente le site, son équipe, ses horaires, ses tarifs, son adresse, \
+             ses partenaires et les manifestations de la saison.</p>",
+            (1..=FRONTIER_LEAVES)
+                .map(|b| format!("<a href=\"/b{b}.html\">page {b}</a>\n"))
+                .collect(),
+        ),
+        "/a.html" => (
+            on_topic,
+            "<a href=\"/b1.html\">graphes orientés</a>\n".to_string(),
+        ),
+        _ => (on_topic, String::new()),
+    };
+    format!(
+        "<!DOCTYPE html><html lang=\"fr\"><head><title>Page {path}</title></head><body>\
+         <h1>Le site</h1>{text}{links}</body></html>"
     )
     .into_bytes()
 }
