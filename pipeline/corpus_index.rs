@@ -30,6 +30,8 @@ use anyhow::{Context, bail};
 use stages::explore::build::IndexBuilder;
 use stages::explore::index::{Attribute, ColumnError, Columns, Index, Lexicon, Regions};
 
+mod regions;
+
 const FORMAT: u32 = 2;
 
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -86,6 +88,8 @@ fn build_in(
         staging: staging.clone(),
         files: Vec::new(),
     };
+    // The regions, written as they close.
+    let mut region_files = regions::RegionFiles::new(&staging);
     // `lc` follows the columns when there is a `word` column (the builder's order).
     let names = |a: usize| -> String {
         columns
@@ -106,6 +110,9 @@ fn build_in(
             .map_err(|e| anyhow::anyhow!("{}: {e}", vrt.display()))?;
         if builder.pending_ids() >= IDS_IN_MEMORY {
             raw.keep(builder.take_ids(), &names)?;
+            for chunk in builder.take_regions() {
+                region_files.write(&chunk)?;
+            }
         }
     }
     let mut lexicons = builder
@@ -191,39 +198,13 @@ fn build_in(
         out.flush()
             .with_context(|| format!("cannot write {}", postings_path.display()))?;
     }
-    let index = IndexParts {
-        n_tokens: lexicons.n_tokens,
-        attributes: attribute_names,
-        regions: lexicons.regions,
-    };
-    let mut region_attrs = Vec::new();
-    for r in &index.regions {
-        let spans: Vec<u32> = r
-            .starts
-            .iter()
-            .zip(&r.ends)
-            .flat_map(|(&s, &e)| [s, e])
-            .collect();
-        bytes += write_u32s(&staging.join(format!("{}.spans", r.name)), &spans)?;
-        for (key, values) in &r.attrs {
-            let mut text = String::new();
-            for v in values {
-                // One value a line (a line break decoded from `&#10;` becomes a space).
-                text.push_str(&v.replace(['\n', '\r'], " "));
-                text.push('\n');
-            }
-            bytes += write(
-                &staging.join(format!("{}.attr.{key}", r.name)),
-                text.as_bytes(),
-            )?;
-        }
-        region_attrs.push(r.attrs.iter().map(|(k, _)| k.clone()).collect());
-    }
+    let (region_bytes, region_names, region_attrs) = region_files.finish(&lexicons.regions)?;
+    bytes += region_bytes;
     let manifest = Manifest {
         format: FORMAT,
-        tokens: index.n_tokens,
-        attributes: index.attributes.clone(),
-        regions: index.regions.iter().map(|r| r.name.clone()).collect(),
+        tokens: lexicons.n_tokens,
+        attributes: attribute_names,
+        regions: region_names,
         region_attrs,
         source: vrt.display().to_string(),
     };
@@ -233,7 +214,7 @@ fn build_in(
     )?;
     put_in_place(&staging, dir)?;
     Ok(Built {
-        tokens: u64::from(index.n_tokens),
+        tokens: u64::from(lexicons.n_tokens),
         bytes,
     })
 }
@@ -301,13 +282,6 @@ fn le_bytes(values: &[u32]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
-/// What the manifest and the region files need once the attributes are written.
-struct IndexParts {
-    n_tokens: u32,
-    attributes: Vec<String>,
-    regions: Vec<Regions>,
-}
-
 /// Reads a file of little-endian u32 in chunks; `f` gets each chunk's first position.
 fn for_each_chunk(
     path: &Path,
@@ -355,12 +329,6 @@ fn for_each_chunk(
 fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<u64> {
     std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(bytes.len() as u64)
-}
-
-fn write_u32s(path: &Path, values: &[u32]) -> anyhow::Result<u64> {
-    write_le(path, values, |v, out| {
-        out.extend_from_slice(&v.to_le_bytes())
-    })
 }
 
 fn write_u64s(path: &Path, values: &[u64]) -> anyhow::Result<u64> {

@@ -21,13 +21,16 @@
 //! (pages are processed in URL-id order; which copy of a duplicate is kept is decided by
 //! [`stages::corpus::dedup`]'s fixed rule, not by thread scheduling); `docs.jsonl` is written to a
 //! temporary file and renamed, so a crash leaves either the old file or the new one; one
-//! damaged record is a recorded reason, not an error; memory is the batches, the host
-//! boilerplate counts and one compact duplicate signature per candidate document, not the
-//! pages' text.
+//! damaged record is a recorded reason, not an error; memory is the batches, a fixed buffer
+//! for the host-boilerplate counts (which spill to `extract.tmp/` in sorted runs, so only the
+//! boilerplate paragraphs' keys stay), one compact duplicate signature per candidate document
+//! (about 120 bytes) and the digests and band keys that two candidates share — not the pages'
+//! text, nor one entry per distinct paragraph.
 
 mod decide;
 mod harvest;
 mod page;
+mod repeats;
 mod spill;
 
 pub use harvest::harvest;
@@ -290,6 +293,7 @@ pub fn run(
     };
     let boilerplate = !topic.file.output.keep_everything;
     let mut counter = RepeatCounter::default();
+    let mut counts = repeats::KeyCounts::new(scratch.clone(), repeats::BUFFER_ENTRIES);
     let mut processed_out = spill::Writer::create(scratch.join("pages.jsonl"))?;
     let listed = StoredPages {
         store,
@@ -325,7 +329,9 @@ pub fn run(
             if let Ok(p) = &spilled.outcome {
                 report.pages_links_cut += u64::from(p.cut.0 > 0);
                 report.pages_attributes_cut += u64::from(p.cut.1 > 0);
-                counter.add_keys(&p.host, &spilled.keys);
+                if let Some((host, keys)) = counter.add_page(&p.host, &spilled.keys) {
+                    counts.add(host, &keys)?;
+                }
             }
             processed_out.line(&serde_json::to_string(&spilled)?)?;
             bar.inc(1);
@@ -333,11 +339,24 @@ pub fn run(
         },
     )?;
     let processed_path = processed_out.finish()?;
+    // Only the keys that are boilerplate stay in memory.
+    let mut batch = Vec::new();
+    counts.finish(|key, pages| {
+        batch.push((key, pages));
+        if batch.len() >= 1 << 16 {
+            counter.keep_repeated(batch.drain(..), rule);
+        }
+        Ok(())
+    })?;
+    counter.keep_repeated(batch, rule);
 
     // Pass 2: remove the marked paragraphs, evaluate, decide (duplicates aside).
     let mut candidates_out = spill::Writer::create(scratch.join("candidates.jsonl"))?;
-    // Per candidate: its URL id, signature, and line offset.
-    let mut candidates: Vec<(i64, Signature, u64)> = Vec::new();
+    // Per candidate: its URL id and line offset; and its signature. Sized once (the stored
+    // pages bound the candidates): a doubling vector would hold twice a million signatures.
+    let capacity = usize::try_from(total).unwrap_or(0);
+    let mut candidates: Vec<(i64, u64)> = Vec::with_capacity(capacity);
+    let mut signatures: Vec<Signature> = Vec::with_capacity(capacity);
     let source = spill::Reader::open(&processed_path)?;
     crate::parallel::ordered(
         source,
@@ -422,7 +441,8 @@ pub fn run(
                     *report.encodings.entry(encoding_decision).or_default() += 1;
                     let offset = candidates_out.line(&doc_line)?;
                     candidates_out.line(&removed_line)?;
-                    candidates.push((id, signature, offset));
+                    candidates.push((id, offset));
+                    signatures.push(signature);
                 }
             }
             bar.inc(1);
@@ -433,14 +453,13 @@ pub fn run(
     drop(counter);
 
     // Duplicates among the documents that pass every other test, in URL-id order.
-    let signatures: Vec<Signature> = candidates.iter().map(|c| c.1).collect();
     let mut lookup = spill::Lookup::open(&candidates_path)?;
     let mut failed: Option<anyhow::Error> = None;
     let verdicts = stages::corpus::dedup::deduplicate_signatures(
         &signatures,
         text.near_duplicates
             .then_some(text.near_duplicate_threshold),
-        |k| match candidates.get(k).map(|c| lookup.document_text(c.2)) {
+        |k| match candidates.get(k).map(|c| lookup.document_text(c.1)) {
             Some(Ok(text)) => stages::corpus::dedup::shingle_set(&text),
             Some(Err(e)) => {
                 failed.get_or_insert(e);
@@ -455,7 +474,7 @@ pub fn run(
     }
     // Only copies and their originals are looked up (their URLs read back from the file).
     let document_of = |k: usize| -> anyhow::Result<(String, i64, String)> {
-        let &(id, _, offset) = candidates
+        let &(id, offset) = candidates
             .get(k)
             .context("a duplicate verdict names no candidate")?;
         Ok((format!("d{id:06}"), id, lookup.document_url(offset)?))
@@ -479,7 +498,7 @@ pub fn run(
     ])?;
     let mut paragraphs_removed: BTreeMap<String, u64> = BTreeMap::new();
     let mut lines = spill::Reader::open(&candidates_path)?;
-    for (k, &(id, _, _)) in candidates.iter().enumerate() {
+    for (k, &(id, _)) in candidates.iter().enumerate() {
         let (doc_line, removed_line) = match (lines.next(), lines.next()) {
             (Some(d), Some(r)) => (d?.0, r?.0),
             _ => anyhow::bail!("{} ends early", candidates_path.display()),

@@ -203,6 +203,16 @@ impl Store {
                     NULLIF(reason, '')
              FROM urls ORDER BY id",
         )?;
+        // Hosts, languages and reasons repeat over the nodes: each is held once.
+        let mut shared: std::collections::HashSet<std::sync::Arc<str>> = Default::default();
+        let mut intern = move |s: &str| -> std::sync::Arc<str> {
+            if let Some(a) = shared.get(s) {
+                return a.clone();
+            }
+            let a: std::sync::Arc<str> = s.into();
+            shared.insert(a.clone());
+            a
+        };
         let nodes = stmt
             .query_map([], |r| {
                 let url: String = r.get(1)?;
@@ -215,16 +225,18 @@ impl Store {
                 Ok(PageNode {
                     id: r.get(0)?,
                     url,
-                    host,
+                    host: intern(&host),
                     depth: r.get(3)?,
                     status: r.get(4)?,
-                    language: r.get(5)?,
+                    language: r.get::<_, Option<String>>(5)?.map(|l| intern(&l)),
                     score: r.get(6)?,
                     verdict: r.get::<_, Option<i64>>(7)?.map(|v| v != 0),
                     tokens: r.get(8)?,
                     kept: reason == Some(Reason::Kept),
                     reach: crate::outcome::reach(state, reason),
-                    reason: reason.map_or_else(|| state.name().to_string(), |r| r.to_string()),
+                    reason: intern(
+                        &reason.map_or_else(|| state.name().to_string(), |r| r.to_string()),
+                    ),
                 })
             })?
             .collect::<Result<Vec<_>, _>>()

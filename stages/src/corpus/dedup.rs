@@ -169,45 +169,69 @@ impl Fingerprint {
 
 /// [`deduplicate`] on compact signatures: `shingles(i)` gives the shingle set of document `i`
 /// ([`shingle_set`] of its text), asked only for the two documents of a candidate pair, so the
-/// texts can be read back from disk when needed. Memory: the signatures, two digest tables and
-/// one bucket entry per band of each original.
+/// texts can be read back from disk when needed.
+///
+/// Memory: the signatures and, for the digests and band keys that **two documents or more
+/// share**, one entry each. A key held by one document can never make a pair, so it is not
+/// kept: on a corpus of distinct pages the tables are nearly empty, and they grow with the
+/// copies, not with the corpus. (At most `u32::MAX - 1` documents are compared; more are
+/// originals.)
 pub fn deduplicate_signatures(
     signatures: &[Signature],
     near_threshold: Option<f64>,
     mut shingles: impl FnMut(usize) -> Vec<u64>,
 ) -> Vec<Verdict> {
-    let n = signatures.len();
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&i| (!signatures[i].has_diacritics, i));
+    let n = signatures.len().min(NONE as usize);
+    let mut verdicts = vec![Verdict::Original; signatures.len()];
+    let signatures = &signatures[..n];
+    let mut by_md5 = Shared::of(signatures.iter().map(|s| s.md5_normalised).collect());
+    let mut by_plain = Shared::of(signatures.iter().map(|s| s.md5_plain).collect());
+    let near = near_threshold.filter(|_| signatures.iter().any(|s| s.bands.is_some()));
+    // Per band, its shared keys with the first original holding each (a document without
+    // words has no bands and takes part in no band).
+    let mut buckets: Vec<Shared<u32>> = match near {
+        Some(_) => (0..BANDS)
+            .map(|band| {
+                Shared::of(
+                    signatures
+                        .iter()
+                        .filter_map(|s| s.bands.map(|b| b[band]))
+                        .collect(),
+                )
+            })
+            .collect(),
+        None => Vec::new(),
+    };
 
-    let mut verdicts = vec![Verdict::Original; n];
-    let mut by_md5: HashMap<[u8; 16], usize> = HashMap::new();
-    let mut by_plain: HashMap<[u8; 16], usize> = HashMap::new();
-    // Per band, key → the first original with it; later originals with the same key (rare:
-    // near copies are not originals) wait in `more`.
-    let mut buckets: Vec<HashMap<u32, u32, rustc_hash::FxBuildHasher>> =
-        (0..BANDS).map(|_| HashMap::default()).collect();
-    let mut more: HashMap<(usize, u32), Vec<u32>> = HashMap::new();
-
-    for &i in &order {
+    // Priority order: the documents with diacritics first, then the others, each in caller
+    // order.
+    let first_pass = (0..n).filter(|&i| signatures[i].has_diacritics);
+    let second_pass = (0..n).filter(|&i| !signatures[i].has_diacritics);
+    for i in first_pass.chain(second_pass) {
         let sig = &signatures[i];
-        if let Some(&of) = by_md5.get(&sig.md5_normalised) {
+        let md5_slot = by_md5.slot(&sig.md5_normalised);
+        let plain_slot = by_plain.slot(&sig.md5_plain);
+        if let Some(of) = md5_slot.and_then(|s| by_md5.first(s)) {
             verdicts[i] = Verdict::Exact { of };
             continue;
         }
-        if let Some(&of) = by_plain.get(&sig.md5_plain) {
+        if let Some(of) = plain_slot.and_then(|s| by_plain.first(s)) {
             verdicts[i] = Verdict::ExactWithoutDiacritics { of };
             continue;
         }
-        if let (Some(threshold), Some(bands)) = (near_threshold, &sig.bands) {
+        // The shared band keys of this document.
+        let slots: Vec<(usize, usize)> = match (near, &sig.bands) {
+            (Some(_), Some(bands)) => bands
+                .iter()
+                .enumerate()
+                .filter_map(|(band, key)| buckets[band].slot(key).map(|s| (band, s)))
+                .collect(),
+            _ => Vec::new(),
+        };
+        if let Some(threshold) = near {
             let mut candidates: Vec<usize> = Vec::new();
-            for (band, key) in bands.iter().enumerate() {
-                if let Some(&first) = buckets[band].get(key) {
-                    candidates.push(first as usize);
-                    if let Some(rest) = more.get(&(band, *key)) {
-                        candidates.extend(rest.iter().map(|&c| c as usize));
-                    }
-                }
+            for &(band, slot) in &slots {
+                candidates.extend(buckets[band].originals(slot));
             }
             if !candidates.is_empty() {
                 // Candidates are visited by priority rank so that ties go to the earliest.
@@ -227,22 +251,91 @@ pub fn deduplicate_signatures(
                 }
             }
         }
-        by_md5.insert(sig.md5_normalised, i);
-        by_plain.insert(sig.md5_plain, i);
-        if let (Some(_), Some(bands)) = (near_threshold, &sig.bands) {
-            for (band, key) in bands.iter().enumerate() {
-                match buckets[band].entry(*key) {
-                    std::collections::hash_map::Entry::Vacant(v) => {
-                        v.insert(i as u32);
-                    }
-                    std::collections::hash_map::Entry::Occupied(_) => {
-                        more.entry((band, *key)).or_default().push(i as u32);
-                    }
-                }
-            }
+        // An original: later documents with its digests or band keys are compared with it.
+        if let Some(s) = md5_slot {
+            by_md5.add(s, i);
+        }
+        if let Some(s) = plain_slot {
+            by_plain.add(s, i);
+        }
+        for (band, slot) in slots {
+            buckets[band].add(slot, i);
         }
     }
     verdicts
+}
+
+/// No original yet.
+const NONE: u32 = u32::MAX;
+
+/// The keys that at least two documents share, sorted, each with the originals that hold it.
+struct Shared<K> {
+    keys: Vec<K>,
+    /// The first original holding each key ([`NONE`] while there is none).
+    first: Vec<u32>,
+    /// The later originals holding a key (rare: a document that shares a key with an original
+    /// is compared with it and is usually its copy).
+    more: HashMap<u32, Vec<u32>>,
+}
+
+impl<K: Ord + Copy> Shared<K> {
+    /// From every document's key (consumed: sorted in place, then only the repeated keys kept).
+    fn of(mut all: Vec<K>) -> Shared<K> {
+        all.sort_unstable();
+        let mut keys: Vec<K> = Vec::new();
+        let mut i = 0;
+        while i < all.len() {
+            let mut j = i + 1;
+            while j < all.len() && all[j] == all[i] {
+                j += 1;
+            }
+            if j - i > 1 {
+                keys.push(all[i]);
+            }
+            i = j;
+        }
+        drop(all);
+        keys.shrink_to_fit();
+        Shared {
+            first: vec![NONE; keys.len()],
+            keys,
+            more: HashMap::new(),
+        }
+    }
+
+    /// Where `key` is, if two documents or more hold it.
+    fn slot(&self, key: &K) -> Option<usize> {
+        self.keys.binary_search(key).ok()
+    }
+
+    fn first(&self, slot: usize) -> Option<usize> {
+        self.first
+            .get(slot)
+            .filter(|&&f| f != NONE)
+            .map(|&f| f as usize)
+    }
+
+    /// The originals holding the key at `slot`, first first.
+    fn originals(&self, slot: usize) -> impl Iterator<Item = usize> + '_ {
+        let more = self.more.get(&(slot as u32)).map_or(&[][..], Vec::as_slice);
+        self.first(slot)
+            .into_iter()
+            .chain(more.iter().map(|&m| m as usize))
+    }
+
+    fn add(&mut self, slot: usize, original: usize) {
+        let Some(first) = self.first.get_mut(slot) else {
+            return;
+        };
+        if *first == NONE {
+            *first = original as u32;
+        } else {
+            self.more
+                .entry(slot as u32)
+                .or_default()
+                .push(original as u32);
+        }
+    }
 }
 
 /// The words of `text` (maximal runs of letters and digits), lower-cased, joined by single
@@ -468,6 +561,114 @@ mod tests {
         assert!((estimate - jaccard(&a, &b)).abs() < 0.2, "{estimate}");
         assert_eq!(band_keys(&sa).len(), BANDS);
         assert!(band_keys(&[]).is_empty());
+    }
+
+    /// The straightforward method: every original's digests and band keys in hash maps.
+    fn reference(fps: &[Fingerprint], texts: &[String], threshold: f64) -> Vec<Verdict> {
+        let sigs: Vec<Signature> = fps.iter().map(Fingerprint::signature).collect();
+        let mut order: Vec<usize> = (0..sigs.len()).collect();
+        order.sort_by_key(|&i| (!sigs[i].has_diacritics, i));
+        let mut verdicts = vec![Verdict::Original; sigs.len()];
+        let mut by_md5: HashMap<[u8; 16], usize> = HashMap::new();
+        let mut by_plain: HashMap<[u8; 16], usize> = HashMap::new();
+        let mut buckets: HashMap<(usize, u32), Vec<usize>> = HashMap::new();
+        for &i in &order {
+            let sig = &sigs[i];
+            if let Some(&of) = by_md5.get(&sig.md5_normalised) {
+                verdicts[i] = Verdict::Exact { of };
+                continue;
+            }
+            if let Some(&of) = by_plain.get(&sig.md5_plain) {
+                verdicts[i] = Verdict::ExactWithoutDiacritics { of };
+                continue;
+            }
+            let keys: Vec<(usize, u32)> = sig
+                .bands
+                .map(|b| b.iter().copied().enumerate().collect())
+                .unwrap_or_default();
+            let mut candidates: Vec<usize> = keys
+                .iter()
+                .flat_map(|k| buckets.get(k).cloned().unwrap_or_default())
+                .collect();
+            candidates.sort_by_key(|&c| (!sigs[c].has_diacritics, c));
+            candidates.dedup();
+            let mine = shingle_set(&texts[i]);
+            let mut best: Option<(usize, f64)> = None;
+            for c in candidates {
+                let j = jaccard(&mine, &shingle_set(&texts[c]));
+                if j >= threshold && best.is_none_or(|(_, b)| j > b) {
+                    best = Some((c, j));
+                }
+            }
+            if let Some((of, jaccard)) = best {
+                verdicts[i] = Verdict::Near { of, jaccard };
+                continue;
+            }
+            by_md5.insert(sig.md5_normalised, i);
+            by_plain.insert(sig.md5_plain, i);
+            for k in keys {
+                buckets.entry(k).or_default().push(i);
+            }
+        }
+        verdicts
+    }
+
+    #[test]
+    fn shared_key_tables_give_the_verdicts_of_full_hash_maps() {
+        // Families of texts: an original, then copies with a few words changed, accents
+        // removed, case changed, or exact repeats, mixed with unrelated texts, in a scrambled
+        // order (a fixed pseudo-random sequence).
+        let words: Vec<&str> = LONG.split_whitespace().collect();
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |m: usize| {
+            state = mix64(state.wrapping_add(0x9e37_79b9_7f4a_7c15));
+            (state % m as u64) as usize
+        };
+        let mut texts: Vec<String> = Vec::new();
+        for family in 0..40 {
+            let base: Vec<String> = (0..60)
+                .map(|k| {
+                    format!(
+                        "{}{}",
+                        words[(k * 7 + family * 13) % words.len()],
+                        family % 7
+                    )
+                })
+                .collect();
+            for _ in 0..1 + next(6) {
+                let mut copy = base.clone();
+                for _ in 0..next(4) {
+                    let at = next(copy.len());
+                    copy[at] = words[next(words.len())].to_string();
+                }
+                let mut text = copy.join(" ");
+                match next(4) {
+                    0 => text = strip_diacritics(&text),
+                    1 => text = text.to_uppercase(),
+                    _ => {}
+                }
+                texts.push(text);
+            }
+        }
+        texts.push(String::new());
+        texts.push(String::new());
+        texts.push("court".to_string());
+        for i in (1..texts.len()).rev() {
+            texts.swap(i, next(i + 1));
+        }
+        let fps: Vec<Fingerprint> = texts.iter().map(|t| Fingerprint::new(t)).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        for threshold in [0.5, 0.8, 0.95] {
+            let got = deduplicate(&fps, &refs, Some(threshold));
+            assert_eq!(
+                got,
+                reference(&fps, &texts, threshold),
+                "threshold {threshold}"
+            );
+            let kinds = |f: fn(&Verdict) -> bool| got.iter().filter(|v| f(v)).count();
+            assert!(kinds(|v| matches!(v, Verdict::Near { .. })) > 5, "{got:?}");
+            assert!(kinds(|v| matches!(v, Verdict::Exact { .. })) > 0, "{got:?}");
+        }
     }
 
     #[test]

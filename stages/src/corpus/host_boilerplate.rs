@@ -124,8 +124,20 @@ impl RepeatCounter {
 
     /// [`RepeatCounter::add`] from the page's [`paragraph_keys`].
     pub fn add_keys(&mut self, host: &str, keys: &[Option<u64>]) {
+        if let Some((host, distinct)) = self.add_page(host, keys) {
+            for key in distinct {
+                *self.counts.entry((host, key)).or_default() += 1;
+            }
+        }
+    }
+
+    /// Counts one page for its host and gives back the host's number and the page's distinct
+    /// keys, for a caller that counts the keys itself (on disk, for a corpus whose distinct
+    /// paragraphs would not fit in memory) and hands the counts to
+    /// [`RepeatCounter::keep_repeated`]. `None` for a page without paragraphs.
+    pub fn add_page(&mut self, host: &str, keys: &[Option<u64>]) -> Option<(u32, Vec<u64>)> {
         if keys.is_empty() {
-            return;
+            return None;
         }
         let host = match self.hosts.get(host) {
             Some(&h) => h,
@@ -142,8 +154,22 @@ impl RepeatCounter {
         let mut distinct: Vec<u64> = keys.iter().flatten().copied().collect();
         distinct.sort_unstable();
         distinct.dedup();
-        for key in distinct {
-            *self.counts.entry((host, key)).or_default() += 1;
+        Some((host, distinct))
+    }
+
+    /// Takes the pages per (host, key) that the caller counted from [`RepeatCounter::add_page`]
+    /// and keeps only those that meet `rule`: the marks are then those of a counter that
+    /// counted every key itself, and memory holds the boilerplate, not every paragraph.
+    pub fn keep_repeated(
+        &mut self,
+        counts: impl IntoIterator<Item = ((u32, u64), u32)>,
+        rule: RepeatRule,
+    ) {
+        for ((host, key), n) in counts {
+            let total = self.host_pages.get(host as usize).copied().unwrap_or(0);
+            if is_repeated(n as usize, total, rule) {
+                self.counts.insert((host, key), n);
+            }
         }
     }
 
@@ -168,14 +194,18 @@ impl RepeatCounter {
             .map(|key| {
                 let host = host?;
                 let n = self.counts.get(&(host, (*key)?)).copied().unwrap_or(0) as usize;
-                let widespread = total > 0 && n as f64 >= rule.min_share * total as f64;
-                (n >= rule.min_pages && widespread).then_some(Repeated {
+                is_repeated(n, total, rule).then_some(Repeated {
                     pages: n,
                     host_pages: total,
                 })
             })
             .collect()
     }
+}
+
+/// The rule: on `n` of the host's `total` pages with text.
+fn is_repeated(n: usize, total: usize, rule: RepeatRule) -> bool {
+    total > 0 && n >= rule.min_pages && n as f64 >= rule.min_share * total as f64
 }
 
 #[cfg(test)]
@@ -257,6 +287,51 @@ mod tests {
                 .iter()
                 .all(|m| m[0].is_some())
         );
+    }
+
+    #[test]
+    fn counts_kept_by_the_caller_give_the_same_marks() {
+        let footer = "Tous droits réservés.";
+        let quote = "Une citation reprise dans plusieurs chapitres du manuel.";
+        let mut pages: Vec<PageParagraphs> = Vec::new();
+        for i in 0..40 {
+            let host = ["a.test", "b.test", "c.test"][i % 3];
+            let own = ["Un.", "Deux.", "Trois.", "Quatre.", "Cinq."][i % 5];
+            let paragraphs: Vec<&str> = match i % 4 {
+                0 => vec![own, footer, footer],
+                1 => vec![own, quote],
+                2 => vec![footer],
+                _ => vec![],
+            };
+            pages.push(page(host, &paragraphs));
+        }
+        for rule in [
+            RepeatRule::default(),
+            RepeatRule {
+                min_pages: 2,
+                min_share: 0.1,
+            },
+        ] {
+            let mut outside = RepeatCounter::default();
+            let mut counts: std::collections::BTreeMap<(u32, u64), u32> = Default::default();
+            for p in &pages {
+                if let Some((host, keys)) = outside.add_page(p.host, &paragraph_keys(&p.paragraphs))
+                {
+                    for key in keys {
+                        *counts.entry((host, key)).or_default() += 1;
+                    }
+                }
+            }
+            outside.keep_repeated(counts.clone(), rule);
+            assert!(
+                outside.counts.len() < counts.len(),
+                "only the repeated keys stay"
+            );
+            let got: Vec<_> = pages.iter().map(|p| outside.marks(p, rule)).collect();
+            let expected = find(&pages, rule);
+            assert_eq!(got, expected);
+            assert!(expected.iter().flatten().any(Option::is_some));
+        }
     }
 
     #[test]

@@ -205,8 +205,24 @@ impl PostingsFill {
 }
 
 struct RegionBuild {
+    /// The regions not yet taken (the open one, if any, last).
     regions: Regions,
     open: Option<u64>,
+    /// Regions already taken by [`IndexBuilder::take_regions`].
+    taken: usize,
+}
+
+/// Regions closed since the last [`IndexBuilder::take_regions`], of one element.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionChunk {
+    /// Rank of the element among the elements in order of first appearance (the order of
+    /// [`Lexicons::regions`]).
+    pub kind: usize,
+    /// Number of the element's regions taken before this chunk: the chunk's first region.
+    pub first: usize,
+    /// The regions, each attribute with one value per region of the chunk ("" when a region
+    /// lacks it); an attribute first seen in this chunk lacks a value in every earlier one.
+    pub regions: Regions,
 }
 
 /// Reads a vertical file line by line into an index.
@@ -435,6 +451,7 @@ impl IndexBuilder {
                         ..Regions::default()
                     },
                     open: None,
+                    taken: 0,
                 });
                 self.regions.len() - 1
             }
@@ -475,6 +492,46 @@ impl IndexBuilder {
             .iter_mut()
             .map(|a| std::mem::take(&mut a.ids))
             .collect()
+    }
+
+    /// Takes the regions closed since the last call, so that the caller writes them out and
+    /// the builder's memory does not grow with the number of documents, paragraphs and
+    /// sentences. The regions still open stay, and [`IndexBuilder::finish_lexicons`] gives
+    /// the rest.
+    pub fn take_regions(&mut self) -> Vec<RegionChunk> {
+        let mut chunks = Vec::new();
+        for (kind, r) in self.regions.iter_mut().enumerate() {
+            let closed = r.regions.ends.len();
+            if closed == 0 {
+                continue;
+            }
+            let open_starts = r.regions.starts.split_off(closed);
+            let starts = std::mem::replace(&mut r.regions.starts, open_starts);
+            let ends = std::mem::take(&mut r.regions.ends);
+            let attrs = r
+                .regions
+                .attrs
+                .iter_mut()
+                .map(|(key, values)| {
+                    let rest = values.split_off(closed.min(values.len()));
+                    let mut done = std::mem::replace(values, rest);
+                    done.resize(closed, String::new());
+                    (key.clone(), done)
+                })
+                .collect();
+            chunks.push(RegionChunk {
+                kind,
+                first: r.taken,
+                regions: Regions {
+                    name: r.regions.name.clone(),
+                    starts,
+                    ends,
+                    attrs,
+                },
+            });
+            r.taken += closed;
+        }
+        chunks
     }
 
     /// Ids read and not yet taken.
@@ -531,7 +588,9 @@ pub struct Lexicons {
     pub n_tokens: u32,
     /// Per attribute: name, sorted lexicon, final id of each first-seen id.
     pub attributes: Vec<(String, Lexicon, Vec<u32>)>,
-    /// The regions.
+    /// The regions not taken by [`IndexBuilder::take_regions`] (all of them when it was
+    /// never called): each element's last chunk, [`RegionChunk::first`] being the regions
+    /// taken before.
     pub regions: Vec<Regions>,
     /// Ids not yet taken, per attribute, in first-seen numbering.
     pub pending: Vec<Vec<u32>>,

@@ -610,15 +610,18 @@ fn chunked_build_gives_the_in_memory_index() {
     for every in [1usize, 7, 1000, usize::MAX] {
         let mut builder = IndexBuilder::new(&["word", "pos", "lemma"]).unwrap();
         let mut raw: Vec<Vec<u32>> = vec![Vec::new(); 4];
+        let mut chunks = Vec::new();
         for line in g.vrt.lines() {
             builder.line(line).unwrap();
             if builder.pending_ids() >= every {
                 for (a, ids) in builder.take_ids().into_iter().enumerate() {
                     raw[a].extend(ids);
                 }
+                chunks.extend(builder.take_regions());
             }
         }
         let lexicons = builder.finish_lexicons().unwrap();
+        assert_eq!(join_regions(chunks, &lexicons.regions), whole.regions);
         assert_eq!(lexicons.n_tokens, whole.n_tokens);
         for (a, ids) in lexicons.pending.into_iter().enumerate() {
             raw[a].extend(ids);
@@ -644,6 +647,93 @@ fn chunked_build_gives_the_in_memory_index() {
             }
             assert_eq!(postings, whole.columns.postings[a], "{name}");
         }
-        assert_eq!(lexicons.regions.len(), whole.regions.len());
+    }
+}
+
+/// The regions of [`IndexBuilder::take_regions`]'s chunks and the rest, joined the way a
+/// caller writes them out: an attribute's values padded with "" for the regions before it
+/// first appeared, and at the end.
+fn join_regions(
+    chunks: Vec<super::build::RegionChunk>,
+    rest: &[super::index::Regions],
+) -> Vec<super::index::Regions> {
+    let mut all: Vec<super::index::Regions> = rest
+        .iter()
+        .map(|r| super::index::Regions {
+            name: r.name.clone(),
+            ..Default::default()
+        })
+        .collect();
+    let last: Vec<super::build::RegionChunk> = rest
+        .iter()
+        .enumerate()
+        .map(|(kind, r)| {
+            let first = chunks
+                .iter()
+                .filter(|c| c.kind == kind)
+                .map(|c| c.first + c.regions.len())
+                .max()
+                .unwrap_or(0);
+            super::build::RegionChunk {
+                kind,
+                first,
+                regions: r.clone(),
+            }
+        })
+        .collect();
+    let mut chunks_and_rest = chunks;
+    chunks_and_rest.extend(last);
+    for chunk in chunks_and_rest {
+        let r = &mut all[chunk.kind];
+        assert_eq!(r.name, chunk.regions.name);
+        assert_eq!(r.starts.len(), chunk.first, "chunks in order, none missing");
+        r.starts.extend(&chunk.regions.starts);
+        r.ends.extend(&chunk.regions.ends);
+        for (key, values) in chunk.regions.attrs {
+            if !r.attrs.iter().any(|(k, _)| *k == key) {
+                r.attrs.push((key.clone(), Vec::new()));
+            }
+            if let Some((_, all_values)) = r.attrs.iter_mut().find(|(k, _)| *k == key) {
+                all_values.resize(chunk.first, String::new());
+                all_values.extend(values);
+            }
+        }
+    }
+    for r in &mut all {
+        for (_, values) in &mut r.attrs {
+            values.resize(r.starts.len(), String::new());
+        }
+    }
+    all
+}
+
+#[test]
+fn regions_taken_in_chunks_are_the_regions_built_whole() {
+    use super::build::IndexBuilder;
+    // `lang` first appears on the third text, `n` on a paragraph left open across a take.
+    let vrt = "<text id=\"a\">\n<p>\nun\n</p>\n</text>\n<text id=\"b\">\n<p n=\"1\">\ndeux\n\
+        <s>\ntrois\n</s>\n</p>\n</text>\n<text id=\"c\" lang=\"fr\">\n<p>\nquatre\n</p>\n\
+        <p n=\"3\">\ncinq\n</p>\n</text>\n<text>\n<p>\nsix\n</p>\n</text>\n";
+    let mut whole = IndexBuilder::new(&["word"]).unwrap();
+    for line in vrt.lines() {
+        whole.line(line).unwrap();
+    }
+    let whole = whole.finish().unwrap();
+    assert_eq!(whole.regions[0].attrs[1].1, ["", "", "fr", ""]);
+    for every in 1..=vrt.lines().count() {
+        let mut builder = IndexBuilder::new(&["word"]).unwrap();
+        let mut chunks = Vec::new();
+        for (k, line) in vrt.lines().enumerate() {
+            builder.line(line).unwrap();
+            if k % every == 0 {
+                chunks.extend(builder.take_regions());
+            }
+        }
+        let lexicons = builder.finish_lexicons().unwrap();
+        assert_eq!(
+            join_regions(chunks, &lexicons.regions),
+            whole.regions,
+            "{every}"
+        );
     }
 }

@@ -14,6 +14,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// A node: one URL the crawl saw, with the facts a linguist filters on.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -22,14 +23,14 @@ pub struct PageNode {
     pub id: i64,
     /// Canonical URL.
     pub url: String,
-    /// Host name.
-    pub host: String,
+    /// Host name (shared by the host's nodes: a million URLs hold a few hundred hosts).
+    pub host: Arc<str>,
     /// Link depth from the nearest seed.
     pub depth: Option<i64>,
     /// HTTP status, when fetched.
     pub status: Option<i64>,
     /// Detected language, when extracted.
-    pub language: Option<String>,
+    pub language: Option<Arc<str>>,
     /// Topic score, when scored.
     pub score: Option<f64>,
     /// Whether the page satisfies the formula, when evaluated.
@@ -39,8 +40,8 @@ pub struct PageNode {
     /// Whether the page is in the corpus.
     pub kept: bool,
     /// Final state reason (`kept`, `robots`, `http-404`, `off-topic`, …), as written in the
-    /// exports.
-    pub reason: String,
+    /// exports (shared, like the host).
+    pub reason: Arc<str>,
     /// What following a link to this URL gives, as the crawl found out (decided by the
     /// pipeline from the URL's state and reason).
     pub reach: Reach,
@@ -315,15 +316,15 @@ impl LinkGraph {
             vec![
                 n.id.to_string(),
                 n.url.clone(),
-                n.host.clone(),
+                n.host.to_string(),
                 opt(n.depth.map(|d| d.to_string())),
                 opt(n.status.map(|d| d.to_string())),
-                opt(n.language.clone()),
+                opt(n.language.as_deref().map(str::to_string)),
                 opt(n.score.filter(|s| s.is_finite()).map(|s| format!("{s:.4}"))),
                 opt(n.verdict.map(|v| v.to_string())),
                 opt(n.tokens.map(|d| d.to_string())),
                 n.kept.to_string(),
-                n.reason.clone(),
+                n.reason.to_string(),
             ]
         }))
     }

@@ -117,7 +117,7 @@ pub fn home_pages(graph: &LinkGraph) -> Vec<Home> {
         if !is_mappable(n) {
             continue;
         }
-        let entry = best.entry(n.host.as_str()).or_default();
+        let entry = best.entry(&*n.host).or_default();
         entry.1 += 1;
         if is_fetched(n) && entry.0.is_none_or(|cur| home_key(g, i) < home_key(g, cur)) {
             entry.0 = Some(i);
@@ -154,7 +154,7 @@ pub fn site_map(
 ) -> Option<SiteMap> {
     let g = graph.nodes();
     // P1: the home page.
-    let on_host = |i: &usize| g[*i].host == host && is_mappable(&g[*i]);
+    let on_host = |i: &usize| *g[*i].host == *host && is_mappable(&g[*i]);
     let root = (0..g.len())
         .filter(|i| on_host(i) && is_fetched(&g[*i]))
         .min_by(|&a, &b| home_key(g, a).cmp(&home_key(g, b)))?;
@@ -178,8 +178,8 @@ pub fn site_map_from(
 ) -> SiteMap {
     let g = graph.nodes();
     let root = home.root;
-    let host = home.host.as_str();
-    let on_host = |i: usize| g[i].host == host && is_mappable(&g[i]);
+    let host = &*home.host;
+    let on_host = |i: usize| &*g[i].host == host && is_mappable(&g[i]);
     let mut position: HashMap<usize, usize> = HashMap::new();
     let mut nodes: Vec<usize> = vec![root];
     let mut parents: Vec<Option<usize>> = vec![None];
@@ -406,7 +406,7 @@ mod tests {
         PageNode {
             id,
             url: url.into(),
-            host: url.split('/').nth(2).unwrap_or_default().to_string(),
+            host: url.split('/').nth(2).unwrap_or_default().into(),
             depth: Some(1),
             status: Some(200),
             reason: "kept".into(),

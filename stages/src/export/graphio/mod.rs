@@ -130,15 +130,15 @@ fn page_table<'a>(graph: &'a LinkGraph, pagerank: &'a [f64]) -> Table<'a> {
                 id: format!("n{}", n.id),
                 label: n.url.clone(),
                 values: vec![
-                    Some(Value::Str(n.host.clone())),
+                    Some(Value::Str(n.host.to_string())),
                     n.depth.map(Value::Int),
                     n.status.map(Value::Int),
-                    n.language.clone().map(Value::Str),
+                    n.language.as_deref().map(|l| Value::Str(l.to_string())),
                     finite(n.score),
                     n.verdict.map(Value::Bool),
                     n.tokens.map(Value::Int),
                     Some(Value::Bool(n.kept)),
-                    Some(Value::Str(n.reason.clone())),
+                    Some(Value::Str(n.reason.to_string())),
                     finite(pagerank.get(k).copied()),
                 ],
             }
@@ -457,8 +457,8 @@ pub struct HostGraph {
 pub fn host_graph(graph: &LinkGraph) -> HostGraph {
     let mut hosts: BTreeMap<&str, HostNode> = BTreeMap::new();
     for n in graph.nodes() {
-        let h = hosts.entry(n.host.as_str()).or_insert_with(|| HostNode {
-            host: n.host.clone(),
+        let h = hosts.entry(&*n.host).or_insert_with(|| HostNode {
+            host: n.host.to_string(),
             ..HostNode::default()
         });
         h.pages += 1;
@@ -470,8 +470,8 @@ pub fn host_graph(graph: &LinkGraph) -> HostGraph {
     let mut pairs: BTreeMap<(&str, &str), HostEdge> = BTreeMap::new();
     let nodes = graph.nodes();
     for e in graph.edges() {
-        let s = nodes[e.source].host.as_str();
-        let t = nodes[e.target].host.as_str();
+        let s = &*nodes[e.source].host;
+        let t = &*nodes[e.target].host;
         let count = e.count;
         if s == t {
             if let Some(h) = hosts.get_mut(s) {
@@ -626,7 +626,9 @@ pub fn broken_link(graph: &LinkGraph, k: usize) -> Option<BrokenLink> {
     is_broken(t).then(|| BrokenLink {
         source_url: nodes[e.source].url.clone(),
         target_url: t.url.clone(),
-        problem: t.status.map_or_else(|| t.reason.clone(), |s| s.to_string()),
+        problem: t
+            .status
+            .map_or_else(|| t.reason.to_string(), |s| s.to_string()),
         anchor: e.anchor.to_string(),
     })
 }

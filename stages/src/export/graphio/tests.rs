@@ -9,7 +9,7 @@ fn page(id: i64, url: &str, status: Option<i64>, reason: &str) -> PageNode {
     PageNode {
         id,
         url: url.into(),
-        host,
+        host: host.into(),
         depth: Some(1),
         status,
         kept: reason == "kept",
