@@ -167,14 +167,12 @@ pub(super) fn write_graphs(
             return Err(e.context("crawl.sqlite: reading page titles for the site maps"));
         }
         let name = sitemap_stem(&map.host);
-        write(
-            &sitemap_dir.join(format!("{name}.xml")),
-            map.to_xml().as_bytes(),
-        )?;
-        write(
-            &sitemap_dir.join(format!("{name}.html")),
-            map.to_html().as_bytes(),
-        )?;
+        write_with(&sitemap_dir, &format!("{name}.xml"), false, |w| {
+            map.write_xml(w)
+        })?;
+        write_with(&sitemap_dir, &format!("{name}.html"), false, |w| {
+            map.write_html(w)
+        })?;
     }
     Ok(())
 }

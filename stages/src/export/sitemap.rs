@@ -254,14 +254,15 @@ pub fn site_map_from(
             pages[p].children.push(k);
         }
     }
-    let order: Vec<(f64, String)> = pages.iter().map(|p| (p.pagerank, p.url.clone())).collect();
-    for page in &mut pages {
-        page.children.sort_by(|&a, &b| {
-            order[b]
-                .0
-                .total_cmp(&order[a].0)
-                .then_with(|| order[a].1.cmp(&order[b].1))
+    for k in 0..pages.len() {
+        let mut children = std::mem::take(&mut pages[k].children);
+        children.sort_by(|&a, &b| {
+            pages[b]
+                .pagerank
+                .total_cmp(&pages[a].pagerank)
+                .then_with(|| pages[a].url.cmp(&pages[b].url))
         });
+        pages[k].children = children;
     }
     // Every page of the map is a mappable page of the host.
     let unreachable = home.mappable.saturating_sub(pages.len());
@@ -302,11 +303,50 @@ fn indent(out: &mut String, level: usize) {
     }
 }
 
+/// Text made a piece at a time and handed to a writer every [`Chunked::PIECE`] bytes: a map
+/// of a quarter of a million pages is written without ever being one string.
+struct Chunked<'a> {
+    out: String,
+    w: &'a mut dyn std::io::Write,
+    failed: Option<std::io::Error>,
+}
+
+impl Chunked<'_> {
+    const PIECE: usize = 1 << 16;
+
+    fn pass_on(&mut self, force: bool) {
+        if (force || self.out.len() >= Self::PIECE) && self.failed.is_none() {
+            if let Err(e) = self.w.write_all(self.out.as_bytes()) {
+                self.failed = Some(e);
+            }
+            self.out.clear();
+        }
+    }
+
+    fn finish(mut self) -> std::io::Result<()> {
+        self.pass_on(true);
+        self.failed.map_or(Ok(()), Err)
+    }
+}
+
 impl SiteMap {
     /// Nested XML: `<sitemap host root pages unreachable>` holding
     /// `<page url title pagerank level>` elements, children inside their parent.
     pub fn to_xml(&self) -> String {
-        let mut out = String::with_capacity(128 + self.pages.len() * 160);
+        let mut bytes = Vec::new();
+        // Writing to a vector cannot fail.
+        let _ = self.write_xml(&mut bytes);
+        String::from_utf8(bytes).unwrap_or_default()
+    }
+
+    /// [`SiteMap::to_xml`] into `w`, a piece at a time.
+    pub fn write_xml(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let mut sink = Chunked {
+            out: String::with_capacity(Chunked::PIECE + 4096),
+            w,
+            failed: None,
+        };
+        let out = &mut sink.out;
         out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         let root = self.pages.first().map(|p| p.url.as_str()).unwrap_or("");
         let _ = writeln!(
@@ -317,12 +357,13 @@ impl SiteMap {
             self.pages.len(),
             self.unreachable
         );
-        let cell = std::cell::RefCell::new(&mut out);
+        let cell = std::cell::RefCell::new(&mut sink);
         walk(
             self,
             |p| {
-                let mut out = cell.borrow_mut();
-                indent(&mut out, p.level);
+                let mut sink = cell.borrow_mut();
+                let out = &mut sink.out;
+                indent(out, p.level);
                 let _ = write!(
                     out,
                     "<page url=\"{}\" title=\"{}\" pagerank=\"{}\" level=\"{}\"",
@@ -332,23 +373,38 @@ impl SiteMap {
                     p.level
                 );
                 out.push_str(if p.children.is_empty() { "/>\n" } else { ">\n" });
+                sink.pass_on(false);
             },
             |p| {
                 if !p.children.is_empty() {
-                    let mut out = cell.borrow_mut();
-                    indent(&mut out, p.level);
-                    out.push_str("</page>\n");
+                    let mut sink = cell.borrow_mut();
+                    indent(&mut sink.out, p.level);
+                    sink.out.push_str("</page>\n");
+                    sink.pass_on(false);
                 }
             },
         );
-        out.push_str("</sitemap>\n");
-        out
+        sink.out.push_str("</sitemap>\n");
+        sink.finish()
     }
 
     /// A browsable HTML5 page: nested `<ul>` lists of links, each with its PageRank.
     pub fn to_html(&self) -> String {
+        let mut bytes = Vec::new();
+        // Writing to a vector cannot fail.
+        let _ = self.write_html(&mut bytes);
+        String::from_utf8(bytes).unwrap_or_default()
+    }
+
+    /// [`SiteMap::to_html`] into `w`, a piece at a time.
+    pub fn write_html(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
         let host = xml_escape(&self.host);
-        let mut out = String::with_capacity(512 + self.pages.len() * 160);
+        let mut sink = Chunked {
+            out: String::with_capacity(Chunked::PIECE + 4096),
+            w,
+            failed: None,
+        };
+        let out = &mut sink.out;
         out.push_str("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n");
         let _ = writeln!(out, "<title>Site map of {host}</title>");
         out.push_str("<style>ul{list-style:none;padding-left:1.4em}.pr{color:#777;font-size:smaller}</style>\n");
@@ -363,11 +419,12 @@ impl SiteMap {
         if !self.pages.is_empty() {
             out.push_str("<ul>\n");
         }
-        let cell = std::cell::RefCell::new(&mut out);
+        let cell = std::cell::RefCell::new(&mut sink);
         walk(
             self,
             |p| {
-                let mut out = cell.borrow_mut();
+                let mut sink = cell.borrow_mut();
+                let out = &mut sink.out;
                 let title = xml_escape(&p.title);
                 let lower = p.url.to_ascii_lowercase();
                 if lower.starts_with("http://") || lower.starts_with("https://") {
@@ -381,18 +438,21 @@ impl SiteMap {
                 } else {
                     "\n<ul>\n"
                 });
+                sink.pass_on(false);
             },
             |p| {
                 if !p.children.is_empty() {
-                    cell.borrow_mut().push_str("</ul>\n</li>\n");
+                    let mut sink = cell.borrow_mut();
+                    sink.out.push_str("</ul>\n</li>\n");
+                    sink.pass_on(false);
                 }
             },
         );
         if !self.pages.is_empty() {
-            out.push_str("</ul>\n");
+            sink.out.push_str("</ul>\n");
         }
-        out.push_str("</body>\n</html>\n");
-        out
+        sink.out.push_str("</body>\n</html>\n");
+        sink.finish()
     }
 }
 
@@ -715,5 +775,24 @@ mod tests {
         let xml = map.to_xml();
         assert_eq!(xml.matches("</page>").count(), 19_999);
         assert_eq!(map.to_html().matches("</ul>").count(), 20_000);
+
+        // Written in pieces: a writer that fails after the first is an error, not a panic
+        // nor a half map taken for a whole one.
+        struct Full(usize);
+        impl std::io::Write for Full {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                if self.0 == 0 {
+                    return Err(std::io::Error::other("disk full"));
+                }
+                self.0 -= 1;
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        assert!(map.write_xml(&mut Full(1)).is_err());
+        assert!(map.write_html(&mut Full(1)).is_err());
+        assert!(map.write_xml(&mut Full(usize::MAX)).is_ok());
     }
 }
