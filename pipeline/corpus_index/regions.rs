@@ -127,7 +127,7 @@ impl RegionFiles {
                 }
             };
             let (_, out, lines) = &mut element.attrs[at];
-            out.empty_lines(first - *lines)?;
+            out.empty_lines(first.saturating_sub(*lines))?;
             let mut text = String::new();
             for v in values.iter().take(n) {
                 text.push_str(&v.replace(['\n', '\r'], " "));
@@ -159,7 +159,7 @@ impl RegionFiles {
             bytes += element.spans.close()?;
             let mut keys = Vec::new();
             for (key, mut out, lines) in element.attrs {
-                out.empty_lines(element.count - lines)?;
+                out.empty_lines(element.count.saturating_sub(lines))?;
                 bytes += out.close()?;
                 keys.push(key);
             }

@@ -282,18 +282,11 @@ impl<K: Ord + Copy> Shared<K> {
     /// From every document's key (consumed: sorted in place, then only the repeated keys kept).
     fn of(mut all: Vec<K>) -> Shared<K> {
         all.sort_unstable();
-        let mut keys: Vec<K> = Vec::new();
-        let mut i = 0;
-        while i < all.len() {
-            let mut j = i + 1;
-            while j < all.len() && all[j] == all[i] {
-                j += 1;
-            }
-            if j - i > 1 {
-                keys.push(all[i]);
-            }
-            i = j;
-        }
+        let mut keys: Vec<K> = all
+            .chunk_by(|a, b| a == b)
+            .filter(|run| run.len() > 1)
+            .map(|run| run[0])
+            .collect();
         drop(all);
         keys.shrink_to_fit();
         Shared {
