@@ -63,13 +63,12 @@ pub(super) fn write_similarity(
         similarity::write_pairs_graphml(&nodes, &pairs, w)
     })?;
     // Hyperlinks between two corpus documents, as matrix rows.
-    let ids = graph.nodes();
     let hyperlinks: Vec<(usize, usize)> = graph
         .edges()
         .filter_map(|e| {
             Some((
-                *row_of.get(&ids[e.source].id)?,
-                *row_of.get(&ids[e.target].id)?,
+                *row_of.get(&graph.node(e.source).id)?,
+                *row_of.get(&graph.node(e.target).id)?,
             ))
         })
         .collect();

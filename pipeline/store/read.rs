@@ -10,7 +10,7 @@
 
 use anyhow::Context;
 use rusqlite::{OptionalExtension, params};
-use stages::export::graph::{LinkEdge, LinkGraph, PageNode};
+use stages::export::graph::{LinkGraph, LinkGraphBuilder, PageNode};
 
 use super::{Reason, State, Store, Via};
 
@@ -194,27 +194,23 @@ impl Store {
     }
 
     /// The hyperlink graph: every URL seen as a node (its reason, or its state when it has
-    /// none), every link between them as an edge. The links go from the table into the graph's
-    /// compact edges one at a time (as `LinkEdge`s with their anchors they would take about 80
-    /// bytes each: 1.3 GB for a million pages).
+    /// none), every link between them as an edge. Nodes and links go from the tables into the
+    /// graph's columns one row at a time, each anchor borrowed from its row: no list of every
+    /// URL or link is ever made, and the edge table is sized once from the links' count.
     pub fn link_graph(&self) -> anyhow::Result<LinkGraph> {
+        let links: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM links", [], |r| r.get(0))
+            .context("crawl.sqlite: counting the links for the graph")?;
+        let mut graph = LinkGraphBuilder::new(usize::try_from(links).unwrap_or(0));
         let mut stmt = self.conn.prepare(
             "SELECT id, url, host, depth, status, language, score, verdict, tokens, state,
                     NULLIF(reason, '')
              FROM urls ORDER BY id",
         )?;
-        // Hosts, languages and reasons repeat over the nodes: each is held once.
-        let mut shared: std::collections::HashSet<std::sync::Arc<str>> = Default::default();
-        let mut intern = move |s: &str| -> std::sync::Arc<str> {
-            if let Some(a) = shared.get(s) {
-                return a.clone();
-            }
-            let a: std::sync::Arc<str> = s.into();
-            shared.insert(a.clone());
-            a
-        };
-        let nodes = stmt
-            .query_map([], |r| {
+        let mut rows = stmt.query([])?;
+        let mut read_nodes = || -> rusqlite::Result<()> {
+            while let Some(r) = rows.next()? {
                 let url: String = r.get(1)?;
                 let host = url::Url::parse(&url)
                     .ok()
@@ -222,45 +218,39 @@ impl Store {
                     .unwrap_or_else(|| r.get::<_, String>(2).unwrap_or_default());
                 let state: State = r.get(9)?;
                 let reason: Option<Reason> = r.get(10)?;
-                Ok(PageNode {
+                graph.node(&PageNode {
                     id: r.get(0)?,
                     url,
-                    host: intern(&host),
+                    host: host.into(),
                     depth: r.get(3)?,
                     status: r.get(4)?,
-                    language: r.get::<_, Option<String>>(5)?.map(|l| intern(&l)),
+                    language: r.get::<_, Option<String>>(5)?.map(Into::into),
                     score: r.get(6)?,
                     verdict: r.get::<_, Option<i64>>(7)?.map(|v| v != 0),
                     tokens: r.get(8)?,
                     kept: reason == Some(Reason::Kept),
                     reach: crate::outcome::reach(state, reason),
-                    reason: intern(
-                        &reason.map_or_else(|| state.name().to_string(), |r| r.to_string()),
-                    ),
-                })
-            })?
-            .collect::<Result<Vec<_>, _>>()
-            .context("crawl.sqlite: reading the URLs for the graph")?;
+                    reason: reason
+                        .map_or_else(|| state.name().to_string(), |r| r.to_string())
+                        .into(),
+                });
+            }
+            Ok(())
+        };
+        read_nodes().context("crawl.sqlite: reading the URLs for the graph")?;
         let mut stmt = self
             .conn
             .prepare("SELECT src, dst, anchor, count FROM links ORDER BY src, dst")?;
-        let mut failed = None;
-        let edges = stmt
-            .query_map([], |r| {
-                Ok(LinkEdge {
-                    source: r.get(0)?,
-                    target: r.get(1)?,
-                    anchor: r.get(2)?,
-                    count: r.get(3)?,
-                })
-            })?
-            .map_while(|edge| edge.map_err(|e| failed = Some(e)).ok());
-        let graph = LinkGraph::build(nodes, edges);
-        match failed {
-            Some(e) => {
-                Err(anyhow::Error::new(e).context("crawl.sqlite: reading the links for the graph"))
+        let mut rows = stmt.query([])?;
+        let mut read_links = || -> rusqlite::Result<()> {
+            while let Some(r) = rows.next()? {
+                let anchor = r.get_ref(2)?;
+                let anchor = anchor.as_str().unwrap_or_default();
+                graph.edge(r.get(0)?, r.get(1)?, anchor, r.get(3)?);
             }
-            None => Ok(graph),
-        }
+            Ok(())
+        };
+        read_links().context("crawl.sqlite: reading the links for the graph")?;
+        Ok(graph.finish())
     }
 }

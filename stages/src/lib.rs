@@ -20,7 +20,10 @@
 //!    collocations, keywords.
 //!
 //! Arrows point downstream only: a module uses modules of its own group or of groups above it,
-//! never of a group below.
+//! never of a group below. [`pool`] (distinct strings in one buffer) is a utility any group
+//! may use.
+
+pub mod pool;
 
 pub mod seeds;
 

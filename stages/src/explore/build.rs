@@ -16,6 +16,7 @@
 //! the 1-based line. Ids are ranks in byte-sorted lexicons whatever the order of the input.
 
 use super::index::{Attribute, Index, Lexicon, MemColumns, Regions};
+use crate::pool::StrPool;
 
 /// Why a vertical file could not be indexed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -45,15 +46,12 @@ pub enum BuildError {
     Declaration(String),
 }
 
-/// One attribute being read: its distinct values in one buffer (no allocation per value), a
-/// hash table of their ids, and the id at every position.
+/// One attribute being read: its distinct values in one buffer (no allocation per value), and
+/// the id at every position.
 #[derive(Default)]
 struct AttrBuild {
     name: String,
-    table: hashbrown::HashTable<u32>,
-    text: String,
-    /// Start of each value in `text`, and its end last.
-    ends: Vec<usize>,
+    values: StrPool,
     ids: Vec<u32>,
 }
 
@@ -63,61 +61,30 @@ fn hash(value: &str) -> u64 {
 }
 
 impl AttrBuild {
-    fn value(&self, id: u32) -> &str {
-        &self.text[self.ends[id as usize]..self.ends[id as usize + 1]]
-    }
-
     fn push(&mut self, value: &str) -> u32 {
-        if self.ends.is_empty() {
-            self.ends.push(0);
-        }
-        let h = hash(value);
-        let (text, ends) = (&self.text, &self.ends);
-        let found = self
-            .table
-            .find(h, |&id| {
-                &text[ends[id as usize]..ends[id as usize + 1]] == value
-            })
-            .copied();
-        let id = match found {
-            Some(id) => id,
-            None => {
-                let id = (self.ends.len() - 1) as u32;
-                self.text.push_str(value);
-                self.ends.push(self.text.len());
-                let (text, ends) = (&self.text, &self.ends);
-                self.table.insert_unique(h, id, |&i| {
-                    hash(&text[ends[i as usize]..ends[i as usize + 1]])
-                });
-                id
-            }
-        };
+        let id = self.values.intern(value);
         self.ids.push(id);
         id
     }
 
     /// The lexicon sorted by bytes, and each first-seen id's rank in it (its final id).
     fn sorted_lexicon(&mut self) -> (Lexicon, Vec<u32>) {
-        self.table = hashbrown::HashTable::new();
-        if self.ends.is_empty() {
-            self.ends.push(0);
-        }
-        let n = self.ends.len() - 1;
+        let mut values = std::mem::take(&mut self.values);
+        values.freeze();
+        let n = values.len();
         let mut order: Vec<u32> = (0..n as u32).collect();
-        order.sort_unstable_by(|&a, &b| self.value(a).cmp(self.value(b)));
+        order.sort_unstable_by(|&a, &b| values.get(a).cmp(values.get(b)));
         let mut rank = vec![0u32; n];
         let mut lexicon = Lexicon {
-            text: String::with_capacity(self.text.len()),
+            text: String::with_capacity(values.iter().map(str::len).sum()),
             offsets: Vec::with_capacity(n + 1),
         };
         for (r, &old) in order.iter().enumerate() {
             rank[old as usize] = r as u32;
             lexicon.offsets.push(lexicon.text.len() as u64);
-            lexicon.text.push_str(self.value(old));
+            lexicon.text.push_str(values.get(old));
         }
         lexicon.offsets.push(lexicon.text.len() as u64);
-        self.text = String::new();
-        self.ends = Vec::new();
         (lexicon, rank)
     }
 

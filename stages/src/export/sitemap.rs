@@ -27,7 +27,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
-use crate::export::graph::{LinkGraph, PageNode, Reach, xml_escape};
+use crate::export::graph::{LinkGraph, NodeRef, Reach, xml_escape};
 use crate::export::graphio::is_broken;
 
 /// One page of a site map.
@@ -62,12 +62,12 @@ pub struct SiteMap {
     pub unreachable: usize,
 }
 
-fn is_fetched(node: &PageNode) -> bool {
+fn is_fetched(node: &NodeRef<'_>) -> bool {
     matches!(node.status, Some(s) if (100..400).contains(&s))
 }
 
 /// Whether the page may appear in a map (paper: `P_I ∪ P_R`).
-fn is_mappable(node: &PageNode) -> bool {
+fn is_mappable(node: &NodeRef<'_>) -> bool {
     !is_broken(node) && node.reach != Reach::Disallowed
 }
 
@@ -111,15 +111,18 @@ pub struct Home {
 /// pass over the nodes: a caller writes each host's map with [`site_map_from`] as it goes,
 /// and the work per host follows that host's pages, not the whole graph.
 pub fn home_pages(graph: &LinkGraph) -> Vec<Home> {
-    let g = graph.nodes();
     let mut best: BTreeMap<&str, (Option<usize>, usize)> = BTreeMap::new();
-    for (i, n) in g.iter().enumerate() {
-        if !is_mappable(n) {
+    for (i, n) in graph.nodes().enumerate() {
+        if !is_mappable(&n) {
             continue;
         }
-        let entry = best.entry(&*n.host).or_default();
+        let entry = best.entry(n.host).or_default();
         entry.1 += 1;
-        if is_fetched(n) && entry.0.is_none_or(|cur| home_key(g, i) < home_key(g, cur)) {
+        if is_fetched(&n)
+            && entry
+                .0
+                .is_none_or(|cur| home_key(graph, i) < home_key(graph, cur))
+        {
             entry.0 = Some(i);
         }
     }
@@ -135,13 +138,13 @@ pub fn home_pages(graph: &LinkGraph) -> Vec<Home> {
 }
 
 /// P1's order: a home URL first, then the shallowest, the shortest, the first by bytes.
-fn home_key(g: &[PageNode], i: usize) -> (bool, i64, usize, &str) {
-    let n = &g[i];
+fn home_key(graph: &LinkGraph, i: usize) -> (bool, i64, usize, &str) {
+    let n = graph.node(i);
     (
-        !is_home(&n.url),
+        !is_home(n.url),
         n.depth.unwrap_or(i64::MAX),
         n.url.len(),
-        n.url.as_str(),
+        n.url,
     )
 }
 
@@ -152,16 +155,15 @@ pub fn site_map(
     titles: &HashMap<i64, String>,
     host: &str,
 ) -> Option<SiteMap> {
-    let g = graph.nodes();
     // P1: the home page.
-    let on_host = |i: &usize| *g[*i].host == *host && is_mappable(&g[*i]);
-    let root = (0..g.len())
-        .filter(|i| on_host(i) && is_fetched(&g[*i]))
-        .min_by(|&a, &b| home_key(g, a).cmp(&home_key(g, b)))?;
+    let on_host = |i: &usize| graph.node(*i).host == host && is_mappable(&graph.node(*i));
+    let root = (0..graph.node_count())
+        .filter(|i| on_host(i) && is_fetched(&graph.node(*i)))
+        .min_by(|&a, &b| home_key(graph, a).cmp(&home_key(graph, b)))?;
     let home = Home {
         host: host.to_string(),
         root,
-        mappable: (0..g.len()).filter(on_host).count(),
+        mappable: (0..graph.node_count()).filter(on_host).count(),
     };
     let mut title_of = |id: i64| titles.get(&id).cloned();
     Some(site_map_from(graph, pagerank, &mut title_of, &home))
@@ -176,10 +178,10 @@ pub fn site_map_from(
     title_of: &mut dyn FnMut(i64) -> Option<String>,
     home: &Home,
 ) -> SiteMap {
-    let g = graph.nodes();
+    let g = |i: usize| graph.node(i);
     let root = home.root;
     let host = &*home.host;
-    let on_host = |i: usize| &*g[i].host == host && is_mappable(&g[i]);
+    let on_host = |i: usize| g(i).host == host && is_mappable(&g(i));
     let mut position: HashMap<usize, usize> = HashMap::new();
     let mut nodes: Vec<usize> = vec![root];
     let mut parents: Vec<Option<usize>> = vec![None];
@@ -202,7 +204,7 @@ pub fn site_map_from(
                     Some(&cur) => {
                         let (a, b) = (nodes[p], nodes[cur]);
                         let (ra, rb) = (score(pagerank, a), score(pagerank, b));
-                        ra > rb || (ra == rb && g[a].url < g[b].url)
+                        ra > rb || (ra == rb && g(a).url < g(b).url)
                     }
                 };
                 if better {
@@ -212,7 +214,7 @@ pub fn site_map_from(
         }
         let mut next: Vec<(usize, usize)> = best.into_iter().collect();
         // The order inside a level only decides positions in `pages`; make it deterministic.
-        next.sort_by(|a, b| (a.1, g[a.0].url.as_str()).cmp(&(b.1, g[b.0].url.as_str())));
+        next.sort_by(|a, b| (a.1, g(a.0).url).cmp(&(b.1, g(b.0).url)));
         let start = nodes.len();
         for (q, p) in next {
             position.insert(q, nodes.len());
@@ -228,7 +230,7 @@ pub fn site_map_from(
         .zip(&parents)
         .zip(&levels)
         .map(|((&i, &parent), &level)| {
-            let n = &g[i];
+            let n = g(i);
             let anchor = parent
                 .and_then(|p| graph.find_edge(nodes[p], i))
                 .map(|e| e.anchor.trim().to_string())
@@ -237,10 +239,10 @@ pub fn site_map_from(
                 .map(|t| t.trim().to_string())
                 .filter(|t| !t.is_empty())
                 .or(anchor)
-                .unwrap_or_else(|| n.url.clone());
+                .unwrap_or_else(|| n.url.to_string());
             SiteMapPage {
                 id: n.id,
-                url: n.url.clone(),
+                url: n.url.to_string(),
                 title,
                 pagerank: score(pagerank, i),
                 level,
@@ -459,7 +461,7 @@ impl SiteMap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::graph::LinkEdge;
+    use crate::export::graph::{LinkEdge, PageNode};
     use crate::focus::pagerank::pagerank;
 
     fn page(id: i64, url: &str) -> PageNode {
@@ -476,8 +478,21 @@ mod tests {
     }
 
     fn build(pages: &[(i64, &str)], links: &[(i64, i64, &str)]) -> LinkGraph {
+        build_amended(pages, links, |_| {})
+    }
+
+    /// [`build`] with each page's facts amended first.
+    fn build_amended(
+        pages: &[(i64, &str)],
+        links: &[(i64, i64, &str)],
+        amend: impl Fn(&mut PageNode),
+    ) -> LinkGraph {
         LinkGraph::build(
-            pages.iter().map(|&(id, url)| page(id, url)),
+            pages.iter().map(|&(id, url)| {
+                let mut p = page(id, url);
+                amend(&mut p);
+                p
+            }),
             links.iter().map(|&(s, t, anchor)| LinkEdge {
                 source: s,
                 target: t,
@@ -594,7 +609,7 @@ mod tests {
 
     #[test]
     fn keeps_to_the_host_and_skips_broken_and_robots_pages() {
-        let mut g = build(
+        let g = build_amended(
             &[
                 (1, "http://s.test/index.html"),
                 (2, "http://s.test/x"),
@@ -614,16 +629,14 @@ mod tests {
                 (3, 7, ""),
                 (2, 8, "Queued"),
             ],
-        );
-        for n in g.nodes_mut().iter_mut() {
-            match n.id {
+            |n| match n.id {
                 1 => n.depth = Some(0),
                 3 => n.status = Some(404),
                 4 => (n.status, n.reason, n.reach) = (None, "robots".into(), Reach::Disallowed),
                 8 => (n.status, n.reason) = (None, "depth".into()),
                 _ => {}
-            }
-        }
+            },
+        );
         let titles: HashMap<i64, String> = [(2, "Page X".to_string())].into_iter().collect();
         let ranks = pr(&g);
         let maps = site_maps(&g, &ranks, &titles);
@@ -657,7 +670,6 @@ mod tests {
 
     fn titles_of(g: &LinkGraph) -> HashMap<i64, String> {
         g.nodes()
-            .iter()
             .filter(|n| n.id == 2)
             .map(|n| (n.id, "Page X".to_string()))
             .collect()
@@ -687,10 +699,11 @@ mod tests {
                 links.push((s as i64, t as i64, ""));
             }
         }
-        let mut g = build(&pages, &links);
-        if let Some(root) = g.nodes_mut().iter_mut().next() {
-            root.depth = Some(0);
-        }
+        let g = build_amended(&pages, &links, |p| {
+            if p.id == 0 {
+                p.depth = Some(0);
+            }
+        });
         let map = site_map(&g, &pr(&g), &HashMap::new(), "r.test").unwrap();
         // Independent BFS distances.
         let mut dist = vec![usize::MAX; n];
@@ -753,10 +766,7 @@ mod tests {
 
     #[test]
     fn no_fetched_page_means_no_map_and_deep_chains_are_fine() {
-        let mut g = build(&[(1, "http://n.test/")], &[]);
-        for n in g.nodes_mut().iter_mut() {
-            n.status = None;
-        }
+        let g = build_amended(&[(1, "http://n.test/")], &[], |n| n.status = None);
         assert!(site_map(&g, &[], &HashMap::new(), "n.test").is_none());
         assert!(site_maps(&g, &[], &HashMap::new()).is_empty());
 

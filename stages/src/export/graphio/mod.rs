@@ -29,12 +29,12 @@ use std::fmt::Write as _;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 
-use crate::export::graph::{LinkGraph, PageNode, Reach, flush_piece, text_of, xml_escape};
-use crate::focus::pagerank::pagerank_over;
+use crate::export::graph::{LinkGraph, NodeRef, Reach, flush_piece, text_of, xml_escape};
+use crate::focus::pagerank::pagerank_out;
 
 /// Whether a page is an invalid link target (seed 004's set `P_N`): fetched with an HTTP
 /// status of 400 or more, or recorded as an HTTP error or failed fetch.
-pub fn is_broken(node: &PageNode) -> bool {
+pub fn is_broken(node: &NodeRef<'_>) -> bool {
     match node.status {
         Some(status) => status >= 400,
         None => node.reach == Reach::Broken,
@@ -45,9 +45,9 @@ pub fn is_broken(node: &PageNode) -> bool {
 /// iterations), indexed by `NodeIndex::index()`, summing to 1. Links count once per page
 /// pair, whatever their `count`: seed 004's formula divides by the number of pages linked.
 pub fn pagerank_of(graph: &LinkGraph, damping: f64) -> Vec<f64> {
-    pagerank_over(
+    pagerank_out(
         graph.node_count(),
-        || graph.edges().map(|e| (e.source, e.target)),
+        |j| graph.out_targets(j),
         damping,
         1e-10,
         200,
@@ -118,22 +118,21 @@ fn finite(v: Option<f64>) -> Option<Value> {
 }
 
 fn page_table<'a>(graph: &'a LinkGraph, pagerank: &'a [f64]) -> Table<'a> {
-    let g = graph.nodes();
     Table {
         node_schema: PAGE_SCHEMA,
         edge_schema: LINK_SCHEMA,
         nodes: graph.node_count(),
         edges: graph.edge_count(),
         node: Box::new(move |k| {
-            let n = &g[k];
+            let n = graph.node(k);
             NodeOut {
                 id: format!("n{}", n.id),
-                label: n.url.clone(),
+                label: n.url.to_string(),
                 values: vec![
                     Some(Value::Str(n.host.to_string())),
                     n.depth.map(Value::Int),
                     n.status.map(Value::Int),
-                    n.language.as_deref().map(|l| Value::Str(l.to_string())),
+                    n.language.map(|l| Value::Str(l.to_string())),
                     finite(n.score),
                     n.verdict.map(Value::Bool),
                     n.tokens.map(Value::Int),
@@ -143,7 +142,7 @@ fn page_table<'a>(graph: &'a LinkGraph, pagerank: &'a [f64]) -> Table<'a> {
                 ],
             }
         }),
-        node_id: Box::new(move |k| format!("n{}", g[k].id)),
+        node_id: Box::new(move |k| format!("n{}", graph.node(k).id)),
         edge: Box::new(move |k| match graph.edge(k) {
             Some(e) => EdgeOut {
                 source: e.source,
@@ -457,7 +456,7 @@ pub struct HostGraph {
 pub fn host_graph(graph: &LinkGraph) -> HostGraph {
     let mut hosts: BTreeMap<&str, HostNode> = BTreeMap::new();
     for n in graph.nodes() {
-        let h = hosts.entry(&*n.host).or_insert_with(|| HostNode {
+        let h = hosts.entry(n.host).or_insert_with(|| HostNode {
             host: n.host.to_string(),
             ..HostNode::default()
         });
@@ -468,10 +467,9 @@ pub fn host_graph(graph: &LinkGraph) -> HostGraph {
         }
     }
     let mut pairs: BTreeMap<(&str, &str), HostEdge> = BTreeMap::new();
-    let nodes = graph.nodes();
     for e in graph.edges() {
-        let s = &*nodes[e.source].host;
-        let t = &*nodes[e.target].host;
+        let s = graph.node(e.source).host;
+        let t = graph.node(e.target).host;
         let count = e.count;
         if s == t {
             if let Some(h) = hosts.get_mut(s) {
@@ -607,25 +605,16 @@ pub fn broken_links(graph: &LinkGraph) -> Vec<BrokenLink> {
 /// The edges of [`broken_links`] as edge indices, in its order: a caller writes each row as
 /// it makes it (4 bytes per link held, not the link's URLs).
 pub fn broken_link_edges(graph: &LinkGraph) -> Vec<u32> {
-    let nodes = graph.nodes();
-    let mut out: Vec<u32> = graph
-        .edges()
-        .enumerate()
-        .filter(|(_, e)| is_broken(&nodes[e.target]))
-        .filter_map(|(k, _)| u32::try_from(k).ok())
-        .collect();
-    sort_by_urls(graph, &mut out);
-    out
+    edges_by_urls(graph, |e| is_broken(&graph.node(e.target)))
 }
 
 /// Edge `k` as a [`BrokenLink`], when its target is broken.
 pub fn broken_link(graph: &LinkGraph, k: usize) -> Option<BrokenLink> {
     let e = graph.edge(k)?;
-    let nodes = graph.nodes();
-    let t = &nodes[e.target];
-    is_broken(t).then(|| BrokenLink {
-        source_url: nodes[e.source].url.clone(),
-        target_url: t.url.clone(),
+    let t = graph.node(e.target);
+    is_broken(&t).then(|| BrokenLink {
+        source_url: graph.node(e.source).url.to_string(),
+        target_url: t.url.to_string(),
         problem: t
             .status
             .map_or_else(|| t.reason.to_string(), |s| s.to_string()),
@@ -633,15 +622,31 @@ pub fn broken_link(graph: &LinkGraph, k: usize) -> Option<BrokenLink> {
     })
 }
 
-/// Sorts edge indices by source then target URL.
-fn sort_by_urls(graph: &LinkGraph, edges: &mut [u32]) {
-    let nodes = graph.nodes();
-    let urls = |k: u32| {
-        graph
-            .edge(k as usize)
-            .map(|e| (nodes[e.source].url.as_str(), nodes[e.target].url.as_str()))
-    };
-    edges.sort_by(|&a, &b| urls(a).cmp(&urls(b)));
+/// The indices of the edges `keep` accepts, ordered by source then target URL: sources are
+/// visited in URL order and each one's kept links sorted by target URL, so the sort never
+/// looks up an edge's source (4 bytes per node and per kept edge held).
+fn edges_by_urls(
+    graph: &LinkGraph,
+    keep: impl Fn(&super::graph::EdgeView<'_>) -> bool,
+) -> Vec<u32> {
+    let mut sources: Vec<u32> = (0..graph.node_count())
+        .filter(|&i| graph.out_range(i).next().is_some())
+        .filter_map(|i| u32::try_from(i).ok())
+        .collect();
+    sources.sort_by(|&a, &b| graph.node(a as usize).url.cmp(graph.node(b as usize).url));
+    let mut out: Vec<u32> = Vec::new();
+    for s in sources {
+        let from = out.len();
+        let edges = graph.out_range(s as usize).zip(graph.out_edges(s as usize));
+        out.extend(
+            edges
+                .filter(|(_, e)| keep(e))
+                .filter_map(|(k, _)| u32::try_from(k).ok()),
+        );
+        let target_url = |k: u32| graph.edge(k as usize).map(|e| graph.node(e.target).url);
+        out[from..].sort_by(|&a, &b| target_url(a).cmp(&target_url(b)));
+    }
+    out
 }
 
 /// The header of `broken-links.csv`.
@@ -696,19 +701,11 @@ pub fn external_links(graph: &LinkGraph, site_of: impl Fn(&str) -> String) -> Ve
 
 /// The edges of [`external_links`] as edge indices, in its order (4 bytes per link held).
 pub fn external_link_edges(graph: &LinkGraph, site_of: impl Fn(&str) -> String) -> Vec<u32> {
-    let nodes = graph.nodes();
-    let mut out: Vec<u32> = graph
-        .edges()
-        .enumerate()
-        .filter(|(_, e)| {
-            let (s, t) = (&nodes[e.source], &nodes[e.target]);
-            // One host is one site whatever `site_of` says: no key to make for inside links.
-            !is_broken(t) && s.host != t.host && site_of(&s.host) != site_of(&t.host)
-        })
-        .filter_map(|(k, _)| u32::try_from(k).ok())
-        .collect();
-    sort_by_urls(graph, &mut out);
-    out
+    edges_by_urls(graph, |e| {
+        let (s, t) = (graph.node(e.source), graph.node(e.target));
+        // One host is one site whatever `site_of` says: no key to make for inside links.
+        !is_broken(&t) && s.host != t.host && site_of(s.host) != site_of(t.host)
+    })
 }
 
 /// Edge `k` as an [`ExternalLink`], when it leaves its site for a target that is not broken.
@@ -718,15 +715,14 @@ pub fn external_link(
     site_of: impl Fn(&str) -> String,
 ) -> Option<ExternalLink> {
     let e = graph.edge(k)?;
-    let nodes = graph.nodes();
-    let (s, t) = (&nodes[e.source], &nodes[e.target]);
-    if is_broken(t) {
+    let (s, t) = (graph.node(e.source), graph.node(e.target));
+    if is_broken(&t) {
         return None;
     }
-    let (source_site, target_site) = (site_of(&s.host), site_of(&t.host));
+    let (source_site, target_site) = (site_of(s.host), site_of(t.host));
     (source_site != target_site).then(|| ExternalLink {
-        source_url: s.url.clone(),
-        target_url: t.url.clone(),
+        source_url: s.url.to_string(),
+        target_url: t.url.to_string(),
         source_site,
         target_site,
         count: e.count,

@@ -12,9 +12,14 @@
 //! GraphML attribute values are XML-escaped and absent values are omitted rather than written
 //! as empty strings, so typed readers (networkx) never meet an unparsable number.
 
-use std::collections::HashMap;
+mod build;
+
 use std::fmt::Write as _;
 use std::sync::Arc;
+
+pub use build::LinkGraphBuilder;
+
+use crate::pool::StrPool;
 
 /// A node: one URL the crawl saw, with the facts a linguist filters on.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -73,34 +78,65 @@ pub struct LinkEdge {
     pub count: i64,
 }
 
-/// The graph: nodes in the order given, edges as compact 16-byte records grouped by source
-/// node (so a node's out-links are one slice), and each distinct anchor text stored once.
+/// The graph: nodes as columns in the order given, edges as compact 12-byte records grouped by
+/// source node (so a node's out-links are one slice, and the source is their group), and each
+/// distinct anchor text, host, language and reason stored once.
 ///
-/// A crawl's graph has ten to fifty links per page; as `petgraph` values with an owned anchor
-/// each edge took about 130 bytes, two thirds of the export's memory at 300,000 pages.
+/// A crawl's graph has ten to fifty links per page. As `petgraph` values with an owned anchor
+/// each edge took about 130 bytes; as one `PageNode` value per URL each node took about 200.
+/// Here a node costs its URL's bytes plus about 50, an edge 12 plus its share of the distinct
+/// anchors: at a million pages, about 330 MB instead of 1.3 GB.
 #[derive(Debug, Default)]
 pub struct LinkGraph {
-    nodes: Vec<PageNode>,
-    /// Sorted by source index, stably (a store's `ORDER BY src, dst` keeps its order).
+    nodes: build::Columns,
+    /// Grouped by source index, in the order given within a source.
     edges: Vec<Edge>,
     /// `edges[out_start[i]..out_start[i + 1]]` leave node `i`.
     out_start: Vec<usize>,
     /// Distinct anchor texts, by [`Edge::anchor`].
-    anchors: Vec<Box<str>>,
+    anchors: StrPool,
     /// Edges whose source or target is not a node.
     pub dangling_edges: usize,
 }
 
-/// One stored edge: node indices, the anchor's number and the link count.
+/// One stored edge: the target's index, the anchor's number and the link count.
 #[derive(Debug, Clone, Copy)]
 struct Edge {
-    source: u32,
     target: u32,
     anchor: u32,
     count: u32,
 }
 
-/// An edge as the writers see it: node indices (positions in [`LinkGraph::nodes`]).
+/// A node as the writers see it: the facts of [`PageNode`], borrowed from the graph.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NodeRef<'a> {
+    /// The crawl's URL id.
+    pub id: i64,
+    /// Canonical URL.
+    pub url: &'a str,
+    /// Host name.
+    pub host: &'a str,
+    /// Link depth from the nearest seed.
+    pub depth: Option<i64>,
+    /// HTTP status, when fetched.
+    pub status: Option<i64>,
+    /// Detected language, when extracted.
+    pub language: Option<&'a str>,
+    /// Topic score, when scored and finite.
+    pub score: Option<f64>,
+    /// Whether the page satisfies the formula, when evaluated.
+    pub verdict: Option<bool>,
+    /// Number of tokens in the corpus document, when kept.
+    pub tokens: Option<i64>,
+    /// Whether the page is in the corpus.
+    pub kept: bool,
+    /// Final state reason.
+    pub reason: &'a str,
+    /// What following a link to this URL gives.
+    pub reach: Reach,
+}
+
+/// An edge as the writers see it: node indices (positions in the graph's node order).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EdgeView<'a> {
     /// Index of the node holding the link.
@@ -114,71 +150,21 @@ pub struct EdgeView<'a> {
 }
 
 impl LinkGraph {
-    /// Builds the graph from nodes and edges. An edge whose end is not a node is dropped and
+    /// Builds the graph from nodes and edges (see [`LinkGraphBuilder`] to add them one at a
+    /// time with the edges' number known). An edge whose end is not a node is dropped and
     /// counted; a link count beyond `u32::MAX` is kept as `u32::MAX`.
     pub fn build(
         nodes: impl IntoIterator<Item = PageNode>,
         edges: impl IntoIterator<Item = LinkEdge>,
     ) -> LinkGraph {
-        let nodes: Vec<PageNode> = nodes.into_iter().collect();
-        // A store lists its URLs by id: a binary search then needs no second table.
-        let sorted = nodes.windows(2).all(|w| w[0].id < w[1].id);
-        let index: HashMap<i64, usize> = if sorted {
-            HashMap::new()
-        } else {
-            nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect()
-        };
-        let position = |id: i64| -> Option<u32> {
-            let i = if sorted {
-                nodes.binary_search_by_key(&id, |n| n.id).ok()?
-            } else {
-                *index.get(&id)?
-            };
-            u32::try_from(i).ok()
-        };
-        let mut interned: HashMap<Box<str>, u32> = HashMap::new();
-        let mut stored = Vec::new();
-        let mut dangling_edges = 0;
+        let mut builder = LinkGraphBuilder::new(0);
+        for node in nodes {
+            builder.node(&node);
+        }
         for edge in edges {
-            let (Some(source), Some(target)) = (position(edge.source), position(edge.target))
-            else {
-                dangling_edges += 1;
-                continue;
-            };
-            let next = u32::try_from(interned.len()).unwrap_or(u32::MAX);
-            let anchor = match interned.get(edge.anchor.as_str()) {
-                Some(&a) => a,
-                None => *interned.entry(edge.anchor.into_boxed_str()).or_insert(next),
-            };
-            stored.push(Edge {
-                source,
-                target,
-                anchor,
-                count: u32::try_from(edge.count.max(0)).unwrap_or(u32::MAX),
-            });
+            builder.edge(edge.source, edge.target, &edge.anchor, edge.count);
         }
-        stored.sort_by_key(|e| e.source);
-        stored.shrink_to_fit();
-        let mut out_start = vec![0usize; nodes.len() + 1];
-        for e in &stored {
-            out_start[e.source as usize + 1] += 1;
-        }
-        for i in 0..nodes.len() {
-            out_start[i + 1] += out_start[i];
-        }
-        let mut anchors: Vec<Box<str>> = vec![Box::default(); interned.len()];
-        for (text, a) in interned {
-            if let Some(slot) = anchors.get_mut(a as usize) {
-                *slot = text;
-            }
-        }
-        LinkGraph {
-            nodes,
-            edges: stored,
-            out_start,
-            anchors,
-            dangling_edges,
-        }
+        builder.finish()
     }
 
     /// Number of nodes.
@@ -191,40 +177,68 @@ impl LinkGraph {
         self.edges.len()
     }
 
-    /// The nodes, by index.
-    pub fn nodes(&self) -> &[PageNode] {
-        &self.nodes
+    /// Node `i` (a node with empty facts for an index out of range).
+    pub fn node(&self, i: usize) -> NodeRef<'_> {
+        self.nodes.get(i)
     }
 
-    /// The nodes, to amend their facts (the edges stay).
-    pub fn nodes_mut(&mut self) -> &mut [PageNode] {
-        &mut self.nodes
+    /// Every node, by index.
+    pub fn nodes(&self) -> impl ExactSizeIterator<Item = NodeRef<'_>> + '_ {
+        (0..self.nodes.len()).map(|i| self.nodes.get(i))
     }
 
-    fn view(&self, e: &Edge) -> EdgeView<'_> {
+    /// The index of the node whose URL id is `id`.
+    pub fn index_of(&self, id: i64) -> Option<usize> {
+        self.nodes.position(id)
+    }
+
+    fn view(&self, source: usize, e: &Edge) -> EdgeView<'_> {
         EdgeView {
-            source: e.source as usize,
+            source,
             target: e.target as usize,
-            anchor: self.anchors.get(e.anchor as usize).map_or("", |a| a),
+            anchor: self.anchors.get(e.anchor),
             count: i64::from(e.count),
         }
     }
 
+    /// The source of edge `k`: the node whose group holds it.
+    fn source_of(&self, k: usize) -> usize {
+        // The last node whose group starts at or before `k` (groups may be empty).
+        self.out_start
+            .partition_point(|&start| start <= k)
+            .saturating_sub(1)
+    }
+
     /// Every edge, grouped by source node.
-    pub fn edges(&self) -> impl ExactSizeIterator<Item = EdgeView<'_>> + '_ {
-        self.edges.iter().map(|e| self.view(e))
+    pub fn edges(&self) -> impl Iterator<Item = EdgeView<'_>> + '_ {
+        (0..self.node_count()).flat_map(move |i| self.out_edges(i))
     }
 
     /// Edge `k` of [`LinkGraph::edges`].
     pub fn edge(&self, k: usize) -> Option<EdgeView<'_>> {
-        self.edges.get(k).map(|e| self.view(e))
+        let e = self.edges.get(k)?;
+        Some(self.view(self.source_of(k), e))
     }
 
     /// The links that leave node `i`.
     pub fn out_edges(&self, i: usize) -> impl Iterator<Item = EdgeView<'_>> + '_ {
         let from = self.out_start.get(i).copied().unwrap_or(0);
         let to = self.out_start.get(i + 1).copied().unwrap_or(from);
-        self.edges[from..to].iter().map(|e| self.view(e))
+        self.edges[from..to].iter().map(move |e| self.view(i, e))
+    }
+
+    /// The indices (in [`LinkGraph::edges`] order) of the links that leave node `i`.
+    pub fn out_range(&self, i: usize) -> std::ops::Range<usize> {
+        let from = self.out_start.get(i).copied().unwrap_or(0);
+        let to = self.out_start.get(i + 1).copied().unwrap_or(from);
+        from..to
+    }
+
+    /// The targets of the links that leave node `i` (what PageRank and traversals need).
+    pub fn out_targets(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        let from = self.out_start.get(i).copied().unwrap_or(0);
+        let to = self.out_start.get(i + 1).copied().unwrap_or(from);
+        self.edges[from..to].iter().map(|e| e.target as usize)
     }
 
     /// The edge from node `a` to node `b`, if any.
@@ -253,19 +267,19 @@ impl LinkGraph {
             );
         }
         out.push_str("  <graph id=\"links\" edgedefault=\"directed\">\n");
-        for node in &self.nodes {
+        for node in self.nodes() {
             let _ = writeln!(out, "    <node id=\"n{}\">", node.id);
             // Gephi takes a node key named `label` for the label it shows (else the id).
-            data(&mut out, "label", &xml_escape(&node.url));
-            data(&mut out, "url", &xml_escape(&node.url));
-            data(&mut out, "host", &xml_escape(&node.host));
+            data(&mut out, "label", &xml_escape(node.url));
+            data(&mut out, "url", &xml_escape(node.url));
+            data(&mut out, "host", &xml_escape(node.host));
             if let Some(depth) = node.depth {
                 data(&mut out, "depth", &depth.to_string());
             }
             if let Some(status) = node.status {
                 data(&mut out, "status", &status.to_string());
             }
-            if let Some(language) = &node.language {
+            if let Some(language) = node.language {
                 data(&mut out, "language", &xml_escape(language));
             }
             if let Some(score) = node.score.filter(|s| s.is_finite()) {
@@ -278,7 +292,7 @@ impl LinkGraph {
                 data(&mut out, "tokens", &tokens.to_string());
             }
             data(&mut out, "kept", if node.kept { "true" } else { "false" });
-            data(&mut out, "reason", &xml_escape(&node.reason));
+            data(&mut out, "reason", &xml_escape(node.reason));
             out.push_str("    </node>\n");
             flush_piece(&mut out, w)?;
         }
@@ -286,7 +300,8 @@ impl LinkGraph {
             let _ = writeln!(
                 out,
                 "    <edge source=\"n{}\" target=\"n{}\">",
-                self.nodes[e.source].id, self.nodes[e.target].id
+                self.nodes.id(e.source),
+                self.nodes.id(e.target)
             );
             data(&mut out, "anchor", &xml_escape(e.anchor));
             data(&mut out, "count", &e.count.to_string());
@@ -312,14 +327,14 @@ impl LinkGraph {
         .map(|s| s.to_string())
         .collect();
         let opt = |v: Option<String>| v.unwrap_or_default();
-        std::iter::once(header).chain(self.nodes.iter().map(move |n| {
+        std::iter::once(header).chain(self.nodes().map(move |n| {
             vec![
                 n.id.to_string(),
-                n.url.clone(),
+                n.url.to_string(),
                 n.host.to_string(),
                 opt(n.depth.map(|d| d.to_string())),
                 opt(n.status.map(|d| d.to_string())),
-                opt(n.language.as_deref().map(str::to_string)),
+                opt(n.language.map(str::to_string)),
                 opt(n.score.filter(|s| s.is_finite()).map(|s| format!("{s:.4}"))),
                 opt(n.verdict.map(|v| v.to_string())),
                 opt(n.tokens.map(|d| d.to_string())),
@@ -344,8 +359,8 @@ impl LinkGraph {
         ];
         std::iter::once(header).chain(self.edges().map(|e| {
             vec![
-                self.nodes[e.source].id.to_string(),
-                self.nodes[e.target].id.to_string(),
+                self.nodes.id(e.source).to_string(),
+                self.nodes.id(e.target).to_string(),
                 e.anchor.to_string(),
                 e.count.to_string(),
             ]
@@ -494,11 +509,15 @@ mod tests {
         assert_eq!(g.anchors.len(), 2, "two distinct anchors");
         let ids = |e: EdgeView<'_>| {
             (
-                g.nodes()[e.source].id,
-                g.nodes()[e.target].id,
+                g.node(e.source).id,
+                g.node(e.target).id,
                 e.anchor.to_string(),
             )
         };
+        assert_eq!(g.index_of(5), Some(2));
+        assert_eq!(g.edge(2).map(ids), Some((5, 7, "Next".to_string())));
+        assert_eq!(g.edge(3).map(|e| e.source), Some(2));
+        assert!(g.edge(4).is_none());
         let all: Vec<_> = g.edges().map(ids).collect();
         // Node 7 (index 0) first, then 5; the order inside a source is the order given.
         assert_eq!(
@@ -521,6 +540,74 @@ mod tests {
         assert_eq!(g.find_edge(0, 2).map(|e| e.anchor), Some("Next"));
         assert!(g.find_edge(1, 0).is_none());
         assert_eq!(g.edge_rows()[1], ["7", "3", "Home", "1"]);
+    }
+
+    #[test]
+    fn node_facts_come_back_as_given() {
+        let full = PageNode {
+            id: -4,
+            url: "http://é.test/ü?q=1".into(),
+            host: "é.test".into(),
+            depth: Some(12),
+            status: Some(503),
+            language: Some("fr".into()),
+            score: Some(-0.25),
+            verdict: Some(false),
+            tokens: Some(0),
+            kept: false,
+            reason: "http-503".into(),
+            reach: Reach::Broken,
+        };
+        let empty = PageNode {
+            id: 9,
+            reason: "queued".into(),
+            ..PageNode::default()
+        };
+        let other = PageNode {
+            id: 10,
+            url: "http://b.test/".into(),
+            host: "b.test".into(),
+            verdict: Some(true),
+            kept: true,
+            tokens: Some(1234),
+            score: Some(f64::INFINITY),
+            reason: "kept".into(),
+            reach: Reach::Disallowed,
+            ..PageNode::default()
+        };
+        let g = LinkGraph::build([full.clone(), empty.clone(), other.clone()], []);
+        let back = |n: NodeRef<'_>| PageNode {
+            id: n.id,
+            url: n.url.into(),
+            host: n.host.into(),
+            depth: n.depth,
+            status: n.status,
+            language: n.language.map(Into::into),
+            score: n.score,
+            verdict: n.verdict,
+            tokens: n.tokens,
+            kept: n.kept,
+            reason: n.reason.into(),
+            reach: n.reach,
+        };
+        assert_eq!(back(g.node(0)), full);
+        assert_eq!(back(g.node(1)), empty);
+        assert_eq!(back(g.node(2)), other);
+        assert_eq!(g.node(3).url, "", "out of range: empty facts");
+        assert_eq!(g.nodes().len(), 3);
+        // Values beyond the columns' range are clamped, not wrapped.
+        let huge = PageNode {
+            id: 1,
+            depth: Some(i64::MAX),
+            tokens: Some(i64::MAX),
+            status: Some(i64::MIN),
+            ..PageNode::default()
+        };
+        let g = LinkGraph::build([huge], []);
+        let n = g.node(0);
+        assert_eq!(n.depth, Some(i64::from(i32::MAX)));
+        assert_eq!(n.tokens, Some(i64::from(u32::MAX - 1)));
+        assert_eq!(n.status, Some(i64::from(i32::MIN) + 1));
     }
 
     #[test]

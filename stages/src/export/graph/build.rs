@@ -1,0 +1,263 @@
+//! Building a [`LinkGraph`] a node and an edge at a time, into columns.
+//!
+//! **In:** nodes (as [`PageNode`] values, read and not kept), then edges by URL id with their
+//! anchor text borrowed from the caller's row.
+//! **Out:** the graph: one column per node fact, URLs in one buffer, hosts, languages and
+//! reasons as ids into one [`StrPool`], edges grouped by source.
+//!
+//! **Invariants:** node order is the order given; edges keep the order given within a source
+//! (a store's `ORDER BY src, dst` arrives grouped already, and is then neither copied nor
+//! sorted); memory is the final graph plus the anchors' hash table, never a second copy of the
+//! edges when they arrive grouped and their number is given.
+
+use std::collections::HashMap;
+
+use super::{Edge, LinkGraph, NodeRef, PageNode, Reach};
+use crate::pool::StrPool;
+
+/// "No value" in the integer columns.
+const NONE_I32: i32 = i32::MIN;
+const NONE_U32: u32 = u32::MAX;
+
+/// Bits of [`Columns::flags`].
+const VERDICT_KNOWN: u8 = 1;
+const VERDICT_TRUE: u8 = 2;
+const KEPT: u8 = 4;
+const REACH_SHIFT: u8 = 3;
+
+/// The nodes, one vector per fact (about 50 bytes a node plus its URL).
+#[derive(Debug, Default)]
+pub(super) struct Columns {
+    ids: Vec<i64>,
+    /// The URLs one after the other; node `i`'s ends at `url_ends[i]`.
+    urls: String,
+    url_ends: Vec<usize>,
+    /// Hosts, languages and reasons, by id into `labels`.
+    host: Vec<u32>,
+    language: Vec<u32>,
+    reason: Vec<u32>,
+    labels: StrPool,
+    depth: Vec<i32>,
+    status: Vec<i32>,
+    tokens: Vec<u32>,
+    /// NaN for no score.
+    score: Vec<f64>,
+    flags: Vec<u8>,
+    /// When the ids do not arrive in increasing order, their positions; else empty (a binary
+    /// search of `ids` then finds them).
+    index: HashMap<i64, usize>,
+}
+
+fn small(v: Option<i64>) -> i32 {
+    // Depths and statuses are small; a value out of range is clamped rather than lost.
+    v.map_or(NONE_I32, |v| {
+        v.clamp(i64::from(NONE_I32) + 1, i64::from(i32::MAX)) as i32
+    })
+}
+
+fn wide(v: i32) -> Option<i64> {
+    (v != NONE_I32).then_some(i64::from(v))
+}
+
+impl Columns {
+    pub(super) fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub(super) fn id(&self, i: usize) -> i64 {
+        self.ids.get(i).copied().unwrap_or_default()
+    }
+
+    pub(super) fn position(&self, id: i64) -> Option<usize> {
+        if self.index.is_empty() {
+            self.ids.binary_search(&id).ok()
+        } else {
+            self.index.get(&id).copied()
+        }
+    }
+
+    fn push(&mut self, n: &PageNode) {
+        if self.index.is_empty() && self.ids.last().is_some_and(|&last| last >= n.id) {
+            self.index = self
+                .ids
+                .iter()
+                .enumerate()
+                .map(|(i, &id)| (id, i))
+                .collect();
+        }
+        if !self.index.is_empty() {
+            self.index.entry(n.id).or_insert(self.ids.len());
+        }
+        self.ids.push(n.id);
+        self.urls.push_str(&n.url);
+        self.url_ends.push(self.urls.len());
+        self.host.push(self.labels.intern(&n.host));
+        self.language.push(
+            n.language
+                .as_deref()
+                .map_or(NONE_U32, |l| self.labels.intern(l)),
+        );
+        self.reason.push(self.labels.intern(&n.reason));
+        self.depth.push(small(n.depth));
+        self.status.push(small(n.status));
+        self.tokens.push(
+            n.tokens
+                .map_or(NONE_U32, |t| t.clamp(0, i64::from(NONE_U32) - 1) as u32),
+        );
+        self.score.push(n.score.unwrap_or(f64::NAN));
+        let verdict = match n.verdict {
+            None => 0,
+            Some(false) => VERDICT_KNOWN,
+            Some(true) => VERDICT_KNOWN | VERDICT_TRUE,
+        };
+        let reach = match n.reach {
+            Reach::Open => 0,
+            Reach::Broken => 1,
+            Reach::Disallowed => 2,
+        };
+        self.flags
+            .push(verdict | if n.kept { KEPT } else { 0 } | (reach << REACH_SHIFT));
+    }
+
+    fn shrink(&mut self) {
+        self.labels.freeze();
+        self.urls.shrink_to_fit();
+        for v in [&mut self.host, &mut self.language, &mut self.reason] {
+            v.shrink_to_fit();
+        }
+        self.url_ends.shrink_to_fit();
+        self.ids.shrink_to_fit();
+        self.depth.shrink_to_fit();
+        self.status.shrink_to_fit();
+        self.tokens.shrink_to_fit();
+        self.score.shrink_to_fit();
+        self.flags.shrink_to_fit();
+    }
+
+    pub(super) fn get(&self, i: usize) -> NodeRef<'_> {
+        if i >= self.len() {
+            return NodeRef {
+                id: 0,
+                url: "",
+                host: "",
+                depth: None,
+                status: None,
+                language: None,
+                score: None,
+                verdict: None,
+                tokens: None,
+                kept: false,
+                reason: "",
+                reach: Reach::Open,
+            };
+        }
+        let from = if i == 0 { 0 } else { self.url_ends[i - 1] };
+        let flags = self.flags[i];
+        NodeRef {
+            id: self.ids[i],
+            url: self.urls.get(from..self.url_ends[i]).unwrap_or(""),
+            host: self.labels.get(self.host[i]),
+            depth: wide(self.depth[i]),
+            status: wide(self.status[i]),
+            language: (self.language[i] != NONE_U32).then(|| self.labels.get(self.language[i])),
+            score: Some(self.score[i]).filter(|s| !s.is_nan()),
+            verdict: (flags & VERDICT_KNOWN != 0).then_some(flags & VERDICT_TRUE != 0),
+            tokens: (self.tokens[i] != NONE_U32).then_some(i64::from(self.tokens[i])),
+            kept: flags & KEPT != 0,
+            reason: self.labels.get(self.reason[i]),
+            reach: match flags >> REACH_SHIFT {
+                1 => Reach::Broken,
+                2 => Reach::Disallowed,
+                _ => Reach::Open,
+            },
+        }
+    }
+}
+
+/// Builds a [`LinkGraph`]: every node first ([`LinkGraphBuilder::node`]), then every edge
+/// ([`LinkGraphBuilder::edge`]), then [`LinkGraphBuilder::finish`].
+#[derive(Debug, Default)]
+pub struct LinkGraphBuilder {
+    graph: LinkGraph,
+    /// Source index of every edge so far, once an edge arrived out of source order.
+    sources: Option<Vec<u32>>,
+    /// Source index of the last edge while they arrive grouped.
+    last_source: usize,
+    edge_capacity: usize,
+}
+
+impl LinkGraphBuilder {
+    /// A builder expecting about `edges` edges (the edge vector is sized once for them).
+    pub fn new(edges: usize) -> LinkGraphBuilder {
+        LinkGraphBuilder {
+            edge_capacity: edges,
+            ..LinkGraphBuilder::default()
+        }
+    }
+
+    /// Adds a node (before any edge).
+    pub fn node(&mut self, node: &PageNode) {
+        self.graph.nodes.push(node);
+    }
+
+    /// Adds the edge `source → target` (URL ids); dropped and counted when either is not a
+    /// node.
+    pub fn edge(&mut self, source: i64, target: i64, anchor: &str, count: i64) {
+        let g = &mut self.graph;
+        let (Some(s), Some(t)) = (g.nodes.position(source), g.nodes.position(target)) else {
+            g.dangling_edges += 1;
+            return;
+        };
+        let (Ok(s32), Ok(target)) = (u32::try_from(s), u32::try_from(t)) else {
+            g.dangling_edges += 1;
+            return;
+        };
+        if g.out_start.is_empty() {
+            g.edges.reserve_exact(self.edge_capacity);
+            g.out_start = vec![0; g.nodes.len() + 1];
+        }
+        if self.sources.is_none() && s < self.last_source {
+            // Out of order: remember every edge's source, to group them at the end.
+            let mut sources = Vec::with_capacity(g.edges.capacity());
+            for (i, &count) in g.out_start.iter().skip(1).enumerate() {
+                sources.extend(std::iter::repeat_n(i as u32, count));
+            }
+            self.sources = Some(sources);
+        }
+        self.last_source = s;
+        match &mut self.sources {
+            Some(sources) => sources.push(s32),
+            // Counts for now; `finish` turns them into starts.
+            None => g.out_start[s + 1] += 1,
+        }
+        g.edges.push(Edge {
+            target,
+            anchor: g.anchors.intern(anchor),
+            count: u32::try_from(count.max(0)).unwrap_or(u32::MAX),
+        });
+    }
+
+    /// The graph.
+    pub fn finish(mut self) -> LinkGraph {
+        let mut g = self.graph;
+        let n = g.nodes.len();
+        g.out_start.resize(n + 1, 0);
+        if let Some(sources) = self.sources.take() {
+            // Stable: the order given is kept within a source.
+            let mut order: Vec<u32> = (0..g.edges.len() as u32).collect();
+            order.sort_by_key(|&k| sources[k as usize]);
+            g.edges = order.iter().map(|&k| g.edges[k as usize]).collect();
+            g.out_start = vec![0; n + 1];
+            for &s in &sources {
+                g.out_start[s as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            g.out_start[i + 1] += g.out_start[i];
+        }
+        g.edges.shrink_to_fit();
+        g.anchors.freeze();
+        g.nodes.shrink();
+        g
+    }
+}
