@@ -1,0 +1,505 @@
+//! Hierarchical site maps (seed 004, section 3.3 "Hierarchická mapa" and 3.4 "Příklad").
+//!
+//! **In:** the crawl's [`LinkGraph`], one PageRank score per node (indexed by
+//! node index, e.g. from `graphio::pagerank_of`) and optional page titles by crawl id.
+//!
+//! **Out:** per host, a [`SiteMap`]: the breadth-first spanning tree of the host's pages from
+//! its home page, as nested XML (`<page url title pagerank level>`) or a browsable HTML5 page.
+//!
+//! **Invariants** (the paper's conditions P1–P5):
+//! - P1: the root is the home page: the host's `/` (no query) when it was fetched with a
+//!   status below 400, else the shallowest such page (then shortest URL, then URL);
+//! - P2: every page of the host reachable from the root by links inside the host appears
+//!   exactly once; broken pages (`graphio::is_broken`, the paper's `P_N`) and pages excluded by
+//!   robots.txt (the closest thing to its ignored pages `P_G`) are left out, unfetched pages
+//!   (the paper's registered pages `P_R`) are kept;
+//! - P3: only links to pages not yet in the map are tree edges, and links to other hosts
+//!   (`L_ext`) are never followed, so a page reachable only through another host is left out
+//!   and counted in [`SiteMap::unreachable`];
+//! - P4: a page linked from several pages of the same BFS level hangs under the one with the
+//!   highest PageRank; the paper allows a random choice among equal ranks, we take the
+//!   smallest URL so that the output is deterministic;
+//! - each page's level is its shortest-path distance from the root inside the host.
+//!
+//! Output is written without recursion (a chain of a million pages cannot overflow the stack)
+//! and is escaped; `href`s are only written for `http`/`https` URLs.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+
+use crate::export::graph::{LinkGraph, NodeRef, Reach, xml_escape};
+use crate::export::graphio::is_broken;
+use crate::pool::StrPool;
+
+/// One page of a site map (about 60 bytes: the URL is borrowed from the graph, the title kept
+/// in the map's pool, the children a slice of one shared list).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SiteMapPage<'g> {
+    /// Crawl URL id.
+    pub id: i64,
+    /// URL.
+    pub url: &'g str,
+    /// Title's number in the map's pool (see [`SiteMap::title`]).
+    title: u32,
+    /// PageRank score (0 when none was given).
+    pub pagerank: f64,
+    /// Depth in the tree (the root is 0).
+    pub level: u32,
+    /// Position of the parent in [`SiteMap::pages`]; `None` for the root.
+    pub parent: Option<u32>,
+    /// Where the children's positions are in the map's child list (see [`SiteMap::children`]).
+    children: (u32, u32),
+}
+
+/// The hierarchical map of one host.
+#[derive(Debug)]
+pub struct SiteMap<'g> {
+    /// Host name.
+    pub host: String,
+    /// Pages in breadth-first order; `pages[0]` is the home page.
+    pub pages: Vec<SiteMapPage<'g>>,
+    /// Pages of the host that are neither broken nor robots-excluded but cannot be reached
+    /// from the home page by links inside the host.
+    pub unreachable: usize,
+    /// The pages' titles, each distinct one once.
+    titles: StrPool,
+    /// Every page's children, parent by parent.
+    child_list: Vec<u32>,
+}
+
+fn is_fetched(node: &NodeRef<'_>) -> bool {
+    matches!(node.status, Some(s) if (100..400).contains(&s))
+}
+
+/// Whether the page may appear in a map (paper: `P_I ∪ P_R`).
+fn is_mappable(node: &NodeRef<'_>) -> bool {
+    !is_broken(node) && node.reach != Reach::Disallowed
+}
+
+fn is_home(url: &str) -> bool {
+    url::Url::parse(url).is_ok_and(|u| u.path() == "/" && u.query().is_none())
+}
+
+fn score(pagerank: &[f64], i: usize) -> f64 {
+    pagerank
+        .get(i)
+        .copied()
+        .filter(|v| v.is_finite())
+        .unwrap_or(0.0)
+}
+
+/// The site map of every host with at least one fetched page, sorted by host.
+pub fn site_maps<'g>(
+    graph: &'g LinkGraph,
+    pagerank: &[f64],
+    titles: &HashMap<i64, String>,
+) -> Vec<SiteMap<'g>> {
+    let mut title_of = |id: i64| titles.get(&id).cloned();
+    home_pages(graph)
+        .into_iter()
+        .map(|home| site_map_from(graph, pagerank, &mut title_of, &home))
+        .collect()
+}
+
+/// A host's home page and how many of its pages a map may show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Home {
+    /// Host name.
+    pub host: String,
+    /// The home page (P1), a node index.
+    pub root: usize,
+    /// Pages of the host a map may show (fetched or not).
+    pub mappable: usize,
+}
+
+/// The home page (P1) of every host with at least one fetched page, sorted by host, in one
+/// pass over the nodes: a caller writes each host's map with [`site_map_from`] as it goes,
+/// and the work per host follows that host's pages, not the whole graph.
+pub fn home_pages(graph: &LinkGraph) -> Vec<Home> {
+    let mut best: BTreeMap<&str, (Option<usize>, usize)> = BTreeMap::new();
+    for (i, n) in graph.nodes().enumerate() {
+        if !is_mappable(&n) {
+            continue;
+        }
+        let entry = best.entry(n.host).or_default();
+        entry.1 += 1;
+        if is_fetched(&n)
+            && entry
+                .0
+                .is_none_or(|cur| home_key(graph, i) < home_key(graph, cur))
+        {
+            entry.0 = Some(i);
+        }
+    }
+    best.into_iter()
+        .filter_map(|(host, (root, mappable))| {
+            Some(Home {
+                host: host.to_string(),
+                root: root?,
+                mappable,
+            })
+        })
+        .collect()
+}
+
+/// P1's order: a home URL first, then the shallowest, the shortest, the first by bytes.
+fn home_key(graph: &LinkGraph, i: usize) -> (bool, i64, usize, &str) {
+    let n = graph.node(i);
+    (
+        !is_home(n.url),
+        n.depth.unwrap_or(i64::MAX),
+        n.url.len(),
+        n.url,
+    )
+}
+
+/// The site map of `host`, or `None` when no page of the host was fetched (no home page).
+pub fn site_map<'g>(
+    graph: &'g LinkGraph,
+    pagerank: &[f64],
+    titles: &HashMap<i64, String>,
+    host: &str,
+) -> Option<SiteMap<'g>> {
+    // P1: the home page.
+    let on_host = |i: &usize| graph.node(*i).host == host && is_mappable(&graph.node(*i));
+    let root = (0..graph.node_count())
+        .filter(|i| on_host(i) && is_fetched(&graph.node(*i)))
+        .min_by(|&a, &b| home_key(graph, a).cmp(&home_key(graph, b)))?;
+    let home = Home {
+        host: host.to_string(),
+        root,
+        mappable: (0..graph.node_count()).filter(on_host).count(),
+    };
+    let mut title_of = |id: i64| titles.get(&id).cloned();
+    Some(site_map_from(graph, pagerank, &mut title_of, &home))
+}
+
+/// The site map of a host from its home page (see [`home_pages`]); `title_of` gives a page's
+/// title by URL id (asked once per page of the map, so a caller can read titles from its
+/// store instead of holding every title).
+pub fn site_map_from<'g>(
+    graph: &'g LinkGraph,
+    pagerank: &[f64],
+    title_of: &mut dyn FnMut(i64) -> Option<String>,
+    home: &Home,
+) -> SiteMap<'g> {
+    let g = |i: usize| graph.node(i);
+    let root = home.root;
+    let host = &*home.host;
+    let on_host = |i: usize| g(i).host == host && is_mappable(&g(i));
+    // Node indices and positions as u32: a map holds fewer than 4 billion pages.
+    let mut position: HashMap<u32, u32> = HashMap::new();
+    // Per position: the node, its parent's position and its level.
+    let mut tree: Vec<(u32, Option<u32>, u32)> = vec![(root as u32, None, 0)];
+    position.insert(root as u32, 0);
+    let mut frontier = 0..1usize;
+    let mut level = 0u32;
+    while !frontier.is_empty() {
+        level += 1;
+        // P3 + P4: every page not yet in the map, linked from this level, with its best parent.
+        let mut best: HashMap<u32, u32> = HashMap::new();
+        for p in frontier.clone() {
+            let from = tree[p].0 as usize;
+            for q in graph.out_targets(from) {
+                let q32 = q as u32;
+                if position.contains_key(&q32) || !on_host(q) {
+                    continue;
+                }
+                let better = match best.get(&q32) {
+                    None => true,
+                    Some(&cur) => {
+                        let (a, b) = (from, tree[cur as usize].0 as usize);
+                        let (ra, rb) = (score(pagerank, a), score(pagerank, b));
+                        ra > rb || (ra == rb && g(a).url < g(b).url)
+                    }
+                };
+                if better {
+                    best.insert(q32, p as u32);
+                }
+            }
+        }
+        let mut next: Vec<(u32, u32)> = best.into_iter().collect();
+        // The order inside a level only decides positions in `pages`; make it deterministic.
+        // Sorted by parent first, the children of a page are next to each other.
+        next.sort_by(|a, b| (a.1, g(a.0 as usize).url).cmp(&(b.1, g(b.0 as usize).url)));
+        let start = tree.len();
+        for (q, p) in next {
+            position.insert(q, tree.len() as u32);
+            tree.push((q, Some(p), level));
+        }
+        frontier = start..tree.len();
+    }
+    drop(position);
+
+    let mut titles = StrPool::default();
+    let mut pages: Vec<SiteMapPage<'g>> = Vec::with_capacity(tree.len());
+    for &(i, parent, level) in &tree {
+        let n = g(i as usize);
+        let anchor = || {
+            parent
+                .and_then(|p| graph.find_edge(tree[p as usize].0 as usize, i as usize))
+                .map(|e| e.anchor.trim())
+                .filter(|a| !a.is_empty())
+        };
+        let own = title_of(n.id);
+        let title = own
+            .as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .or_else(anchor)
+            .unwrap_or(n.url);
+        pages.push(SiteMapPage {
+            id: n.id,
+            url: n.url,
+            title: titles.intern(title),
+            pagerank: score(pagerank, i as usize),
+            level,
+            parent,
+            children: (0, 0),
+        });
+    }
+    drop(tree);
+    titles.freeze();
+    // Children are contiguous in `pages` (positions 1.. by parent): the child list is those
+    // positions, each parent's slice ordered by PageRank (highest first), then URL.
+    let mut child_list: Vec<u32> = (1..pages.len() as u32).collect();
+    let mut k = 1;
+    while k < pages.len() {
+        let parent = pages[k].parent;
+        let mut end = k + 1;
+        while end < pages.len() && pages[end].parent == parent {
+            end += 1;
+        }
+        let slice = &mut child_list[k - 1..end - 1];
+        slice.sort_by(|&a, &b| {
+            let (a, b) = (&pages[a as usize], &pages[b as usize]);
+            b.pagerank
+                .total_cmp(&a.pagerank)
+                .then_with(|| a.url.cmp(b.url))
+        });
+        if let Some(p) = parent.and_then(|p| pages.get_mut(p as usize)) {
+            p.children = ((k - 1) as u32, (end - 1) as u32);
+        }
+        k = end;
+    }
+    // Every page of the map is a mappable page of the host.
+    let unreachable = home.mappable.saturating_sub(pages.len());
+    SiteMap {
+        host: host.to_string(),
+        pages,
+        unreachable,
+        titles,
+        child_list,
+    }
+}
+
+impl<'g> SiteMap<'g> {
+    /// The title of `page`: the crawl's title when given, else the anchor text of the tree
+    /// link to the page, else the URL.
+    pub fn title(&self, page: &SiteMapPage<'g>) -> &str {
+        self.titles.get(page.title)
+    }
+
+    /// The positions of `page`'s children in [`SiteMap::pages`], highest PageRank first (then
+    /// URL).
+    pub fn children(&self, page: &SiteMapPage<'g>) -> &[u32] {
+        let (from, to) = page.children;
+        self.child_list
+            .get(from as usize..to as usize)
+            .unwrap_or(&[])
+    }
+}
+
+/// Visits the tree depth-first without recursion: `open(page)` before its children,
+/// `close(page)` after them.
+fn walk<'g>(
+    map: &SiteMap<'g>,
+    mut open: impl FnMut(&SiteMapPage<'g>),
+    mut close: impl FnMut(&SiteMapPage<'g>),
+) {
+    if map.pages.is_empty() {
+        return;
+    }
+    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+    open(&map.pages[0]);
+    while let Some(top) = stack.last_mut() {
+        let page = &map.pages[top.0];
+        if let Some(&child) = map.children(page).get(top.1) {
+            top.1 += 1;
+            if let Some(c) = map.pages.get(child as usize) {
+                open(c);
+                stack.push((child as usize, 0));
+            }
+        } else {
+            close(page);
+            stack.pop();
+        }
+    }
+}
+
+fn indent(out: &mut String, level: u32) {
+    // Capped: a deep chain would otherwise make the file quadratic in its depth.
+    for _ in 0..level.saturating_add(1).min(32) {
+        out.push_str("  ");
+    }
+}
+
+/// Text made a piece at a time and handed to a writer every [`Chunked::PIECE`] bytes: a map
+/// of a quarter of a million pages is written without ever being one string.
+struct Chunked<'a> {
+    out: String,
+    w: &'a mut dyn std::io::Write,
+    failed: Option<std::io::Error>,
+}
+
+impl Chunked<'_> {
+    const PIECE: usize = 1 << 16;
+
+    fn pass_on(&mut self, force: bool) {
+        if (force || self.out.len() >= Self::PIECE) && self.failed.is_none() {
+            if let Err(e) = self.w.write_all(self.out.as_bytes()) {
+                self.failed = Some(e);
+            }
+            self.out.clear();
+        }
+    }
+
+    fn finish(mut self) -> std::io::Result<()> {
+        self.pass_on(true);
+        self.failed.map_or(Ok(()), Err)
+    }
+}
+
+impl SiteMap<'_> {
+    /// Nested XML: `<sitemap host root pages unreachable>` holding
+    /// `<page url title pagerank level>` elements, children inside their parent.
+    pub fn to_xml(&self) -> String {
+        let mut bytes = Vec::new();
+        // Writing to a vector cannot fail.
+        let _ = self.write_xml(&mut bytes);
+        String::from_utf8(bytes).unwrap_or_default()
+    }
+
+    /// [`SiteMap::to_xml`] into `w`, a piece at a time.
+    pub fn write_xml(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let mut sink = Chunked {
+            out: String::with_capacity(Chunked::PIECE + 4096),
+            w,
+            failed: None,
+        };
+        let out = &mut sink.out;
+        out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        let root = self.pages.first().map_or("", |p| p.url);
+        let _ = writeln!(
+            out,
+            "<sitemap host=\"{}\" root=\"{}\" pages=\"{}\" unreachable=\"{}\">",
+            xml_escape(&self.host),
+            xml_escape(root),
+            self.pages.len(),
+            self.unreachable
+        );
+        let cell = std::cell::RefCell::new(&mut sink);
+        walk(
+            self,
+            |p| {
+                let mut sink = cell.borrow_mut();
+                let out = &mut sink.out;
+                indent(out, p.level);
+                let _ = write!(
+                    out,
+                    "<page url=\"{}\" title=\"{}\" pagerank=\"{}\" level=\"{}\"",
+                    xml_escape(p.url),
+                    xml_escape(self.title(p)),
+                    p.pagerank,
+                    p.level
+                );
+                out.push_str(if self.children(p).is_empty() {
+                    "/>\n"
+                } else {
+                    ">\n"
+                });
+                sink.pass_on(false);
+            },
+            |p| {
+                if !self.children(p).is_empty() {
+                    let mut sink = cell.borrow_mut();
+                    indent(&mut sink.out, p.level);
+                    sink.out.push_str("</page>\n");
+                    sink.pass_on(false);
+                }
+            },
+        );
+        sink.out.push_str("</sitemap>\n");
+        sink.finish()
+    }
+
+    /// A browsable HTML5 page: nested `<ul>` lists of links, each with its PageRank.
+    pub fn to_html(&self) -> String {
+        let mut bytes = Vec::new();
+        // Writing to a vector cannot fail.
+        let _ = self.write_html(&mut bytes);
+        String::from_utf8(bytes).unwrap_or_default()
+    }
+
+    /// [`SiteMap::to_html`] into `w`, a piece at a time.
+    pub fn write_html(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let host = xml_escape(&self.host);
+        let mut sink = Chunked {
+            out: String::with_capacity(Chunked::PIECE + 4096),
+            w,
+            failed: None,
+        };
+        let out = &mut sink.out;
+        out.push_str("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n");
+        let _ = writeln!(out, "<title>Site map of {host}</title>");
+        out.push_str("<style>ul{list-style:none;padding-left:1.4em}.pr{color:#777;font-size:smaller}</style>\n");
+        out.push_str("</head>\n<body>\n");
+        let _ = writeln!(out, "<h1>Site map of {host}</h1>");
+        let _ = writeln!(
+            out,
+            "<p>{} pages reachable from the home page by links inside the site; {} other pages of the site are not reachable that way.</p>",
+            self.pages.len(),
+            self.unreachable
+        );
+        if !self.pages.is_empty() {
+            out.push_str("<ul>\n");
+        }
+        let cell = std::cell::RefCell::new(&mut sink);
+        walk(
+            self,
+            |p| {
+                let mut sink = cell.borrow_mut();
+                let out = &mut sink.out;
+                let title = xml_escape(self.title(p));
+                let lower = p.url.to_ascii_lowercase();
+                if lower.starts_with("http://") || lower.starts_with("https://") {
+                    let _ = write!(out, "<li><a href=\"{}\">{title}</a>", xml_escape(p.url));
+                } else {
+                    let _ = write!(out, "<li>{title}");
+                }
+                let _ = write!(out, " <span class=\"pr\">{:.6}</span>", p.pagerank);
+                out.push_str(if self.children(p).is_empty() {
+                    "</li>\n"
+                } else {
+                    "\n<ul>\n"
+                });
+                sink.pass_on(false);
+            },
+            |p| {
+                if !self.children(p).is_empty() {
+                    let mut sink = cell.borrow_mut();
+                    sink.out.push_str("</ul>\n</li>\n");
+                    sink.pass_on(false);
+                }
+            },
+        );
+        if !self.pages.is_empty() {
+            sink.out.push_str("</ul>\n");
+        }
+        sink.out.push_str("</body>\n</html>\n");
+        sink.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests;
