@@ -41,23 +41,14 @@ pub fn pagerank_over<I: Iterator<Item = (usize, usize)>>(
     if n == 0 {
         return Vec::new();
     }
-    let d = if damping.is_finite() {
-        damping.clamp(0.0, 1.0)
-    } else {
-        DEFAULT_DAMPING
-    };
-    let tolerance = if tolerance.is_finite() && tolerance > 0.0 {
-        tolerance
-    } else {
-        0.0
-    };
+    let (d, tolerance) = settings(damping, tolerance);
 
     // Compressed in-edge lists: `sources[start[i]..start[i+1]]` are the pages linking to `i`.
-    let mut outdeg = vec![0usize; n];
+    let mut outdeg = vec![0u32; n];
     let mut start = vec![0usize; n + 1];
     for (s, t) in edges() {
         if s < n && t < n {
-            outdeg[s] += 1;
+            outdeg[s] = outdeg[s].saturating_add(1);
             start[t + 1] += 1;
         }
     }
@@ -80,15 +71,7 @@ pub fn pagerank_over<I: Iterator<Item = (usize, usize)>>(
     let mut share = vec![0.0f64; n];
     let mut next = vec![0.0f64; n];
     for _ in 0..max_iter {
-        let mut dangling = 0.0;
-        for (j, (&r, sh)) in rank.iter().zip(share.iter_mut()).enumerate() {
-            if outdeg[j] == 0 {
-                dangling += r;
-                *sh = 0.0;
-            } else {
-                *sh = r / outdeg[j] as f64;
-            }
-        }
+        let dangling = shares(&rank, &outdeg, &mut share);
         let base = (1.0 - d) / nf + d * dangling / nf;
         let mut err = 0.0;
         for (i, slot) in next.iter_mut().enumerate() {
@@ -104,15 +87,7 @@ pub fn pagerank_over<I: Iterator<Item = (usize, usize)>>(
             break;
         }
     }
-    // Rounding drifts the total by ~1e-16 per iteration; renormalise so the invariant is exact
-    // to the last bit that matters.
-    let total: f64 = rank.iter().sum();
-    if total.is_finite() && total > 0.0 {
-        for r in &mut rank {
-            *r /= total;
-        }
-    }
-    rank
+    renormalised(rank)
 }
 
 /// [`pagerank`] over a graph that lists its out-links source by source (`out(j)`), with no
@@ -130,16 +105,7 @@ pub fn pagerank_out<I: Iterator<Item = usize>>(
     if n == 0 {
         return Vec::new();
     }
-    let d = if damping.is_finite() {
-        damping.clamp(0.0, 1.0)
-    } else {
-        DEFAULT_DAMPING
-    };
-    let tolerance = if tolerance.is_finite() && tolerance > 0.0 {
-        tolerance
-    } else {
-        0.0
-    };
+    let (d, tolerance) = settings(damping, tolerance);
     let outdeg: Vec<u32> = (0..n)
         .map(|j| u32::try_from(out(j).filter(|&t| t < n).count()).unwrap_or(u32::MAX))
         .collect();
@@ -148,15 +114,7 @@ pub fn pagerank_out<I: Iterator<Item = usize>>(
     let mut share = vec![0.0f64; n];
     let mut next = vec![0.0f64; n];
     for _ in 0..max_iter {
-        let mut dangling = 0.0;
-        for (j, (&r, sh)) in rank.iter().zip(share.iter_mut()).enumerate() {
-            if outdeg[j] == 0 {
-                dangling += r;
-                *sh = 0.0;
-            } else {
-                *sh = r / f64::from(outdeg[j]);
-            }
-        }
+        let dangling = shares(&rank, &outdeg, &mut share);
         let base = (1.0 - d) / nf + d * dangling / nf;
         // The inflow of every node first, in `next`; then the rank made from it.
         next.fill(0.0);
@@ -180,6 +138,43 @@ pub fn pagerank_out<I: Iterator<Item = usize>>(
             break;
         }
     }
+    renormalised(rank)
+}
+
+/// The damping factor clamped to `[0, 1]` (0.85 when not finite) and the tolerance (0 when not
+/// a positive number).
+fn settings(damping: f64, tolerance: f64) -> (f64, f64) {
+    let d = if damping.is_finite() {
+        damping.clamp(0.0, 1.0)
+    } else {
+        DEFAULT_DAMPING
+    };
+    let tolerance = if tolerance.is_finite() && tolerance > 0.0 {
+        tolerance
+    } else {
+        0.0
+    };
+    (d, tolerance)
+}
+
+/// Each node's share of its rank per out-link (0 for a page without links) into `share`; the
+/// rank of the pages without links, which is spread over all pages.
+fn shares(rank: &[f64], outdeg: &[u32], share: &mut [f64]) -> f64 {
+    let mut dangling = 0.0;
+    for ((&r, &deg), sh) in rank.iter().zip(outdeg).zip(share.iter_mut()) {
+        if deg == 0 {
+            dangling += r;
+            *sh = 0.0;
+        } else {
+            *sh = r / f64::from(deg);
+        }
+    }
+    dangling
+}
+
+/// Rounding drifts the total by ~1e-16 per iteration; renormalised so the invariant is exact
+/// to the last bit that matters.
+fn renormalised(mut rank: Vec<f64>) -> Vec<f64> {
     let total: f64 = rank.iter().sum();
     if total.is_finite() && total > 0.0 {
         for r in &mut rank {
