@@ -183,6 +183,9 @@ pub struct LinkGraphBuilder {
     sources: Option<Vec<u32>>,
     /// Source index of the last edge while they arrive grouped.
     last_source: usize,
+    /// The last edge's source as (URL id, index): a store lists a page's links together, so
+    /// the source is looked up once per page, not once per link.
+    last_lookup: Option<(i64, usize)>,
     edge_capacity: usize,
 }
 
@@ -204,7 +207,14 @@ impl LinkGraphBuilder {
     /// node.
     pub fn edge(&mut self, source: i64, target: i64, anchor: &str, count: i64) {
         let g = &mut self.graph;
-        let (Some(s), Some(t)) = (g.nodes.position(source), g.nodes.position(target)) else {
+        let s = match self.last_lookup {
+            Some((id, i)) if id == source => Some(i),
+            _ => g.nodes.position(source),
+        };
+        if let Some(s) = s {
+            self.last_lookup = Some((source, s));
+        }
+        let (Some(s), Some(t)) = (s, g.nodes.position(target)) else {
             g.dangling_edges += 1;
             return;
         };

@@ -220,6 +220,12 @@ impl LinkGraph {
         Some(self.view(self.source_of(k), e))
     }
 
+    /// The target of edge `k` (what sorting links by target needs, without looking up the
+    /// source).
+    pub fn edge_target(&self, k: usize) -> Option<usize> {
+        self.edges.get(k).map(|e| e.target as usize)
+    }
+
     /// The links that leave node `i`.
     pub fn out_edges(&self, i: usize) -> impl Iterator<Item = EdgeView<'_>> + '_ {
         let from = self.out_start.get(i).copied().unwrap_or(0);

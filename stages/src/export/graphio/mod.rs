@@ -29,7 +29,7 @@ use std::fmt::Write as _;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 
-use crate::export::graph::{LinkGraph, NodeRef, Reach, flush_piece, text_of, xml_escape};
+use crate::export::graph::{EdgeView, LinkGraph, NodeRef, Reach, flush_piece, text_of, xml_escape};
 use crate::focus::pagerank::pagerank_out;
 
 /// Whether a page is an invalid link target (seed 004's set `P_N`): fetched with an HTTP
@@ -74,7 +74,8 @@ struct Table<'a> {
     node: Box<dyn Fn(usize) -> NodeOut + 'a>,
     /// A node's id alone (what an edge line needs of its ends).
     node_id: Box<dyn Fn(usize) -> String + 'a>,
-    edge: Box<dyn Fn(usize) -> EdgeOut + 'a>,
+    /// The edges in order (edge `k` is the `k`-th), made as they are read.
+    edge_rows: Box<dyn Fn() -> Box<dyn Iterator<Item = EdgeOut> + 'a> + 'a>,
 }
 
 struct NodeOut {
@@ -143,19 +144,13 @@ fn page_table<'a>(graph: &'a LinkGraph, pagerank: &'a [f64]) -> Table<'a> {
             }
         }),
         node_id: Box::new(move |k| format!("n{}", graph.node(k).id)),
-        edge: Box::new(move |k| match graph.edge(k) {
-            Some(e) => EdgeOut {
+        edge_rows: Box::new(move || {
+            Box::new(graph.edges().map(|e| EdgeOut {
                 source: e.source,
                 target: e.target,
                 weight: e.count,
                 values: vec![Some(Value::Str(e.anchor.to_string()))],
-            },
-            None => EdgeOut {
-                source: 0,
-                target: 0,
-                weight: 0,
-                values: vec![None],
-            },
+            }))
         }),
     }
 }
@@ -185,14 +180,17 @@ fn owned_table(
             }
         }),
         node_id: Box::new(move |k| for_id[k].id.clone()),
-        edge: Box::new(move |k| {
-            let edge = &edges[k];
-            EdgeOut {
-                source: edge.source,
-                target: edge.target,
-                weight: edge.weight,
-                values: edge.values.clone(),
-            }
+        edge_rows: Box::new(move || {
+            let edges = edges.clone();
+            Box::new((0..edges.len()).map(move |k| {
+                let edge = &edges[k];
+                EdgeOut {
+                    source: edge.source,
+                    target: edge.target,
+                    weight: edge.weight,
+                    values: edge.values.clone(),
+                }
+            }))
         }),
     }
 }
@@ -273,8 +271,7 @@ fn write_gexf(table: &Table<'_>, w: &mut dyn std::io::Write) -> std::io::Result<
     }
     out.push_str("    </nodes>\n");
     let _ = writeln!(out, "    <edges count=\"{}\">", table.edges);
-    for k in 0..table.edges {
-        let edge = (table.edge)(k);
+    for (k, edge) in (table.edge_rows)().enumerate() {
         if edge.source >= table.nodes || edge.target >= table.nodes {
             continue;
         }
@@ -360,8 +357,7 @@ fn write_dot(table: &Table<'_>, name: &str, w: &mut dyn std::io::Write) -> std::
         out.push_str("];\n");
         flush_piece(&mut out, w)?;
     }
-    for k in 0..table.edges {
-        let edge = (table.edge)(k);
+    for edge in (table.edge_rows)() {
         if edge.source >= table.nodes || edge.target >= table.nodes {
             continue;
         }
@@ -404,8 +400,7 @@ fn write_pajek(table: &Table<'_>, w: &mut dyn std::io::Write) -> std::io::Result
         flush_piece(&mut out, w)?;
     }
     out.push_str("*Arcs\n");
-    for k in 0..table.edges {
-        let edge = (table.edge)(k);
+    for edge in (table.edge_rows)() {
         if edge.source < table.nodes && edge.target < table.nodes {
             let _ = writeln!(
                 out,
@@ -625,12 +620,9 @@ pub fn broken_link(graph: &LinkGraph, k: usize) -> Option<BrokenLink> {
 /// The indices of the edges `keep` accepts, ordered by source then target URL: sources are
 /// visited in URL order and each one's kept links sorted by target URL, so the sort never
 /// looks up an edge's source (4 bytes per node and per kept edge held).
-fn edges_by_urls(
-    graph: &LinkGraph,
-    keep: impl Fn(&super::graph::EdgeView<'_>) -> bool,
-) -> Vec<u32> {
+fn edges_by_urls(graph: &LinkGraph, keep: impl Fn(&EdgeView<'_>) -> bool) -> Vec<u32> {
     let mut sources: Vec<u32> = (0..graph.node_count())
-        .filter(|&i| graph.out_range(i).next().is_some())
+        .filter(|&i| !graph.out_range(i).is_empty())
         .filter_map(|i| u32::try_from(i).ok())
         .collect();
     sources.sort_by(|&a, &b| graph.node(a as usize).url.cmp(graph.node(b as usize).url));
@@ -643,7 +635,7 @@ fn edges_by_urls(
                 .filter(|(_, e)| keep(e))
                 .filter_map(|(k, _)| u32::try_from(k).ok()),
         );
-        let target_url = |k: u32| graph.edge(k as usize).map(|e| graph.node(e.target).url);
+        let target_url = |k: u32| graph.edge_target(k as usize).map(|t| graph.node(t).url);
         out[from..].sort_by(|&a, &b| target_url(a).cmp(&target_url(b)));
     }
     out

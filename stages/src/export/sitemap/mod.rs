@@ -27,7 +27,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
-use crate::export::graph::{LinkGraph, NodeRef, Reach, xml_escape};
+use crate::export::graph::{LinkGraph, NodeRef, Reach, text_of, xml_escape};
 use crate::export::graphio::is_broken;
 use crate::pool::StrPool;
 
@@ -310,28 +310,31 @@ impl<'g> SiteMap<'g> {
     }
 }
 
-/// Visits the tree depth-first without recursion: `open(page)` before its children,
-/// `close(page)` after them.
-fn walk<'g>(
-    map: &SiteMap<'g>,
-    mut open: impl FnMut(&SiteMapPage<'g>),
-    mut close: impl FnMut(&SiteMapPage<'g>),
-) {
+/// Whether a page's element opens (before its children) or closes (after them).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Open,
+    Close,
+}
+
+/// Visits the tree depth-first without recursion: `visit(page, Open)` before its children,
+/// `visit(page, Close)` after them.
+fn walk<'g>(map: &SiteMap<'g>, mut visit: impl FnMut(&SiteMapPage<'g>, Step)) {
     if map.pages.is_empty() {
         return;
     }
     let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
-    open(&map.pages[0]);
+    visit(&map.pages[0], Step::Open);
     while let Some(top) = stack.last_mut() {
         let page = &map.pages[top.0];
         if let Some(&child) = map.children(page).get(top.1) {
             top.1 += 1;
             if let Some(c) = map.pages.get(child as usize) {
-                open(c);
+                visit(c, Step::Open);
                 stack.push((child as usize, 0));
             }
         } else {
-            close(page);
+            visit(page, Step::Close);
             stack.pop();
         }
     }
@@ -344,160 +347,131 @@ fn indent(out: &mut String, level: u32) {
     }
 }
 
-/// Text made a piece at a time and handed to a writer every [`Chunked::PIECE`] bytes: a map
-/// of a quarter of a million pages is written without ever being one string.
-struct Chunked<'a> {
-    out: String,
-    w: &'a mut dyn std::io::Write,
-    failed: Option<std::io::Error>,
-}
-
-impl Chunked<'_> {
-    const PIECE: usize = 1 << 16;
-
-    fn pass_on(&mut self, force: bool) {
-        if (force || self.out.len() >= Self::PIECE) && self.failed.is_none() {
-            if let Err(e) = self.w.write_all(self.out.as_bytes()) {
-                self.failed = Some(e);
-            }
-            self.out.clear();
-        }
-    }
-
-    fn finish(mut self) -> std::io::Result<()> {
-        self.pass_on(true);
-        self.failed.map_or(Ok(()), Err)
-    }
-}
+/// Bytes of text handed to the writer at a time: a map of a quarter of a million pages is
+/// written without ever being one string.
+const PIECE: usize = 1 << 16;
 
 impl SiteMap<'_> {
+    /// The tree as text into `w`, a piece at a time: `head`, then every page's opening and
+    /// closing text in depth-first order, then `tail`. The first write error stops the writing
+    /// and is returned.
+    fn write_tree(
+        &self,
+        w: &mut dyn std::io::Write,
+        head: &str,
+        mut page: impl FnMut(&mut String, &SiteMapPage<'_>, Step),
+        tail: &str,
+    ) -> std::io::Result<()> {
+        let mut out = String::with_capacity(PIECE + 4096);
+        out.push_str(head);
+        let mut failed = None;
+        walk(self, |p, step| {
+            if failed.is_some() {
+                return;
+            }
+            page(&mut out, p, step);
+            if out.len() >= PIECE {
+                failed = w.write_all(out.as_bytes()).err();
+                out.clear();
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        out.push_str(tail);
+        w.write_all(out.as_bytes())
+    }
+
     /// Nested XML: `<sitemap host root pages unreachable>` holding
     /// `<page url title pagerank level>` elements, children inside their parent.
     pub fn to_xml(&self) -> String {
-        let mut bytes = Vec::new();
-        // Writing to a vector cannot fail.
-        let _ = self.write_xml(&mut bytes);
-        String::from_utf8(bytes).unwrap_or_default()
+        text_of(|w| self.write_xml(w))
     }
 
     /// [`SiteMap::to_xml`] into `w`, a piece at a time.
     pub fn write_xml(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-        let mut sink = Chunked {
-            out: String::with_capacity(Chunked::PIECE + 4096),
-            w,
-            failed: None,
-        };
-        let out = &mut sink.out;
-        out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         let root = self.pages.first().map_or("", |p| p.url);
-        let _ = writeln!(
-            out,
-            "<sitemap host=\"{}\" root=\"{}\" pages=\"{}\" unreachable=\"{}\">",
+        let head = format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+             <sitemap host=\"{}\" root=\"{}\" pages=\"{}\" unreachable=\"{}\">\n",
             xml_escape(&self.host),
             xml_escape(root),
             self.pages.len(),
             self.unreachable
         );
-        let cell = std::cell::RefCell::new(&mut sink);
-        walk(
-            self,
-            |p| {
-                let mut sink = cell.borrow_mut();
-                let out = &mut sink.out;
-                indent(out, p.level);
-                let _ = write!(
-                    out,
-                    "<page url=\"{}\" title=\"{}\" pagerank=\"{}\" level=\"{}\"",
-                    xml_escape(p.url),
-                    xml_escape(self.title(p)),
-                    p.pagerank,
-                    p.level
-                );
-                out.push_str(if self.children(p).is_empty() {
-                    "/>\n"
-                } else {
-                    ">\n"
-                });
-                sink.pass_on(false);
-            },
-            |p| {
-                if !self.children(p).is_empty() {
-                    let mut sink = cell.borrow_mut();
-                    indent(&mut sink.out, p.level);
-                    sink.out.push_str("</page>\n");
-                    sink.pass_on(false);
+        let page = |out: &mut String, p: &SiteMapPage<'_>, step| {
+            let leaf = self.children(p).is_empty();
+            match step {
+                Step::Open => {
+                    indent(out, p.level);
+                    let _ = write!(
+                        out,
+                        "<page url=\"{}\" title=\"{}\" pagerank=\"{}\" level=\"{}\"",
+                        xml_escape(p.url),
+                        xml_escape(self.title(p)),
+                        p.pagerank,
+                        p.level
+                    );
+                    out.push_str(if leaf { "/>\n" } else { ">\n" });
                 }
-            },
-        );
-        sink.out.push_str("</sitemap>\n");
-        sink.finish()
+                Step::Close if !leaf => {
+                    indent(out, p.level);
+                    out.push_str("</page>\n");
+                }
+                Step::Close => {}
+            }
+        };
+        self.write_tree(w, &head, page, "</sitemap>\n")
     }
 
     /// A browsable HTML5 page: nested `<ul>` lists of links, each with its PageRank.
     pub fn to_html(&self) -> String {
-        let mut bytes = Vec::new();
-        // Writing to a vector cannot fail.
-        let _ = self.write_html(&mut bytes);
-        String::from_utf8(bytes).unwrap_or_default()
+        text_of(|w| self.write_html(w))
     }
 
     /// [`SiteMap::to_html`] into `w`, a piece at a time.
     pub fn write_html(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
         let host = xml_escape(&self.host);
-        let mut sink = Chunked {
-            out: String::with_capacity(Chunked::PIECE + 4096),
-            w,
-            failed: None,
-        };
-        let out = &mut sink.out;
-        out.push_str("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n");
-        let _ = writeln!(out, "<title>Site map of {host}</title>");
-        out.push_str("<style>ul{list-style:none;padding-left:1.4em}.pr{color:#777;font-size:smaller}</style>\n");
-        out.push_str("</head>\n<body>\n");
-        let _ = writeln!(out, "<h1>Site map of {host}</h1>");
+        let mut head = String::new();
+        head.push_str("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n");
+        let _ = writeln!(head, "<title>Site map of {host}</title>");
+        head.push_str("<style>ul{list-style:none;padding-left:1.4em}.pr{color:#777;font-size:smaller}</style>\n");
+        head.push_str("</head>\n<body>\n");
+        let _ = writeln!(head, "<h1>Site map of {host}</h1>");
         let _ = writeln!(
-            out,
+            head,
             "<p>{} pages reachable from the home page by links inside the site; {} other pages of the site are not reachable that way.</p>",
             self.pages.len(),
             self.unreachable
         );
-        if !self.pages.is_empty() {
-            out.push_str("<ul>\n");
+        let listed = !self.pages.is_empty();
+        if listed {
+            head.push_str("<ul>\n");
         }
-        let cell = std::cell::RefCell::new(&mut sink);
-        walk(
-            self,
-            |p| {
-                let mut sink = cell.borrow_mut();
-                let out = &mut sink.out;
-                let title = xml_escape(self.title(p));
-                let lower = p.url.to_ascii_lowercase();
-                if lower.starts_with("http://") || lower.starts_with("https://") {
-                    let _ = write!(out, "<li><a href=\"{}\">{title}</a>", xml_escape(p.url));
-                } else {
-                    let _ = write!(out, "<li>{title}");
+        let page = |out: &mut String, p: &SiteMapPage<'_>, step| {
+            let leaf = self.children(p).is_empty();
+            match step {
+                Step::Open => {
+                    let title = xml_escape(self.title(p));
+                    let lower = p.url.to_ascii_lowercase();
+                    if lower.starts_with("http://") || lower.starts_with("https://") {
+                        let _ = write!(out, "<li><a href=\"{}\">{title}</a>", xml_escape(p.url));
+                    } else {
+                        let _ = write!(out, "<li>{title}");
+                    }
+                    let _ = write!(out, " <span class=\"pr\">{:.6}</span>", p.pagerank);
+                    out.push_str(if leaf { "</li>\n" } else { "\n<ul>\n" });
                 }
-                let _ = write!(out, " <span class=\"pr\">{:.6}</span>", p.pagerank);
-                out.push_str(if self.children(p).is_empty() {
-                    "</li>\n"
-                } else {
-                    "\n<ul>\n"
-                });
-                sink.pass_on(false);
-            },
-            |p| {
-                if !self.children(p).is_empty() {
-                    let mut sink = cell.borrow_mut();
-                    sink.out.push_str("</ul>\n</li>\n");
-                    sink.pass_on(false);
-                }
-            },
-        );
-        if !self.pages.is_empty() {
-            sink.out.push_str("</ul>\n");
-        }
-        sink.out.push_str("</body>\n</html>\n");
-        sink.finish()
+                Step::Close if !leaf => out.push_str("</ul>\n</li>\n"),
+                Step::Close => {}
+            }
+        };
+        let tail = if listed {
+            "</ul>\n</body>\n</html>\n"
+        } else {
+            "</body>\n</html>\n"
+        };
+        self.write_tree(w, &head, page, tail)
     }
 }
 
