@@ -15,6 +15,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use frostem::Algorithm;
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermQuery};
 use tantivy::schema::{
@@ -23,12 +24,14 @@ use tantivy::schema::{
 };
 use tantivy::snippet::SnippetGenerator;
 use tantivy::tokenizer::{
-    AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer,
-    TextAnalyzer,
+    AsciiFoldingFilter, LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer,
 };
 use tantivy::{Index, IndexWriter, Term, doc};
 
 use crate::extract::Document;
+
+mod stem;
+use stem::CachedStemmer;
 
 /// Field boosts: title > headings > body.
 const BOOSTS: [(&str, f32); 3] = [("title", 3.0), ("headings", 2.0), ("body", 1.0)];
@@ -41,26 +44,27 @@ struct Meta {
     stemmer: String,
 }
 
-fn stemmer_of(code: &str) -> Option<Language> {
+/// The Snowball algorithm tantivy's `Stemmer` would run for a language (the same list).
+fn stemmer_of(code: &str) -> Option<Algorithm> {
     Some(match code {
-        "ar" => Language::Arabic,
-        "da" => Language::Danish,
-        "nl" => Language::Dutch,
-        "en" => Language::English,
-        "fi" => Language::Finnish,
-        "fr" => Language::French,
-        "de" => Language::German,
-        "el" => Language::Greek,
-        "hu" => Language::Hungarian,
-        "it" => Language::Italian,
-        "no" | "nb" => Language::Norwegian,
-        "pt" => Language::Portuguese,
-        "ro" => Language::Romanian,
-        "ru" => Language::Russian,
-        "es" => Language::Spanish,
-        "sv" => Language::Swedish,
-        "ta" => Language::Tamil,
-        "tr" => Language::Turkish,
+        "ar" => Algorithm::Arabic,
+        "da" => Algorithm::Danish,
+        "nl" => Algorithm::Dutch,
+        "en" => Algorithm::English,
+        "fi" => Algorithm::Finnish,
+        "fr" => Algorithm::French,
+        "de" => Algorithm::German,
+        "el" => Algorithm::Greek,
+        "hu" => Algorithm::Hungarian,
+        "it" => Algorithm::Italian,
+        "no" | "nb" => Algorithm::Norwegian,
+        "pt" => Algorithm::Portuguese,
+        "ro" => Algorithm::Romanian,
+        "ru" => Algorithm::Russian,
+        "es" => Algorithm::Spanish,
+        "sv" => Algorithm::Swedish,
+        "ta" => Algorithm::Tamil,
+        "tr" => Algorithm::Turkish,
         _ => return None,
     })
 }
@@ -71,7 +75,7 @@ fn register(index: &Index, stemmer: &str) {
         .filter(LowerCaser)
         .filter(AsciiFoldingFilter);
     let analyzer = match stemmer_of(stemmer) {
-        Some(language) => base.filter(Stemmer::new(language)).build(),
+        Some(algorithm) => base.filter(CachedStemmer::new(algorithm)).build(),
         None => base.build(),
     };
     index.tokenizers().register(ANALYZER, analyzer);
