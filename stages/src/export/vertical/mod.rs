@@ -82,14 +82,19 @@ pub struct Sentence {
 /// whitespace; other forbidden characters become U+FFFD, keeping tokens where they were).
 pub fn clean_text(text: &str) -> String {
     let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
-    text.nfc()
-        .map(|c| match c {
-            '\u{B}' | '\u{C}' => ' ',
-            '\t' | '\n' | '\r' => c,
-            c if u32::from(c) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => '\u{FFFD}',
-            c => c,
-        })
-        .collect()
+    let clean = |c| match c {
+        '\u{B}' | '\u{C}' => ' ',
+        '\t' | '\n' | '\r' => c,
+        c if u32::from(c) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => '\u{FFFD}',
+        c => c,
+    };
+    // Nearly every paragraph is already in NFC: the quick check proves it without composing.
+    if unicode_normalization::is_nfc_quick(text.chars()) == unicode_normalization::IsNormalized::Yes
+    {
+        text.chars().map(clean).collect()
+    } else {
+        text.nfc().map(clean).collect()
+    }
 }
 
 /// Splits a paragraph into sentences of tokens, recording where whitespace separated them.

@@ -318,3 +318,28 @@ fn hostile_input_never_panics() {
         assert!(!row.contains('\n'));
     }
 }
+
+#[test]
+fn clean_text_equals_nfc_with_or_without_the_quick_check() {
+    use unicode_normalization::UnicodeNormalization;
+    // Already NFC (the quick path), decomposed (quick check "maybe"), singletons that NFC
+    // replaces (Ångström sign, Ohm sign: quick check "no"), controls, a byte-order mark.
+    for text in [
+        "Déjà vu à Köln, cœur — «ça».",
+        "E\u{301}te\u{301} a\u{300} Ko\u{308}ln.",
+        "\u{212B}ngstr\u{f6}m, 5 \u{2126}, a\u{340}",
+        "\u{FEFF}tab\there\u{B}form\u{C}feed\u{1}bell\u{FFFE}",
+    ] {
+        let body = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+        let expected: String = body
+            .nfc()
+            .map(|c| match c {
+                '\u{B}' | '\u{C}' => ' ',
+                '\t' | '\n' | '\r' => c,
+                c if u32::from(c) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => '\u{FFFD}',
+                c => c,
+            })
+            .collect();
+        assert_eq!(super::clean_text(text), expected, "{text:?}");
+    }
+}
