@@ -72,8 +72,20 @@ pub fn paragraph_key(text: &str) -> Option<String> {
         if !key.is_empty() {
             key.push(' ');
         }
-        for c in word.chars().flat_map(char::to_lowercase) {
-            key.push(if c.is_numeric() { '0' } else { c });
+        if word.is_ascii() {
+            // What the general loop gives on ASCII (lower case; a numeric ASCII character is
+            // a digit), without a case-mapping iterator per character.
+            key.extend(word.bytes().map(|b| {
+                if b.is_ascii_digit() {
+                    '0'
+                } else {
+                    char::from(b.to_ascii_lowercase())
+                }
+            }));
+        } else {
+            for c in word.chars().flat_map(char::to_lowercase) {
+                key.push(if c.is_numeric() { '0' } else { c });
+            }
         }
     }
     (!key.is_empty()).then_some(key)
@@ -211,6 +223,35 @@ fn is_repeated(n: usize, total: usize, rule: RepeatRule) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paragraph_keys_of_ascii_words_are_those_of_the_general_rule() {
+        let general = |text: &str| -> Option<String> {
+            let mut key = String::new();
+            for word in text
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+            {
+                if !key.is_empty() {
+                    key.push(' ');
+                }
+                for c in word.chars().flat_map(char::to_lowercase) {
+                    key.push(if c.is_numeric() { '0' } else { c });
+                }
+            }
+            (!key.is_empty()).then_some(key)
+        };
+        for text in [
+            "© 2024 Example Corp. All Rights Reserved — v3.14",
+            "Posted on 12 March 2019 by ADMIN, 7 comments",
+            "Publié le 3 août 2021 · Ⅻ chapitres · ½ page · İstanbul ΣΑΣ",
+            "MiXeD cAsE 42abc ABC42 x²",
+            "",
+            "   ...   ",
+        ] {
+            assert_eq!(paragraph_key(text), general(text), "{text}");
+        }
+    }
 
     fn page<'a>(host: &'a str, paragraphs: &[&'a str]) -> PageParagraphs<'a> {
         PageParagraphs {
