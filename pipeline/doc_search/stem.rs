@@ -14,7 +14,7 @@ use frostem::{Algorithm, Stemmer};
 use rustc_hash::FxHashMap;
 use tantivy::tokenizer::{Token, TokenFilter, TokenStream, Tokenizer};
 
-/// The most words the table holds (about 20 MB of short strings at most).
+/// The most words the table holds (about 25 MB at most: two short strings and a slot each).
 pub const MAX_WORDS: usize = 1 << 18;
 
 /// The filter: Snowball stemming in one language.

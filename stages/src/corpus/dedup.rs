@@ -35,7 +35,6 @@ use std::collections::HashMap;
 
 use md5::{Digest, Md5};
 use serde::Serialize;
-use unicode_normalization::UnicodeNormalization;
 
 /// Words per shingle.
 pub const SHINGLE_WORDS: usize = 5;
@@ -357,23 +356,20 @@ pub fn normalise(text: &str) -> String {
 /// `text` without diacritics: NFD, then every combining mark dropped (`Été` → `Ete`; `œ` and
 /// `ł` are letters, not marked letters, and stay).
 pub fn strip_diacritics(text: &str) -> String {
-    // Characters below U+00C0 (ASCII, Latin-1 punctuation) have no canonical decomposition
-    // and combining class 0, so canonical reordering never crosses them: they are copied as
-    // they are, and only the runs between them go through NFD (the same result as NFD on the
-    // whole text, at a fraction of its cost on mostly-ASCII text).
+    // Character by character, as the formula's folding does: canonical reordering only moves
+    // marks among themselves, so decomposing each character and dropping every mark is NFD
+    // then dropping the marks; ASCII has nothing to decompose.
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while !rest.is_empty() {
-        let copied = rest.find(|c: char| c >= '\u{C0}').unwrap_or(rest.len());
-        out.push_str(&rest[..copied]);
-        rest = &rest[copied..];
-        let run = rest.find(|c: char| c < '\u{C0}').unwrap_or(rest.len());
-        out.extend(
-            rest[..run]
-                .nfd()
-                .filter(|c| !unicode_normalization::char::is_combining_mark(*c)),
-        );
-        rest = &rest[run..];
+    for c in text.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            unicode_normalization::char::decompose_canonical(c, |d| {
+                if !unicode_normalization::char::is_combining_mark(d) {
+                    out.push(d);
+                }
+            });
+        }
     }
     out
 }
@@ -568,6 +564,7 @@ mod tests {
 
     #[test]
     fn the_fast_paths_give_what_nfd_and_to_lowercase_give() {
+        use unicode_normalization::UnicodeNormalization;
         let whole = |t: &str| -> String {
             t.nfd()
                 .filter(|c| !unicode_normalization::char::is_combining_mark(*c))

@@ -64,31 +64,18 @@ pub struct PageParagraphs<'a> {
 
 /// The comparison key of a paragraph (see the module rule), `None` when it has no word.
 pub fn paragraph_key(text: &str) -> Option<String> {
-    let mut key = String::with_capacity(text.len());
-    for word in text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-    {
-        if !key.is_empty() {
-            key.push(' ');
-        }
-        if word.is_ascii() {
-            // What the general loop gives on ASCII (lower case; a numeric ASCII character is
-            // a digit), without a case-mapping iterator per character.
-            key.extend(word.bytes().map(|b| {
-                if b.is_ascii_digit() {
-                    '0'
-                } else {
-                    char::from(b.to_ascii_lowercase())
-                }
-            }));
-        } else {
-            for c in word.chars().flat_map(char::to_lowercase) {
-                key.push(if c.is_numeric() { '0' } else { c });
-            }
-        }
+    let key = crate::corpus::dedup::normalise(text);
+    if key.is_empty() {
+        return None;
     }
-    (!key.is_empty()).then_some(key)
+    if !key.chars().any(char::is_numeric) {
+        return Some(key);
+    }
+    Some(
+        key.chars()
+            .map(|c| if c.is_numeric() { '0' } else { c })
+            .collect(),
+    )
 }
 
 /// Marks the host boilerplate paragraphs of every page (see the module rule).
