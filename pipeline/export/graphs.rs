@@ -64,11 +64,11 @@ pub(super) fn write_similarity(
     })?;
     // Hyperlinks between two corpus documents, as matrix rows.
     let hyperlinks: Vec<(usize, usize)> = graph
-        .edges()
-        .filter_map(|e| {
+        .edge_ends()
+        .filter_map(|(source, target)| {
             Some((
-                *row_of.get(&graph.node(e.source).id)?,
-                *row_of.get(&graph.node(e.target).id)?,
+                *row_of.get(&graph.node(source).id)?,
+                *row_of.get(&graph.node(target).id)?,
             ))
         })
         .collect();
@@ -173,6 +173,13 @@ pub(super) fn write_graphs(
             map.write_html(w)
         })?;
     }
+    if let Some(e) = graph.take_read_error() {
+        return Err(anyhow::Error::new(e).context(format!(
+            "cannot read the links' anchors back from their scratch file in {} (the graph \
+             files hold empty anchors)",
+            dir.display()
+        )));
+    }
     Ok(())
 }
 
@@ -223,9 +230,10 @@ fn write_csv_rows(
     })
 }
 
-/// The hyperlink graph: every URL the crawl saw is a node, every link between them an edge.
-pub(super) fn build_graph(store: &Store) -> anyhow::Result<LinkGraph> {
-    store.link_graph()
+/// The hyperlink graph: every URL the crawl saw is a node, every link between them an edge
+/// (the anchors wait in a scratch file in `dir`, the graph folder).
+pub(super) fn build_graph(store: &Store, dir: &Path) -> anyhow::Result<LinkGraph> {
+    store.link_graph(dir)
 }
 
 #[cfg(test)]

@@ -15,8 +15,9 @@
 //! memory of the token formats is a few batches, not the corpus; the matrices' rows and the
 //! query index's token ids wait on disk until their vocabularies are complete, and the graph
 //! files are written a piece at a time. Built whole in memory: the similarity graph (up to
-//! `[similarity] max_documents`) and the hyperlink graph, which grow with the documents and
-//! the links.
+//! `[similarity] max_documents`) and the hyperlink graph's nodes and link targets, which grow
+//! with the URLs and the links (about 50 bytes per URL plus its text, 4 per link); the links'
+//! anchors and counts wait in a scratch file in `graph/`, deleted when the graph is.
 
 mod document;
 mod graphs;
@@ -147,6 +148,9 @@ pub fn run(
     // The ranked document search (`glaneur search`), stemmed in the topic's first language.
     let language = topic.file.languages.first().map_or("", String::as_str);
     let mut search = crate::doc_search::Builder::new(&run_dir.join("search"), language)?;
+    // Matrix row by URL id, for the similarity graph's comparison with the links: only while
+    // the documents are few enough for that graph to be computed.
+    let max_documents = topic.file.similarity.max_documents;
     let mut row_of: HashMap<i64, usize> = HashMap::new();
     let shared = Shared {
         default_language: topic
@@ -230,7 +234,11 @@ pub fn run(
                 d.host.as_str(),
             ])
             .with_context(|| format!("cannot write {}", rows_path.display()))?;
-            row_of.insert(d.url_id, row);
+            if (row as u64) < max_documents {
+                row_of.insert(d.url_id, row);
+            } else if !row_of.is_empty() {
+                row_of = HashMap::new();
+            }
             store.set_tokens(d.url_id, f.n_tokens as u64)?;
             search.add(d)?;
             bar.inc(1);
@@ -249,7 +257,6 @@ pub fn run(
     search.finish()?;
 
     // The similarity graph needs the matrix whole; it is computed up to its size limit.
-    let max_documents = topic.file.similarity.max_documents;
     let similar = |rows: usize| rows as u64 <= max_documents;
     let written = matrix.write(&matrix_dir, "", true, similar)?;
     report.dense_csv = written.dense_refused;
@@ -276,7 +283,7 @@ pub fn run(
     };
     crate::corpus_index::build(&vrt_path, columns, &run_dir.join("index"))?;
 
-    let graph = graphs::build_graph(store)?;
+    let graph = graphs::build_graph(store, &graph_dir)?;
     graphs::write_graphs(store, &graph_dir, &graph, &mut report)?;
     match &written.matrix {
         Some(m) => {

@@ -8,6 +8,8 @@
 //! **Invariants:** read-only except [`Store::set_tokens`]; every query of these stages lives
 //! here, so another store only has to answer the same calls.
 
+use std::path::Path;
+
 use anyhow::Context;
 use rusqlite::{OptionalExtension, params};
 use stages::export::graph::{LinkGraph, LinkGraphBuilder, PageNode};
@@ -196,13 +198,29 @@ impl Store {
     /// The hyperlink graph: every URL seen as a node (its reason, or its state when it has
     /// none), every link between them as an edge. Nodes and links go from the tables into the
     /// graph's columns one row at a time, each anchor borrowed from its row: no list of every
-    /// URL or link is ever made, and the edge table is sized once from the links' count.
-    pub fn link_graph(&self) -> anyhow::Result<LinkGraph> {
+    /// URL or link is ever made, and the edge table is sized once from the links' count. The
+    /// anchors and link counts go to a scratch file in `scratch_dir` (deleted with the graph)
+    /// and are read back from it as the graph's files are written: in memory they were two
+    /// thirds of a million-page graph.
+    pub fn link_graph(&self, scratch_dir: &Path) -> anyhow::Result<LinkGraph> {
         let links: i64 = self
             .conn
             .query_row("SELECT count(*) FROM links", [], |r| r.get(0))
             .context("crawl.sqlite: counting the links for the graph")?;
-        let mut graph = LinkGraphBuilder::new(usize::try_from(links).unwrap_or(0));
+        let scratch = tempfile::tempfile_in(scratch_dir).with_context(|| {
+            format!(
+                "cannot create a scratch file for the links' anchors in {}",
+                scratch_dir.display()
+            )
+        })?;
+        let sink = scratch.try_clone().with_context(|| {
+            format!(
+                "cannot reopen the links' scratch file in {}",
+                scratch_dir.display()
+            )
+        })?;
+        let mut graph =
+            LinkGraphBuilder::outside(usize::try_from(links).unwrap_or(0), Box::new(sink));
         let mut stmt = self.conn.prepare(
             "SELECT id, url, host, depth, status, language, score, verdict, tokens, state,
                     NULLIF(reason, '')
@@ -251,6 +269,28 @@ impl Store {
             Ok(())
         };
         read_links().context("crawl.sqlite: reading the links for the graph")?;
-        Ok(graph.finish())
+        graph
+            .finish_outside(Box::new(ScratchTexts(std::sync::Mutex::new(scratch))))
+            .with_context(|| {
+                format!(
+                    "cannot write the links' anchors to a scratch file in {}",
+                    scratch_dir.display()
+                )
+            })
+    }
+}
+
+/// The graph's anchors and link counts, read back from their scratch file.
+struct ScratchTexts(std::sync::Mutex<std::fs::File>);
+
+impl stages::export::graph::EdgeTextStore for ScratchTexts {
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        use std::io::{Read as _, Seek as _};
+        let mut file = self
+            .0
+            .lock()
+            .map_err(|_| std::io::Error::other("the links' scratch file was poisoned"))?;
+        file.seek(std::io::SeekFrom::Start(offset))?;
+        file.read_exact(buf)
     }
 }

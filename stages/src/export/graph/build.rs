@@ -3,16 +3,20 @@
 //! **In:** nodes (as [`PageNode`] values, read and not kept), then edges by URL id with their
 //! anchor text borrowed from the caller's row.
 //! **Out:** the graph: one column per node fact, URLs in one buffer, hosts, languages and
-//! reasons as ids into one [`StrPool`], edges grouped by source.
+//! reasons as ids into one [`StrPool`], edge targets grouped by source; anchors and counts held
+//! (each distinct anchor once) or written to the caller's sink ([`LinkGraphBuilder::outside`]).
 //!
 //! **Invariants:** node order is the order given; edges keep the order given within a source
 //! (a store's `ORDER BY src, dst` arrives grouped already, and is then neither copied nor
-//! sorted); memory is the final graph plus the anchors' hash table, never a second copy of the
-//! edges when they arrive grouped and their number is given.
+//! sorted); memory is the final graph plus, when held, the anchors' hash table, never a second
+//! copy of the edges when they arrive grouped and their number is given. Written outside, the
+//! edges must arrive grouped by source in node order (the records are the final order).
 
 use std::collections::HashMap;
+use std::io::Write as _;
 
-use super::{Edge, LinkGraph, NodeRef, PageNode, Reach};
+use super::texts::{self, EdgeTextStore, Outside, Texts};
+use super::{LinkGraph, NodeRef, PageNode, Reach};
 use crate::pool::StrPool;
 
 /// "No value" in the integer columns.
@@ -175,8 +179,9 @@ impl Columns {
 }
 
 /// Builds a [`LinkGraph`]: every node first ([`LinkGraphBuilder::node`]), then every edge
-/// ([`LinkGraphBuilder::edge`]), then [`LinkGraphBuilder::finish`].
-#[derive(Debug, Default)]
+/// ([`LinkGraphBuilder::edge`]), then [`LinkGraphBuilder::finish`] (or
+/// [`LinkGraphBuilder::finish_outside`] for a builder made by [`LinkGraphBuilder::outside`]).
+#[derive(Default)]
 pub struct LinkGraphBuilder {
     graph: LinkGraph,
     /// Source index of every edge so far, once an edge arrived out of source order.
@@ -187,6 +192,27 @@ pub struct LinkGraphBuilder {
     /// the source is looked up once per page, not once per link.
     last_lookup: Option<(i64, usize)>,
     edge_capacity: usize,
+    /// Where anchors and counts go when they are kept outside the graph.
+    sink: Option<Sink>,
+}
+
+/// Anchors and counts on their way out of the graph.
+struct Sink {
+    out: Box<dyn std::io::Write + Send>,
+    /// Records not yet handed to `out`.
+    pending: Vec<u8>,
+    /// Bytes of node `i`'s records at `i + 1` (starts once summed).
+    block_len: Vec<u64>,
+    error: Option<std::io::Error>,
+}
+
+impl std::fmt::Debug for LinkGraphBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LinkGraphBuilder")
+            .field("graph", &self.graph)
+            .field("outside", &self.sink.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl LinkGraphBuilder {
@@ -194,6 +220,23 @@ impl LinkGraphBuilder {
     pub fn new(edges: usize) -> LinkGraphBuilder {
         LinkGraphBuilder {
             edge_capacity: edges,
+            ..LinkGraphBuilder::default()
+        }
+    }
+
+    /// A builder that writes the edges' anchors and counts to `sink` instead of holding them
+    /// (a million-page crawl's are hundreds of megabytes); [`LinkGraphBuilder::finish_outside`]
+    /// then takes the storage they are read back from. The edges must arrive grouped by
+    /// source, sources in node order, as a store's `ORDER BY src, dst` lists them.
+    pub fn outside(edges: usize, sink: Box<dyn std::io::Write + Send>) -> LinkGraphBuilder {
+        LinkGraphBuilder {
+            edge_capacity: edges,
+            sink: Some(Sink {
+                out: sink,
+                pending: Vec::new(),
+                block_len: Vec::new(),
+                error: None,
+            }),
             ..LinkGraphBuilder::default()
         }
     }
@@ -222,13 +265,33 @@ impl LinkGraphBuilder {
             g.dangling_edges += 1;
             return;
         };
+        let count = u32::try_from(count.max(0)).unwrap_or(u32::MAX);
         if g.out_start.is_empty() {
-            g.edges.reserve_exact(self.edge_capacity);
+            g.targets.reserve_exact(self.edge_capacity);
             g.out_start = vec![0; g.nodes.len() + 1];
+            match &mut self.sink {
+                Some(sink) => sink.block_len = vec![0; g.nodes.len() + 1],
+                None => {
+                    if let Texts::Held { anchor, count, .. } = &mut g.texts {
+                        anchor.reserve_exact(self.edge_capacity);
+                        count.reserve_exact(self.edge_capacity);
+                    }
+                }
+            }
         }
         if self.sources.is_none() && s < self.last_source {
+            if let Some(sink) = &mut self.sink {
+                // The records already written are in arrival order: they cannot be regrouped.
+                sink.error.get_or_insert_with(|| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        "links kept outside the graph must arrive grouped by source",
+                    )
+                });
+                return;
+            }
             // Out of order: remember every edge's source, to group them at the end.
-            let mut sources = Vec::with_capacity(g.edges.capacity());
+            let mut sources = Vec::with_capacity(g.targets.capacity());
             for (i, &count) in g.out_start.iter().skip(1).enumerate() {
                 sources.extend(std::iter::repeat_n(i as u32, count));
             }
@@ -240,23 +303,46 @@ impl LinkGraphBuilder {
             // Counts for now; `finish` turns them into starts.
             None => g.out_start[s + 1] += 1,
         }
-        g.edges.push(Edge {
-            target,
-            anchor: g.anchors.intern(anchor),
-            count: u32::try_from(count.max(0)).unwrap_or(u32::MAX),
-        });
+        g.targets.push(target);
+        match (&mut self.sink, &mut g.texts) {
+            (Some(sink), _) => {
+                sink.block_len[s + 1] += texts::encode(&mut sink.pending, anchor, count);
+                if sink.pending.len() >= 1 << 16 && sink.error.is_none() {
+                    sink.error = sink.out.write_all(&sink.pending).err();
+                    sink.pending.clear();
+                }
+            }
+            (
+                None,
+                Texts::Held {
+                    anchor: anchors,
+                    count: counts,
+                    pool,
+                },
+            ) => {
+                anchors.push(pool.intern(anchor));
+                counts.push(count);
+            }
+            (None, Texts::Outside(_)) => {}
+        }
     }
 
-    /// The graph.
+    /// The graph (anchors held; for a builder made by [`LinkGraphBuilder::outside`], use
+    /// [`LinkGraphBuilder::finish_outside`]: here its anchors read as empty).
     pub fn finish(mut self) -> LinkGraph {
-        let mut g = self.graph;
+        let mut g = std::mem::take(&mut self.graph);
         let n = g.nodes.len();
         g.out_start.resize(n + 1, 0);
         if let Some(sources) = self.sources.take() {
             // Stable: the order given is kept within a source.
-            let mut order: Vec<u32> = (0..g.edges.len() as u32).collect();
+            let mut order: Vec<u32> = (0..g.targets.len() as u32).collect();
             order.sort_by_key(|&k| sources[k as usize]);
-            g.edges = order.iter().map(|&k| g.edges[k as usize]).collect();
+            let permute = |v: &[u32]| order.iter().map(|&k| v[k as usize]).collect::<Vec<u32>>();
+            g.targets = permute(&g.targets);
+            if let Texts::Held { anchor, count, .. } = &mut g.texts {
+                *anchor = permute(anchor);
+                *count = permute(count);
+            }
             g.out_start = vec![0; n + 1];
             for &s in &sources {
                 g.out_start[s as usize + 1] += 1;
@@ -265,9 +351,48 @@ impl LinkGraphBuilder {
         for i in 0..n {
             g.out_start[i + 1] += g.out_start[i];
         }
-        g.edges.shrink_to_fit();
-        g.anchors.freeze();
+        g.targets.shrink_to_fit();
+        if let Texts::Held {
+            anchor,
+            count,
+            pool,
+        } = &mut g.texts
+        {
+            anchor.shrink_to_fit();
+            count.shrink_to_fit();
+            pool.freeze();
+        }
         g.nodes.shrink();
         g
+    }
+
+    /// The graph of a builder made by [`LinkGraphBuilder::outside`], its anchors and counts
+    /// read back from `store` (which holds what the sink received).
+    ///
+    /// # Errors
+    /// The sink's first write error, or links that did not arrive grouped by source.
+    pub fn finish_outside(mut self, store: Box<dyn EdgeTextStore>) -> std::io::Result<LinkGraph> {
+        let sink = self.sink.take();
+        let mut g = self.finish();
+        let Some(mut sink) = sink else {
+            return Ok(g);
+        };
+        if sink.error.is_none() {
+            sink.error = sink
+                .out
+                .write_all(&sink.pending)
+                .and_then(|()| sink.out.flush())
+                .err();
+        }
+        if let Some(e) = sink.error {
+            return Err(e);
+        }
+        let mut starts = sink.block_len;
+        starts.resize(g.nodes.len() + 1, 0);
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        g.texts = Texts::Outside(Outside::new(store, starts));
+        Ok(g)
     }
 }

@@ -13,13 +13,15 @@
 //! as empty strings, so typed readers (networkx) never meet an unparsable number.
 
 mod build;
+mod texts;
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
 pub use build::LinkGraphBuilder;
-
-use crate::pool::StrPool;
+pub use texts::EdgeTextStore;
+use texts::Texts;
 
 /// A node: one URL the crawl saw, with the facts a linguist filters on.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -78,33 +80,27 @@ pub struct LinkEdge {
     pub count: i64,
 }
 
-/// The graph: nodes as columns in the order given, edges as compact 12-byte records grouped by
-/// source node (so a node's out-links are one slice, and the source is their group), and each
-/// distinct anchor text, host, language and reason stored once.
+/// The graph: nodes as columns in the order given, edge targets grouped by source node (so a
+/// node's out-links are one slice, and the source is their group), each distinct host,
+/// language and reason stored once, and the edges' anchors and counts either held (each
+/// distinct anchor once) or kept outside the graph ([`LinkGraphBuilder::outside`]).
 ///
 /// A crawl's graph has ten to fifty links per page. As `petgraph` values with an owned anchor
 /// each edge took about 130 bytes; as one `PageNode` value per URL each node took about 200.
-/// Here a node costs its URL's bytes plus about 50, an edge 12 plus its share of the distinct
-/// anchors: at a million pages, about 330 MB instead of 1.3 GB.
+/// Here a node costs its URL's bytes plus about 50, an edge 4 bytes plus, when held, 8 and its
+/// share of the distinct anchors: at a million pages and 16 million links, about 180 MB with
+/// the anchors outside, 330 MB with them held.
 #[derive(Debug, Default)]
 pub struct LinkGraph {
     nodes: build::Columns,
-    /// Grouped by source index, in the order given within a source.
-    edges: Vec<Edge>,
-    /// `edges[out_start[i]..out_start[i + 1]]` leave node `i`.
+    /// Edge targets by node index, grouped by source, in the order given within a source.
+    targets: Vec<u32>,
+    /// `targets[out_start[i]..out_start[i + 1]]` leave node `i`.
     out_start: Vec<usize>,
-    /// Distinct anchor texts, by [`Edge::anchor`].
-    anchors: StrPool,
+    /// Anchors and counts, in edge order.
+    texts: Texts,
     /// Edges whose source or target is not a node.
     pub dangling_edges: usize,
-}
-
-/// One stored edge: the target's index, the anchor's number and the link count.
-#[derive(Debug, Clone, Copy)]
-struct Edge {
-    target: u32,
-    anchor: u32,
-    count: u32,
 }
 
 /// A node as the writers see it: the facts of [`PageNode`], borrowed from the graph.
@@ -137,14 +133,14 @@ pub struct NodeRef<'a> {
 }
 
 /// An edge as the writers see it: node indices (positions in the graph's node order).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EdgeView<'a> {
     /// Index of the node holding the link.
     pub source: usize,
     /// Index of the link target.
     pub target: usize,
-    /// Anchor text of the first such link.
-    pub anchor: &'a str,
+    /// Anchor text of the first such link (borrowed when the graph holds it).
+    pub anchor: Cow<'a, str>,
     /// Number of links from source to target on the page.
     pub count: i64,
 }
@@ -174,7 +170,7 @@ impl LinkGraph {
 
     /// Number of edges.
     pub fn edge_count(&self) -> usize {
-        self.edges.len()
+        self.targets.len()
     }
 
     /// Node `i` (a node with empty facts for an index out of range).
@@ -192,12 +188,12 @@ impl LinkGraph {
         self.nodes.position(id)
     }
 
-    fn view(&self, source: usize, e: &Edge) -> EdgeView<'_> {
-        EdgeView {
-            source,
-            target: e.target as usize,
-            anchor: self.anchors.get(e.anchor),
-            count: i64::from(e.count),
+    /// The first error met reading anchors kept outside the graph (their text then reads as
+    /// empty), taken: a writer's caller checks it once the files are written.
+    pub fn take_read_error(&self) -> Option<std::io::Error> {
+        match &self.texts {
+            Texts::Held { .. } => None,
+            Texts::Outside(o) => o.take_error(),
         }
     }
 
@@ -209,28 +205,90 @@ impl LinkGraph {
             .saturating_sub(1)
     }
 
-    /// Every edge, grouped by source node.
-    pub fn edges(&self) -> impl Iterator<Item = EdgeView<'_>> + '_ {
-        (0..self.node_count()).flat_map(move |i| self.out_edges(i))
+    /// Every edge, grouped by source node (anchors kept outside are read in one pass).
+    pub fn edges(&self) -> Box<dyn Iterator<Item = EdgeView<'_>> + '_> {
+        match &self.texts {
+            Texts::Held {
+                anchor,
+                count,
+                pool,
+            } => Box::new((0..self.node_count()).flat_map(move |i| {
+                self.out_range(i).map(move |k| EdgeView {
+                    source: i,
+                    target: self.targets[k] as usize,
+                    anchor: Cow::Borrowed(pool.get(anchor[k])),
+                    count: i64::from(count[k]),
+                })
+            })),
+            Texts::Outside(o) => {
+                let mut records = o.in_order();
+                Box::new((0..self.node_count()).flat_map(move |i| {
+                    self.out_range(i)
+                        .map(|k| {
+                            let (anchor, count) = records.next_record();
+                            EdgeView {
+                                source: i,
+                                target: self.targets[k] as usize,
+                                anchor,
+                                count: i64::from(count),
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                }))
+            }
+        }
+    }
+
+    /// Every edge's ends, grouped by source node (what PageRank, traversals and filters need,
+    /// without the anchors).
+    pub fn edge_ends(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        (0..self.node_count()).flat_map(move |i| self.out_targets(i).map(move |t| (i, t)))
     }
 
     /// Edge `k` of [`LinkGraph::edges`].
     pub fn edge(&self, k: usize) -> Option<EdgeView<'_>> {
-        let e = self.edges.get(k)?;
-        Some(self.view(self.source_of(k), e))
+        if k >= self.targets.len() {
+            return None;
+        }
+        let source = self.source_of(k);
+        let first = self.out_range(source).start;
+        self.out_edges(source).nth(k - first)
     }
 
     /// The target of edge `k` (what sorting links by target needs, without looking up the
     /// source).
     pub fn edge_target(&self, k: usize) -> Option<usize> {
-        self.edges.get(k).map(|e| e.target as usize)
+        self.targets.get(k).map(|&t| t as usize)
     }
 
-    /// The links that leave node `i`.
-    pub fn out_edges(&self, i: usize) -> impl Iterator<Item = EdgeView<'_>> + '_ {
-        let from = self.out_start.get(i).copied().unwrap_or(0);
-        let to = self.out_start.get(i + 1).copied().unwrap_or(from);
-        self.edges[from..to].iter().map(move |e| self.view(i, e))
+    /// The links that leave node `i` (anchors kept outside are read once per node visited).
+    pub fn out_edges(&self, i: usize) -> Box<dyn Iterator<Item = EdgeView<'_>> + '_> {
+        let range = self.out_range(i);
+        match &self.texts {
+            Texts::Held {
+                anchor,
+                count,
+                pool,
+            } => Box::new(range.map(move |k| EdgeView {
+                source: i,
+                target: self.targets[k] as usize,
+                anchor: Cow::Borrowed(pool.get(anchor[k])),
+                count: i64::from(count[k]),
+            })),
+            Texts::Outside(o) => {
+                let records = o.block(i, range.len());
+                Box::new(
+                    range
+                        .zip(records)
+                        .map(move |(k, (anchor, count))| EdgeView {
+                            source: i,
+                            target: self.targets[k] as usize,
+                            anchor: Cow::Owned(anchor),
+                            count: i64::from(count),
+                        }),
+                )
+            }
+        }
     }
 
     /// The indices (in [`LinkGraph::edges`] order) of the links that leave node `i`.
@@ -242,14 +300,13 @@ impl LinkGraph {
 
     /// The targets of the links that leave node `i` (what PageRank and traversals need).
     pub fn out_targets(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
-        let from = self.out_start.get(i).copied().unwrap_or(0);
-        let to = self.out_start.get(i + 1).copied().unwrap_or(from);
-        self.edges[from..to].iter().map(|e| e.target as usize)
+        self.targets[self.out_range(i)].iter().map(|&t| t as usize)
     }
 
     /// The edge from node `a` to node `b`, if any.
     pub fn find_edge(&self, a: usize, b: usize) -> Option<EdgeView<'_>> {
-        self.out_edges(a).find(|e| e.target == b)
+        let nth = self.out_targets(a).position(|t| t == b)?;
+        self.out_edges(a).nth(nth)
     }
 
     /// GraphML text (directed graph; node attributes typed for networkx and Gephi; `label` is
@@ -309,7 +366,7 @@ impl LinkGraph {
                 self.nodes.id(e.source),
                 self.nodes.id(e.target)
             );
-            data(&mut out, "anchor", &xml_escape(e.anchor));
+            data(&mut out, "anchor", &xml_escape(&e.anchor));
             data(&mut out, "count", &e.count.to_string());
             out.push_str("    </edge>\n");
             flush_piece(&mut out, w)?;
@@ -434,190 +491,4 @@ pub fn xml_escape(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn node(id: i64, url: &str) -> PageNode {
-        PageNode {
-            id,
-            url: url.into(),
-            host: "a.test".into(),
-            depth: Some(0),
-            status: Some(200),
-            reason: "kept".into(),
-            kept: true,
-            ..PageNode::default()
-        }
-    }
-
-    #[test]
-    fn builds_graph_and_counts_dangling_edges() {
-        let g = LinkGraph::build(
-            [
-                node(1, "http://a.test/"),
-                node(2, "http://a.test/b?x=1&y=<2>"),
-            ],
-            [
-                LinkEdge {
-                    source: 1,
-                    target: 2,
-                    anchor: "B & co".into(),
-                    count: 2,
-                },
-                LinkEdge {
-                    source: 1,
-                    target: 99,
-                    anchor: String::new(),
-                    count: 1,
-                },
-            ],
-        );
-        assert_eq!(g.node_count(), 2);
-        assert_eq!(g.edge_count(), 1);
-        assert_eq!(g.dangling_edges, 1);
-        let xml = g.to_graphml();
-        assert!(xml.contains("<data key=\"url\">http://a.test/b?x=1&amp;y=&lt;2&gt;</data>"));
-        assert!(xml.contains(
-            "<node id=\"n2\">\n      <data key=\"label\">http://a.test/b?x=1&amp;y=&lt;2&gt;</data>"
-        ));
-        assert!(xml.contains("<key id=\"label\" for=\"node\" attr.name=\"label\""));
-        assert!(xml.contains("<edge source=\"n1\" target=\"n2\">"));
-        assert!(xml.contains("<data key=\"anchor\">B &amp; co</data>"));
-        assert!(!xml.contains("key=\"score\">"), "absent values are omitted");
-        assert_eq!(g.node_rows().len(), 3);
-        assert_eq!(g.edge_rows()[1], ["1", "2", "B & co", "2"]);
-    }
-
-    #[test]
-    fn edges_are_grouped_by_source_and_anchors_stored_once_whatever_the_node_order() {
-        let edge = |source, target, anchor: &str| LinkEdge {
-            source,
-            target,
-            anchor: anchor.into(),
-            count: 1,
-        };
-        // Ids out of order: the graph cannot binary-search them and must still find each one.
-        let g = LinkGraph::build(
-            [
-                node(7, "http://a.test/7"),
-                node(3, "http://a.test/3"),
-                node(5, "http://a.test/5"),
-            ],
-            [
-                edge(5, 7, "Next"),
-                edge(7, 3, "Home"),
-                edge(5, 3, "Home"),
-                edge(7, 5, "Next"),
-                edge(3, 4, "gone"),
-            ],
-        );
-        assert_eq!((g.edge_count(), g.dangling_edges), (4, 1));
-        assert_eq!(g.anchors.len(), 2, "two distinct anchors");
-        let ids = |e: EdgeView<'_>| {
-            (
-                g.node(e.source).id,
-                g.node(e.target).id,
-                e.anchor.to_string(),
-            )
-        };
-        assert_eq!(g.index_of(5), Some(2));
-        assert_eq!(g.edge(2).map(ids), Some((5, 7, "Next".to_string())));
-        assert_eq!(g.edge(3).map(|e| e.source), Some(2));
-        assert!(g.edge(4).is_none());
-        let all: Vec<_> = g.edges().map(ids).collect();
-        // Node 7 (index 0) first, then 5; the order inside a source is the order given.
-        assert_eq!(
-            all,
-            [
-                (7, 3, "Home"),
-                (7, 5, "Next"),
-                (5, 7, "Next"),
-                (5, 3, "Home")
-            ]
-            .map(|(s, t, a)| (s, t, a.to_string()))
-        );
-        let out_of_5: Vec<_> = g.out_edges(2).map(ids).collect();
-        assert_eq!(
-            out_of_5,
-            [(5, 7, "Next".to_string()), (5, 3, "Home".to_string())]
-        );
-        assert_eq!(g.out_edges(1).count(), 0, "node 3 links nowhere");
-        assert_eq!(g.out_edges(99).count(), 0);
-        assert_eq!(g.find_edge(0, 2).map(|e| e.anchor), Some("Next"));
-        assert!(g.find_edge(1, 0).is_none());
-        assert_eq!(g.edge_rows()[1], ["7", "3", "Home", "1"]);
-    }
-
-    #[test]
-    fn node_facts_come_back_as_given() {
-        let full = PageNode {
-            id: -4,
-            url: "http://é.test/ü?q=1".into(),
-            host: "é.test".into(),
-            depth: Some(12),
-            status: Some(503),
-            language: Some("fr".into()),
-            score: Some(-0.25),
-            verdict: Some(false),
-            tokens: Some(0),
-            kept: false,
-            reason: "http-503".into(),
-            reach: Reach::Broken,
-        };
-        let empty = PageNode {
-            id: 9,
-            reason: "queued".into(),
-            ..PageNode::default()
-        };
-        let other = PageNode {
-            id: 10,
-            url: "http://b.test/".into(),
-            host: "b.test".into(),
-            verdict: Some(true),
-            kept: true,
-            tokens: Some(1234),
-            score: Some(f64::INFINITY),
-            reason: "kept".into(),
-            reach: Reach::Disallowed,
-            ..PageNode::default()
-        };
-        let g = LinkGraph::build([full.clone(), empty.clone(), other.clone()], []);
-        let back = |n: NodeRef<'_>| PageNode {
-            id: n.id,
-            url: n.url.into(),
-            host: n.host.into(),
-            depth: n.depth,
-            status: n.status,
-            language: n.language.map(Into::into),
-            score: n.score,
-            verdict: n.verdict,
-            tokens: n.tokens,
-            kept: n.kept,
-            reason: n.reason.into(),
-            reach: n.reach,
-        };
-        assert_eq!(back(g.node(0)), full);
-        assert_eq!(back(g.node(1)), empty);
-        assert_eq!(back(g.node(2)), other);
-        assert_eq!(g.node(3).url, "", "out of range: empty facts");
-        assert_eq!(g.nodes().len(), 3);
-        // Values beyond the columns' range are clamped, not wrapped.
-        let huge = PageNode {
-            id: 1,
-            depth: Some(i64::MAX),
-            tokens: Some(i64::MAX),
-            status: Some(i64::MIN),
-            ..PageNode::default()
-        };
-        let g = LinkGraph::build([huge], []);
-        let n = g.node(0);
-        assert_eq!(n.depth, Some(i64::from(i32::MAX)));
-        assert_eq!(n.tokens, Some(i64::from(u32::MAX - 1)));
-        assert_eq!(n.status, Some(i64::from(i32::MIN) + 1));
-    }
-
-    #[test]
-    fn xml_escape_drops_forbidden_controls() {
-        assert_eq!(xml_escape("a\u{1}b\u{FFFF}c\n"), "abc\n");
-    }
-}
+mod tests;

@@ -29,7 +29,7 @@ use std::fmt::Write as _;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 
-use crate::export::graph::{EdgeView, LinkGraph, NodeRef, Reach, flush_piece, text_of, xml_escape};
+use crate::export::graph::{LinkGraph, NodeRef, Reach, flush_piece, text_of, xml_escape};
 use crate::focus::pagerank::pagerank_out;
 
 /// Whether a page is an invalid link target (seed 004's set `P_N`): fetched with an HTTP
@@ -600,7 +600,7 @@ pub fn broken_links(graph: &LinkGraph) -> Vec<BrokenLink> {
 /// The edges of [`broken_links`] as edge indices, in its order: a caller writes each row as
 /// it makes it (4 bytes per link held, not the link's URLs).
 pub fn broken_link_edges(graph: &LinkGraph) -> Vec<u32> {
-    edges_by_urls(graph, |e| is_broken(&graph.node(e.target)))
+    edges_by_urls(graph, |_, target| is_broken(&graph.node(target)))
 }
 
 /// Edge `k` as a [`BrokenLink`], when its target is broken.
@@ -620,7 +620,7 @@ pub fn broken_link(graph: &LinkGraph, k: usize) -> Option<BrokenLink> {
 /// The indices of the edges `keep` accepts, ordered by source then target URL: sources are
 /// visited in URL order and each one's kept links sorted by target URL, so the sort never
 /// looks up an edge's source (4 bytes per node and per kept edge held).
-fn edges_by_urls(graph: &LinkGraph, keep: impl Fn(&EdgeView<'_>) -> bool) -> Vec<u32> {
+fn edges_by_urls(graph: &LinkGraph, keep: impl Fn(usize, usize) -> bool) -> Vec<u32> {
     let mut sources: Vec<u32> = (0..graph.node_count())
         .filter(|&i| !graph.out_range(i).is_empty())
         .filter_map(|i| u32::try_from(i).ok())
@@ -629,10 +629,13 @@ fn edges_by_urls(graph: &LinkGraph, keep: impl Fn(&EdgeView<'_>) -> bool) -> Vec
     let mut out: Vec<u32> = Vec::new();
     for s in sources {
         let from = out.len();
-        let edges = graph.out_range(s as usize).zip(graph.out_edges(s as usize));
+        // Ends only: anchors kept outside the graph are read for the links kept, not all.
+        let edges = graph
+            .out_range(s as usize)
+            .zip(graph.out_targets(s as usize));
         out.extend(
             edges
-                .filter(|(_, e)| keep(e))
+                .filter(|&(_, t)| keep(s as usize, t))
                 .filter_map(|(k, _)| u32::try_from(k).ok()),
         );
         let target_url = |k: u32| graph.edge_target(k as usize).map(|t| graph.node(t).url);
@@ -693,8 +696,8 @@ pub fn external_links(graph: &LinkGraph, site_of: impl Fn(&str) -> String) -> Ve
 
 /// The edges of [`external_links`] as edge indices, in its order (4 bytes per link held).
 pub fn external_link_edges(graph: &LinkGraph, site_of: impl Fn(&str) -> String) -> Vec<u32> {
-    edges_by_urls(graph, |e| {
-        let (s, t) = (graph.node(e.source), graph.node(e.target));
+    edges_by_urls(graph, |source, target| {
+        let (s, t) = (graph.node(source), graph.node(target));
         // One host is one site whatever `site_of` says: no key to make for inside links.
         !is_broken(&t) && s.host != t.host && site_of(s.host) != site_of(t.host)
     })

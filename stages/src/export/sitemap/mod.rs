@@ -238,16 +238,14 @@ pub fn site_map_from<'g>(
         let anchor = || {
             parent
                 .and_then(|p| graph.find_edge(tree[p as usize].0 as usize, i as usize))
-                .map(|e| e.anchor.trim())
+                .map(|e| e.anchor.trim().to_string())
                 .filter(|a| !a.is_empty())
         };
-        let own = title_of(n.id);
-        let title = own
-            .as_deref()
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .or_else(anchor)
-            .unwrap_or(n.url);
+        let own = title_of(n.id)
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty());
+        let fallback = if own.is_none() { anchor() } else { None };
+        let title = own.as_deref().or(fallback.as_deref()).unwrap_or(n.url);
         pages.push(SiteMapPage {
             id: n.id,
             url: n.url,
