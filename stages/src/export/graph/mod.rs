@@ -250,9 +250,33 @@ impl LinkGraph {
         if k >= self.targets.len() {
             return None;
         }
-        let source = self.source_of(k);
-        let first = self.out_range(source).start;
-        self.out_edges(source).nth(k - first)
+        Some(self.edge_of(self.source_of(k), k))
+    }
+
+    /// Edge `k`, which leaves `source` (one anchor read, whatever the source's links).
+    fn edge_of(&self, source: usize, k: usize) -> EdgeView<'_> {
+        let (anchor, count) = match &self.texts {
+            Texts::Held {
+                anchor,
+                count,
+                pool,
+            } => (Cow::Borrowed(pool.get(anchor[k])), count[k]),
+            Texts::Outside(o) => {
+                let range = self.out_range(source);
+                let block = o.block(source, range.len());
+                let (anchor, count) = block
+                    .get(k.wrapping_sub(range.start))
+                    .cloned()
+                    .unwrap_or_default();
+                (Cow::Owned(anchor), count)
+            }
+        };
+        EdgeView {
+            source,
+            target: self.targets[k] as usize,
+            anchor,
+            count: i64::from(count),
+        }
     }
 
     /// The target of edge `k` (what sorting links by target needs, without looking up the
@@ -277,16 +301,15 @@ impl LinkGraph {
             })),
             Texts::Outside(o) => {
                 let records = o.block(i, range.len());
-                Box::new(
-                    range
-                        .zip(records)
-                        .map(move |(k, (anchor, count))| EdgeView {
-                            source: i,
-                            target: self.targets[k] as usize,
-                            anchor: Cow::Owned(anchor),
-                            count: i64::from(count),
-                        }),
-                )
+                Box::new(range.zip(0..records.len()).map(move |(k, j)| {
+                    let (anchor, count) = &records[j];
+                    EdgeView {
+                        source: i,
+                        target: self.targets[k] as usize,
+                        anchor: Cow::Owned(anchor.clone()),
+                        count: i64::from(*count),
+                    }
+                }))
             }
         }
     }
@@ -306,7 +329,7 @@ impl LinkGraph {
     /// The edge from node `a` to node `b`, if any.
     pub fn find_edge(&self, a: usize, b: usize) -> Option<EdgeView<'_>> {
         let nth = self.out_targets(a).position(|t| t == b)?;
-        self.out_edges(a).nth(nth)
+        Some(self.edge_of(a, self.out_range(a).start + nth))
     }
 
     /// GraphML text (directed graph; node attributes typed for networkx and Gephi; `label` is

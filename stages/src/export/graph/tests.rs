@@ -361,3 +361,43 @@ fn links_out_of_source_order_or_unreadable_anchors_are_errors_not_wrong_files() 
     assert!(g.take_read_error().is_some());
     assert!(g.take_read_error().is_none());
 }
+
+#[test]
+fn a_hubs_links_read_one_at_a_time_are_the_held_ones() {
+    // One page linking to 3,000 others, each with its own anchor: what the broken and
+    // external link reports and the site maps ask for one link at a time.
+    let nodes: Vec<PageNode> = (0..3001)
+        .map(|i| node(i, &format!("http://a.test/{i}")))
+        .collect();
+    let edges: Vec<LinkEdge> = (1..3001)
+        .map(|t| LinkEdge {
+            source: 0,
+            target: t,
+            anchor: format!("page n° {t}"),
+            count: t % 4,
+        })
+        .collect();
+    let held = LinkGraph::build(nodes.clone(), edges.clone());
+    let shared = Shared::default();
+    let mut b = LinkGraphBuilder::outside(edges.len(), Box::new(shared.clone()));
+    for n in &nodes {
+        b.node(n);
+    }
+    for e in &edges {
+        b.edge(e.source, e.target, &e.anchor, e.count);
+    }
+    let outside = b.finish_outside(Box::new(shared)).unwrap();
+    for k in (0..3000).rev() {
+        assert_eq!(outside.edge(k), held.edge(k));
+    }
+    for j in 1..3001 {
+        assert_eq!(outside.find_edge(0, j), held.find_edge(0, j));
+    }
+    assert_eq!(
+        outside
+            .find_edge(0, 1500)
+            .map(|e| (e.anchor.into_owned(), e.count)),
+        Some(("page n° 1500".to_string(), 0))
+    );
+    assert!(outside.take_read_error().is_none());
+}

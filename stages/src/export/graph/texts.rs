@@ -13,7 +13,7 @@
 
 use std::borrow::Cow;
 use std::io;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use crate::pool::StrPool;
 
@@ -41,7 +41,7 @@ pub(super) fn encode(out: &mut Vec<u8>, anchor: &str, count: u32) -> u64 {
 }
 
 /// The records of `bytes`, in order (a truncated tail is dropped).
-fn decode(bytes: &[u8]) -> Block {
+fn decode(bytes: &[u8]) -> Vec<(String, u32)> {
     let mut out = Vec::new();
     let mut at = 0;
     while let Some((record, len)) = decode_one(&bytes[at..]) {
@@ -62,8 +62,9 @@ fn decode_one(bytes: &[u8]) -> Option<((String, u32), usize)> {
     ))
 }
 
-/// One node's links' anchors and counts, in edge order.
-type Block = Vec<(String, u32)>;
+/// One node's links' anchors and counts, in edge order (shared: a hub's thousands of links
+/// are read once, and each link asked for is one clone of its anchor, not of the block).
+pub(super) type Block = Arc<[(String, u32)]>;
 
 /// Where a graph's anchors and counts are.
 pub(super) enum Texts {
@@ -138,7 +139,7 @@ impl Outside {
             && let Some((node, records)) = last.as_ref()
             && *node == i
         {
-            return records.clone();
+            return Arc::clone(records);
         }
         let at = |i: usize| self.block_start.get(i).copied().unwrap_or(0);
         let (from, to) = (at(i), at(i + 1).max(at(i)));
@@ -162,8 +163,9 @@ impl Outside {
             }
             records.resize(expected, (String::new(), 0));
         }
+        let records: Block = records.into();
         if let Ok(mut last) = self.last.lock() {
-            *last = Some((i, records.clone()));
+            *last = Some((i, Arc::clone(&records)));
         }
         records
     }
@@ -259,13 +261,14 @@ mod tests {
         starts.push(bytes.len() as u64);
         let outside = Outside::new(Box::new(Bytes(bytes)), starts);
         assert_eq!(
-            outside.block(0, 2),
-            vec![("première".to_string(), 1), (String::new(), 3)]
+            *outside.block(0, 2),
+            [("première".to_string(), 1), (String::new(), 3)]
         );
-        assert_eq!(outside.block(1, 0), vec![]);
-        assert_eq!(outside.block(2, 1), vec![(long.clone(), 7)]);
-        // Read again: from the one-block cache, the same.
-        assert_eq!(outside.block(2, 1), vec![(long.clone(), 7)]);
+        assert!(outside.block(1, 0).is_empty());
+        let first = outside.block(2, 1);
+        assert_eq!(*first, [(long.clone(), 7)]);
+        // Read again: the cached block itself, not a copy.
+        assert!(Arc::ptr_eq(&first, &outside.block(2, 1)));
         let mut all = outside.in_order();
         let got: Vec<(String, u32)> = (0..3)
             .map(|_| {
@@ -286,7 +289,10 @@ mod tests {
     #[test]
     fn a_failing_store_gives_empty_texts_and_one_error() {
         let outside = Outside::new(Box::new(Bytes(Vec::new())), vec![0, 20]);
-        assert_eq!(outside.block(0, 2), vec![(String::new(), 0); 2]);
+        assert_eq!(
+            *outside.block(0, 2),
+            [(String::new(), 0), (String::new(), 0)]
+        );
         assert_eq!(outside.in_order().next_record(), (Cow::Borrowed(""), 0));
         let e = outside.take_error().expect("the read error");
         assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
