@@ -148,23 +148,20 @@ pub(super) fn write_graphs(
         false,
         std::iter::once(graphio::external_link_header()).chain(rows),
     )?;
-    // Titles are read per page of a map, not held for every URL.
+    // Titles are read from the store as each map is written, not held for every URL.
     let title_error = std::cell::RefCell::new(None);
-    let mut title_of = |id: i64| match store.title(id) {
-        Ok(title) => title,
-        Err(e) => {
-            title_error.borrow_mut().get_or_insert(e);
-            None
-        }
-    };
     let sitemap_dir = dir.join("sitemaps");
     std::fs::create_dir_all(&sitemap_dir)
         .with_context(|| format!("cannot create {}", sitemap_dir.display()))?;
     for home in sitemap::home_pages(graph) {
-        let map = sitemap::site_map_from(graph, &pagerank, &mut title_of, &home);
-        if let Some(e) = title_error.borrow_mut().take() {
-            return Err(e.context("crawl.sqlite: reading page titles for the site maps"));
-        }
+        let title_of = Box::new(|id: i64| match store.title(id) {
+            Ok(title) => title,
+            Err(e) => {
+                title_error.borrow_mut().get_or_insert(e);
+                None
+            }
+        });
+        let map = sitemap::site_map_from(graph, &pagerank, title_of, &home);
         let name = sitemap_stem(&map.host);
         write_with(&sitemap_dir, &format!("{name}.xml"), false, |w| {
             map.write_xml(w)
@@ -172,6 +169,9 @@ pub(super) fn write_graphs(
         write_with(&sitemap_dir, &format!("{name}.html"), false, |w| {
             map.write_html(w)
         })?;
+        if let Some(e) = title_error.borrow_mut().take() {
+            return Err(e.context("crawl.sqlite: reading page titles for the site maps"));
+        }
     }
     if let Some(e) = graph.take_read_error() {
         return Err(anyhow::Error::new(e).context(format!(

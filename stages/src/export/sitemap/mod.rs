@@ -1,7 +1,8 @@
 //! Hierarchical site maps (seed 004, section 3.3 "Hierarchická mapa" and 3.4 "Příklad").
 //!
 //! **In:** the crawl's [`LinkGraph`], one PageRank score per node (indexed by
-//! node index, e.g. from `graphio::pagerank_of`) and optional page titles by crawl id.
+//! node index, e.g. from `graphio::pagerank_of`) and a source of page titles by crawl id,
+//! asked for as the map is written (a map holds no title).
 //!
 //! **Out:** per host, a [`SiteMap`]: the breadth-first spanning tree of the host's pages from
 //! its home page, as nested XML (`<page url title pagerank level>`) or a browsable HTML5 page.
@@ -29,18 +30,17 @@ use std::fmt::Write as _;
 
 use crate::export::graph::{LinkGraph, NodeRef, Reach, text_of, xml_escape};
 use crate::export::graphio::is_broken;
-use crate::pool::StrPool;
 
-/// One page of a site map (about 60 bytes: the URL is borrowed from the graph, the title kept
-/// in the map's pool, the children a slice of one shared list).
+/// One page of a site map (about 60 bytes: the URL is borrowed from the graph, the title read
+/// when the map is written, the children a slice of one shared list).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SiteMapPage<'g> {
     /// Crawl URL id.
     pub id: i64,
     /// URL.
     pub url: &'g str,
-    /// Title's number in the map's pool (see [`SiteMap::title`]).
-    title: u32,
+    /// The page's node in the graph (for the anchor of its tree link, see [`SiteMap::title`]).
+    node: u32,
     /// PageRank score (0 when none was given).
     pub pagerank: f64,
     /// Depth in the tree (the root is 0).
@@ -51,8 +51,10 @@ pub struct SiteMapPage<'g> {
     children: (u32, u32),
 }
 
+/// Where a map's titles come from: a page's title by URL id.
+pub type TitleSource<'g> = Box<dyn FnMut(i64) -> Option<String> + 'g>;
+
 /// The hierarchical map of one host.
-#[derive(Debug)]
 pub struct SiteMap<'g> {
     /// Host name.
     pub host: String,
@@ -61,10 +63,23 @@ pub struct SiteMap<'g> {
     /// Pages of the host that are neither broken nor robots-excluded but cannot be reached
     /// from the home page by links inside the host.
     pub unreachable: usize,
-    /// The pages' titles, each distinct one once.
-    titles: StrPool,
+    /// The graph the map was drawn from (tree links' anchors are read from it).
+    graph: &'g LinkGraph,
+    /// The pages' own titles, asked for as the map is written: a host of a million pages has
+    /// a hundred megabytes of them.
+    title_of: std::cell::RefCell<TitleSource<'g>>,
     /// Every page's children, parent by parent.
     child_list: Vec<u32>,
+}
+
+impl std::fmt::Debug for SiteMap<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SiteMap")
+            .field("host", &self.host)
+            .field("pages", &self.pages)
+            .field("unreachable", &self.unreachable)
+            .finish_non_exhaustive()
+    }
 }
 
 fn is_fetched(node: &NodeRef<'_>) -> bool {
@@ -92,12 +107,14 @@ fn score(pagerank: &[f64], i: usize) -> f64 {
 pub fn site_maps<'g>(
     graph: &'g LinkGraph,
     pagerank: &[f64],
-    titles: &HashMap<i64, String>,
+    titles: &'g HashMap<i64, String>,
 ) -> Vec<SiteMap<'g>> {
-    let mut title_of = |id: i64| titles.get(&id).cloned();
     home_pages(graph)
         .into_iter()
-        .map(|home| site_map_from(graph, pagerank, &mut title_of, &home))
+        .map(|home| {
+            let title_of: TitleSource<'g> = Box::new(|id: i64| titles.get(&id).cloned());
+            site_map_from(graph, pagerank, title_of, &home)
+        })
         .collect()
 }
 
@@ -157,7 +174,7 @@ fn home_key(graph: &LinkGraph, i: usize) -> (bool, i64, usize, &str) {
 pub fn site_map<'g>(
     graph: &'g LinkGraph,
     pagerank: &[f64],
-    titles: &HashMap<i64, String>,
+    titles: &'g HashMap<i64, String>,
     host: &str,
 ) -> Option<SiteMap<'g>> {
     // P1: the home page.
@@ -170,17 +187,17 @@ pub fn site_map<'g>(
         root,
         mappable: (0..graph.node_count()).filter(on_host).count(),
     };
-    let mut title_of = |id: i64| titles.get(&id).cloned();
-    Some(site_map_from(graph, pagerank, &mut title_of, &home))
+    let title_of: TitleSource<'g> = Box::new(|id: i64| titles.get(&id).cloned());
+    Some(site_map_from(graph, pagerank, title_of, &home))
 }
 
 /// The site map of a host from its home page (see [`home_pages`]); `title_of` gives a page's
-/// title by URL id (asked once per page of the map, so a caller can read titles from its
-/// store instead of holding every title).
+/// title by URL id (asked for each page every time the map is written, so a caller reads
+/// titles from its store instead of holding them).
 pub fn site_map_from<'g>(
     graph: &'g LinkGraph,
     pagerank: &[f64],
-    title_of: &mut dyn FnMut(i64) -> Option<String>,
+    title_of: TitleSource<'g>,
     home: &Home,
 ) -> SiteMap<'g> {
     let g = |i: usize| graph.node(i);
@@ -231,25 +248,13 @@ pub fn site_map_from<'g>(
     }
     drop(position);
 
-    let mut titles = StrPool::default();
     let mut pages: Vec<SiteMapPage<'g>> = Vec::with_capacity(tree.len());
     for &(i, parent, level) in &tree {
         let n = g(i as usize);
-        let anchor = || {
-            parent
-                .and_then(|p| graph.find_edge(tree[p as usize].0 as usize, i as usize))
-                .map(|e| e.anchor.trim().to_string())
-                .filter(|a| !a.is_empty())
-        };
-        let own = title_of(n.id)
-            .map(|t| t.trim().to_string())
-            .filter(|t| !t.is_empty());
-        let fallback = if own.is_none() { anchor() } else { None };
-        let title = own.as_deref().or(fallback.as_deref()).unwrap_or(n.url);
         pages.push(SiteMapPage {
             id: n.id,
             url: n.url,
-            title: titles.intern(title),
+            node: i,
             pagerank: score(pagerank, i as usize),
             level,
             parent,
@@ -257,7 +262,6 @@ pub fn site_map_from<'g>(
         });
     }
     drop(tree);
-    titles.freeze();
     // Children are contiguous in `pages` (positions 1.. by parent): the child list is those
     // positions, each parent's slice ordered by PageRank (highest first), then URL.
     let mut child_list: Vec<u32> = (1..pages.len() as u32).collect();
@@ -286,7 +290,8 @@ pub fn site_map_from<'g>(
         host: host.to_string(),
         pages,
         unreachable,
-        titles,
+        graph,
+        title_of: std::cell::RefCell::new(title_of),
         child_list,
     }
 }
@@ -294,13 +299,29 @@ pub fn site_map_from<'g>(
 impl<'g> SiteMap<'g> {
     /// The title of `page`: the crawl's title when given, else the anchor text of the tree
     /// link to the page, else the URL.
-    pub fn title(&self, page: &SiteMapPage<'g>) -> &str {
-        self.titles.get(page.title)
+    pub fn title(&self, page: &SiteMapPage<'_>) -> String {
+        let own = self
+            .title_of
+            .try_borrow_mut()
+            .ok()
+            .and_then(|mut title_of| title_of(page.id));
+        if let Some(own) = own.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+            return own.to_string();
+        }
+        page.parent
+            .and_then(|p| self.pages.get(p as usize))
+            .and_then(|parent| {
+                self.graph
+                    .find_edge(parent.node as usize, page.node as usize)
+            })
+            .map(|e| e.anchor.trim().to_string())
+            .filter(|a| !a.is_empty())
+            .unwrap_or_else(|| page.url.to_string())
     }
 
     /// The positions of `page`'s children in [`SiteMap::pages`], highest PageRank first (then
     /// URL).
-    pub fn children(&self, page: &SiteMapPage<'g>) -> &[u32] {
+    pub fn children(&self, page: &SiteMapPage<'_>) -> &[u32] {
         let (from, to) = page.children;
         self.child_list
             .get(from as usize..to as usize)
@@ -406,7 +427,7 @@ impl SiteMap<'_> {
                         out,
                         "<page url=\"{}\" title=\"{}\" pagerank=\"{}\" level=\"{}\"",
                         xml_escape(p.url),
-                        xml_escape(self.title(p)),
+                        xml_escape(&self.title(p)),
                         p.pagerank,
                         p.level
                     );
@@ -450,7 +471,7 @@ impl SiteMap<'_> {
             let leaf = self.children(p).is_empty();
             match step {
                 Step::Open => {
-                    let title = xml_escape(self.title(p));
+                    let title = xml_escape(&self.title(p));
                     let lower = p.url.to_ascii_lowercase();
                     if lower.starts_with("http://") || lower.starts_with("https://") {
                         let _ = write!(out, "<li><a href=\"{}\">{title}</a>", xml_escape(p.url));

@@ -4,6 +4,12 @@ use super::*;
 use crate::export::graph::{LinkEdge, PageNode};
 use crate::focus::pagerank::pagerank;
 
+/// No page titles (the maps fall back to anchors and URLs).
+fn no_titles() -> &'static HashMap<i64, String> {
+    static NONE: std::sync::LazyLock<HashMap<i64, String>> = std::sync::LazyLock::new(HashMap::new);
+    &NONE
+}
+
 fn page(id: i64, url: &str) -> PageNode {
     PageNode {
         id,
@@ -108,7 +114,7 @@ fn reproduces_the_worked_example_of_seed_004() {
         ranks[2],
         ranks[1]
     );
-    let map = site_map(&g, &ranks, &HashMap::new(), "web.test").unwrap();
+    let map = site_map(&g, &ranks, no_titles(), "web.test").unwrap();
     let u = |s: &str| format!("http://web.test/{s}");
     let want: BTreeMap<String, Option<String>> = [
         (u(""), None),
@@ -124,7 +130,7 @@ fn reproduces_the_worked_example_of_seed_004() {
     .collect();
     assert_eq!(parent_of(&map), want);
     // Tree edges carry the anchors of the bold edges: a b c d f g g', never a' e h.
-    let mut used: Vec<&str> = map.pages[1..].iter().map(|p| map.title(p)).collect();
+    let mut used: Vec<String> = map.pages[1..].iter().map(|p| map.title(p)).collect();
     used.sort_unstable();
     assert_eq!(used, ["a", "b", "c", "d", "f", "g", "g'"]);
     assert_eq!(map.unreachable, 0);
@@ -138,14 +144,14 @@ fn the_tie_break_follows_pagerank_then_url() {
     // Same graph, A now outranks B: e wins over f.
     let mut ranks = pr(&g);
     ranks.swap(1, 2);
-    let map = site_map(&g, &ranks, &HashMap::new(), "web.test").unwrap();
+    let map = site_map(&g, &ranks, no_titles(), "web.test").unwrap();
     assert_eq!(
         parent_of(&map)["http://web.test/e"].as_deref(),
         Some("http://web.test/a")
     );
     // Equal ranks: the smaller URL (A) wins, whatever the edge order.
     let flat = vec![0.125; 8];
-    let map = site_map(&g, &flat, &HashMap::new(), "web.test").unwrap();
+    let map = site_map(&g, &flat, no_titles(), "web.test").unwrap();
     assert_eq!(
         parent_of(&map)["http://web.test/e"].as_deref(),
         Some("http://web.test/a")
@@ -201,11 +207,12 @@ fn keeps_to_the_host_and_skips_broken_and_robots_pages() {
     );
     // via-other (only through another host) and island (only through a 404) are out.
     assert_eq!(map.unreachable, 2);
-    let titles: Vec<&str> = map.pages.iter().map(|p| map.title(p)).collect();
+    let titles: Vec<String> = map.pages.iter().map(|p| map.title(p)).collect();
     assert_eq!(titles, ["http://s.test/index.html", "Page X", "Queued"]);
     // The maps of one pass over the nodes are the maps asked host by host.
+    let all_titles = titles_of(&g);
     for map in &maps {
-        let one = site_map(&g, &ranks, &titles_of(&g), &map.host).unwrap();
+        let one = site_map(&g, &ranks, &all_titles, &map.host).unwrap();
         assert_eq!(one.to_xml(), map.to_xml());
         assert_eq!(one.to_html(), map.to_html());
         assert_eq!(one.unreachable, map.unreachable, "{}", map.host);
@@ -249,7 +256,7 @@ fn every_reachable_page_once_at_its_bfs_distance() {
             p.depth = Some(0);
         }
     });
-    let map = site_map(&g, &pr(&g), &HashMap::new(), "r.test").unwrap();
+    let map = site_map(&g, &pr(&g), no_titles(), "r.test").unwrap();
     // Independent BFS distances.
     let mut dist = vec![usize::MAX; n];
     dist[0] = 0;
@@ -289,7 +296,7 @@ fn xml_and_html_are_nested_and_escaped() {
         &[(1, "http://e.test/"), (2, "http://e.test/a?b=1&c=2")],
         &[(1, 2, "<b>\"Tom & Jerry\"</b>")],
     );
-    let map = site_map(&g, &[0.4, 0.6], &HashMap::new(), "e.test").unwrap();
+    let map = site_map(&g, &[0.4, 0.6], no_titles(), "e.test").unwrap();
     let xml = map.to_xml();
     assert_eq!(
         xml,
@@ -312,8 +319,8 @@ fn xml_and_html_are_nested_and_escaped() {
 #[test]
 fn no_fetched_page_means_no_map_and_deep_chains_are_fine() {
     let g = build_amended(&[(1, "http://n.test/")], &[], |n| n.status = None);
-    assert!(site_map(&g, &[], &HashMap::new(), "n.test").is_none());
-    assert!(site_maps(&g, &[], &HashMap::new()).is_empty());
+    assert!(site_map(&g, &[], no_titles(), "n.test").is_none());
+    assert!(site_maps(&g, &[], no_titles()).is_empty());
 
     // A 20,000-page chain: no recursion, so no stack overflow.
     let urls: Vec<String> = (0..20_000).map(|i| format!("http://c.test/{i}")).collect();
@@ -324,7 +331,7 @@ fn no_fetched_page_means_no_map_and_deep_chains_are_fine() {
         .collect();
     let links: Vec<(i64, i64, &str)> = (0..19_999).map(|i| (i, i + 1, "")).collect();
     let g = build(&pages, &links);
-    let map = site_map(&g, &[], &HashMap::new(), "c.test").unwrap();
+    let map = site_map(&g, &[], no_titles(), "c.test").unwrap();
     assert_eq!(map.pages.len(), 20_000);
     assert_eq!(map.pages[19_999].level, 19_999);
     let xml = map.to_xml();
