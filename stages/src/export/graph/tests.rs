@@ -265,18 +265,24 @@ fn crawl_like() -> (Vec<PageNode>, Vec<LinkEdge>) {
     (nodes, edges)
 }
 
-fn outside_graph(fail_reads: bool) -> LinkGraph {
-    let (nodes, edges) = crawl_like();
+/// `nodes` and `edges` as a graph whose anchors are kept outside it (in a store whose reads
+/// fail when `fail_reads`).
+fn outside_of(nodes: &[PageNode], edges: &[LinkEdge], fail_reads: bool) -> LinkGraph {
     let shared = Shared::default();
     let mut b = LinkGraphBuilder::outside(edges.len(), Box::new(shared.clone()));
-    for n in &nodes {
+    for n in nodes {
         b.node(n);
     }
-    for e in &edges {
+    for e in edges {
         b.edge(e.source, e.target, &e.anchor, e.count);
     }
     let store = Shared(shared.0, fail_reads);
     b.finish_outside(Box::new(store)).unwrap()
+}
+
+fn outside_graph(fail_reads: bool) -> LinkGraph {
+    let (nodes, edges) = crawl_like();
+    outside_of(&nodes, &edges, fail_reads)
 }
 
 #[test]
@@ -377,16 +383,8 @@ fn a_hubs_links_read_one_at_a_time_are_the_held_ones() {
             count: t % 4,
         })
         .collect();
-    let held = LinkGraph::build(nodes.clone(), edges.clone());
-    let shared = Shared::default();
-    let mut b = LinkGraphBuilder::outside(edges.len(), Box::new(shared.clone()));
-    for n in &nodes {
-        b.node(n);
-    }
-    for e in &edges {
-        b.edge(e.source, e.target, &e.anchor, e.count);
-    }
-    let outside = b.finish_outside(Box::new(shared)).unwrap();
+    let outside = outside_of(&nodes, &edges, false);
+    let held = LinkGraph::build(nodes, edges);
     for k in (0..3000).rev() {
         assert_eq!(outside.edge(k), held.edge(k));
     }
