@@ -379,6 +379,10 @@ pub async fn crawl(
 
     let concurrency = ctx.topic.file.crawl.concurrency;
     let max_pages = ctx.topic.file.crawl.max_pages;
+    progress.start_crawl(crawler.requests_total, max_pages);
+    if progress.wants_frontier() {
+        progress.frontier(crawler.store.queued_count()?);
+    }
     let (results, mut rx) = mpsc::channel::<JobResult>(concurrency * 2);
     // Freed servers come on a channel of their own, read before anything else: settling a
     // large page (hundreds of links into SQLite) can take milliseconds, and a server freed
@@ -464,6 +468,9 @@ pub async fn crawl(
         }
         if crawler.last_commit.elapsed() >= COMMIT_EVERY {
             crawler.commit()?;
+            if progress.wants_frontier() {
+                progress.frontier(crawler.store.queued_count()?);
+            }
         }
     }
     // A stop asked after the last look at the signal still makes this an interrupted crawl.

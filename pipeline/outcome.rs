@@ -158,6 +158,8 @@ reasons! {
     Retry = "retry", "waiting to be tried again after a server error";
     /// Queued again by `glaneur verify --refetch`.
     Refetch = "refetch", "its stored response was damaged: queued again by glaneur verify --refetch";
+    /// Replay: the recorded web holds no answer for the URL.
+    NotRecorded = "not-recorded", "replay: the recorded web holds no answer for this URL (a live crawl would request it)";
 }
 
 impl Reason {

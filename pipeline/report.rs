@@ -14,6 +14,8 @@ use serde::Serialize;
 
 use crate::outcome::{Reason, State};
 
+pub mod html;
+
 /// The whole report.
 #[derive(Debug, Default, Serialize)]
 pub struct Report {
@@ -43,8 +45,11 @@ pub struct Report {
     pub export: Option<ExportReport>,
     /// Every URL of the run by final state and reason.
     pub urls: Vec<ReasonCount>,
-    /// Share of fetched HTML/text pages that made it into the corpus.
+    /// The harvest rate ([`harvest_rate`]): pages the topic formula accepts ÷ HTML/text pages
+    /// fetched, read on the clean text.
     pub harvest_rate: Option<f64>,
+    /// Documents kept ÷ HTML/text pages fetched (the corpus's share of the pages).
+    pub kept_rate: Option<f64>,
     /// How the crawl's harvest evolved, and what each server yielded.
     pub harvest: Option<Harvest>,
     /// When the corpus is empty: why, in one sentence.
@@ -146,11 +151,54 @@ pub struct ExportReport {
 /// The harvest of a crawl over time and per server.
 #[derive(Debug, Default, Serialize)]
 pub struct Harvest {
+    /// HTML/text pages fetched (status 200): the harvest rate's denominator.
+    pub pages: u64,
+    /// Of those, pages the topic formula accepts: its numerator.
+    pub on_topic: u64,
+    /// Of those, documents kept in the corpus.
+    pub kept: u64,
     /// On-topic share (formula satisfied by the clean text) of each block of 100 HTML/text
     /// pages, in fetch order: the harvest-rate curve of focused crawling.
     pub on_topic_per_100: Vec<f64>,
+    /// The harvest curve per request: after each point's number of HTML/text pages fetched (in
+    /// fetch order), how many the formula accepted and how many were kept; at most
+    /// [`CURVE_MAX_POINTS`] points, evenly spaced, the last one the whole crawl.
+    pub curve: Vec<CurvePoint>,
     /// Per server, most yielding first.
     pub hosts: Vec<HostYield>,
+}
+
+/// One point of the harvest curve (running totals).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct CurvePoint {
+    /// HTML/text pages fetched so far.
+    pub pages: u64,
+    /// Of those, accepted by the formula.
+    pub on_topic: u64,
+    /// Of those, kept in the corpus.
+    pub kept: u64,
+}
+
+/// Most points of [`Harvest::curve`] (a million-page crawl keeps one point per 1,000 pages).
+pub const CURVE_MAX_POINTS: usize = 1000;
+
+/// The running totals of `pages` ((on topic, kept) per page in fetch order, `n` of them), at
+/// most [`CURVE_MAX_POINTS`] evenly spaced points ending on the last page.
+pub fn harvest_curve(pages: impl Iterator<Item = (bool, bool)>, n: usize) -> Vec<CurvePoint> {
+    let points = n.min(CURVE_MAX_POINTS);
+    let mut curve = Vec::with_capacity(points);
+    let mut at = CurvePoint::default();
+    for (i, (on_topic, kept)) in pages.enumerate() {
+        at.pages += 1;
+        at.on_topic += u64::from(on_topic);
+        at.kept += u64::from(kept);
+        // Point j (1-based) falls on page ceil(j·n/points): the last point on page n.
+        let next = curve.len() + 1;
+        if (i + 1) * points >= next * n {
+            curve.push(at);
+        }
+    }
+    curve
 }
 
 /// What one host gave.
@@ -419,10 +467,23 @@ impl Report {
             );
         }
         if let Some(harvest) = &self.harvest
-            && !harvest.on_topic_per_100.is_empty()
+            && harvest.pages > 0
         {
             let _ = writeln!(out);
-            let _ = writeln!(out, "  {}", curve_line(&harvest.on_topic_per_100));
+            let _ = writeln!(
+                out,
+                "  harvest rate: {:.1} % ({} of {} HTML/text pages fetched satisfy the topic formula)",
+                harvest_rate(harvest.on_topic, harvest.pages) * 100.0,
+                harvest.on_topic,
+                harvest.pages
+            );
+            let _ = writeln!(out, "    {}", curve_line(&harvest.on_topic_per_100));
+            let _ = writeln!(
+                out,
+                "  kept in the corpus: {} documents ({:.1} % of those pages; the others by reason above)",
+                harvest.kept,
+                harvest_rate(harvest.kept, harvest.pages) * 100.0
+            );
             let _ = writeln!(
                 out,
                 "  yield per host (clean text bytes / downloaded bytes):"
@@ -438,19 +499,23 @@ impl Report {
                 );
             }
         }
-        if let Some(rate) = self.harvest_rate {
-            let _ = writeln!(out);
-            let _ = writeln!(
-                out,
-                "  harvest rate: {:.1} % of fetched HTML/text pages kept",
-                rate * 100.0
-            );
-        }
         if let Some(why) = &self.empty_corpus {
             let _ = writeln!(out);
             let _ = writeln!(out, "  the corpus is empty: {why}");
         }
         out
+    }
+}
+
+/// The harvest rate, the one definition the terminal, `report.json`, `report.html` and the
+/// web interface share: pages the topic formula accepts ÷ HTML/text pages fetched (a `200`
+/// answer the extract stage reads), the measure of focused crawling (Chakrabarti, van den Berg
+/// & Dom 1999). Zero when no page was fetched.
+pub fn harvest_rate(on_topic: u64, pages: u64) -> f64 {
+    if pages == 0 {
+        0.0
+    } else {
+        on_topic as f64 / pages as f64
     }
 }
 
@@ -463,7 +528,7 @@ fn curve_line(per_100: &[f64]) -> String {
     let percent = |r: f64| format!("{:.0} %", r * 100.0);
     if per_100.len() <= CURVE_POINTS {
         let curve: Vec<String> = per_100.iter().map(|&r| percent(r)).collect();
-        return format!("on topic per 100 pages fetched: {}", curve.join(", "));
+        return format!("per 100 pages in fetch order: {}", curve.join(", "));
     }
     let n = per_100.len();
     let tenths: Vec<String> = (0..10)
@@ -473,7 +538,7 @@ fn curve_line(per_100: &[f64]) -> String {
         })
         .collect();
     format!(
-        "on topic per tenth of the pages fetched: {} (per 100 pages: report.json)",
+        "per tenth of the pages in fetch order: {} (per 100 pages: report.json)",
         tenths.join(", ")
     )
 }
@@ -519,10 +584,47 @@ mod tests {
     }
 
     #[test]
+    fn the_harvest_curve_keeps_a_thousand_points_ending_on_the_last_page() {
+        let short = harvest_curve([(true, true), (false, false), (true, false)].into_iter(), 3);
+        assert_eq!(
+            short,
+            vec![
+                CurvePoint {
+                    pages: 1,
+                    on_topic: 1,
+                    kept: 1
+                },
+                CurvePoint {
+                    pages: 2,
+                    on_topic: 1,
+                    kept: 1
+                },
+                CurvePoint {
+                    pages: 3,
+                    on_topic: 2,
+                    kept: 1
+                },
+            ]
+        );
+        let n = 1_000_003;
+        let long = harvest_curve((0..n).map(|i| (i % 4 != 0, i % 2 == 0)), n);
+        assert_eq!(long.len(), CURVE_MAX_POINTS);
+        let last = long[long.len() - 1];
+        assert_eq!(last.pages, n as u64);
+        assert_eq!(last.on_topic, (n - n.div_ceil(4)) as u64);
+        assert_eq!(last.kept, n.div_ceil(2) as u64);
+        // Evenly spaced: every step is 1,000 or 1,001 pages.
+        assert!(
+            long.windows(2)
+                .all(|w| (1000..=1001).contains(&(w[1].pages - w[0].pages)))
+        );
+    }
+
+    #[test]
     fn a_long_harvest_curve_is_summarised_by_tenths() {
         assert_eq!(
             curve_line(&[0.68, 0.82]),
-            "on topic per 100 pages fetched: 68 %, 82 %"
+            "per 100 pages in fetch order: 68 %, 82 %"
         );
         // 2,387 blocks of 100 pages: ten numbers, whatever the crawl's size.
         let curve: Vec<f64> = (0..2387)
@@ -531,7 +633,7 @@ mod tests {
         let line = curve_line(&curve);
         assert_eq!(
             line,
-            "on topic per tenth of the pages fetched: 100 %, 100 %, 100 %, 100 %, 100 %, 50 %, \
+            "per tenth of the pages in fetch order: 100 %, 100 %, 100 %, 100 %, 100 %, 50 %, \
              50 %, 50 %, 50 %, 50 % (per 100 pages: report.json)"
         );
     }

@@ -22,7 +22,7 @@ use tokio::sync::watch;
 use crate::crawl::{self, CrawlContext};
 use crate::fetch::{Fetcher, HttpFetcher, Replay};
 use crate::progress::Progress;
-use crate::report::{ReasonCount, Report};
+use crate::report::{self, ReasonCount, Report};
 use crate::runlock::RunLock;
 use crate::store::{self, Store};
 use crate::topic::{self, Topic};
@@ -302,10 +302,11 @@ fn run_locked(
         .into_iter()
         .map(|(state, reason, count)| ReasonCount::new(state, reason, count))
         .collect();
-    if let Some(extract) = &report.extract
-        && extract.pages > 0
+    if let Some(harvest) = &report.harvest
+        && harvest.pages > 0
     {
-        report.harvest_rate = Some(extract.kept as f64 / extract.pages as f64);
+        report.harvest_rate = Some(report::harvest_rate(harvest.on_topic, harvest.pages));
+        report.kept_rate = Some(report::harvest_rate(harvest.kept, harvest.pages));
     }
     let n_docs = report.export.as_ref().map_or(0, |e| e.documents);
     let ending = if interrupted {
@@ -322,6 +323,7 @@ fn run_locked(
     let report_path = run_dir.join("report.json");
     std::fs::write(&report_path, serde_json::to_string_pretty(&report)?)
         .with_context(|| format!("cannot write {}", report_path.display()))?;
+    report::html::write(&store, &report, &run_dir.join("report.html"))?;
     store.commit()?;
     print!("{}", report.summary());
     if interrupted {

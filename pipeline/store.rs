@@ -24,11 +24,13 @@ use rusqlite::{Connection, OptionalExtension, ToSql, params};
 
 mod focus;
 mod hosts;
+mod overview;
 mod read;
 mod revisit;
 mod rows;
 mod seeds;
 mod warc;
+pub use overview::{KeptRow, UrlFacts};
 pub use read::{JudgedPage, SeedOutcome, SeedSighting, UrlOutcome};
 pub use rows::{FetchRow, PageFacts, QueuedUrl, StoredPage, Via};
 pub use seeds::SeedHitRow;
@@ -373,6 +375,15 @@ impl Store {
             .prepare_cached("SELECT id FROM urls WHERE url = ?1")?
             .query_row([url], |r| r.get(0))
             .optional()?)
+    }
+
+    /// URLs queued now (the frontier, in memory or not); read through the `urls_state` index.
+    pub fn queued_count(&self) -> anyhow::Result<u64> {
+        let n: i64 = self
+            .conn
+            .prepare_cached("SELECT count(*) FROM urls WHERE state = 'queued'")?
+            .query_row([], |r| r.get(0))?;
+        Ok(n.max(0) as u64)
     }
 
     /// Records a newly seen URL; returns its id and whether it is new.

@@ -10,6 +10,7 @@
 //! rule is settled with that rule's reason and never queued.
 
 use super::*;
+use crate::progress::Fetched;
 
 impl Crawler<'_> {
     pub(super) fn handle(&mut self, result: JobResult) -> anyhow::Result<()> {
@@ -162,12 +163,12 @@ impl Crawler<'_> {
                     self.archive(url, r, &mut archive)?;
                     self.store.host_fetched(host_key, false)?;
                     self.store.revisited(entry.id, Revisit::NotModified, now)?;
-                    self.progress.fetched(false);
+                    self.progress.fetched(Fetched::Other);
                     return Ok(());
                 }
                 Err(_) => {
                     self.store.revisited(entry.id, Revisit::Failed, now)?;
-                    self.progress.fetched(false);
+                    self.progress.fetched(Fetched::Error);
                     return Ok(());
                 }
                 Ok(_) => self.store.revisited(entry.id, Revisit::Refetched, now)?,
@@ -181,12 +182,17 @@ impl Crawler<'_> {
         let status = response.status;
         if (300..400).contains(&status) {
             self.follow_redirect(&entry, url, response.header("location"))?;
-            self.progress.fetched(false);
+            self.progress.fetched(Fetched::Other);
             self.seed_settled(entry.id, None)?;
             return Ok(());
         }
         let Some(mut analysis) = analysis else {
-            self.progress.fetched(false);
+            self.progress
+                .fetched(if status >= 400 && !not_recorded(&response) {
+                    Fetched::Error
+                } else {
+                    Fetched::Other
+                });
             self.seed_settled(entry.id, None)?;
             return Ok(());
         };
@@ -206,7 +212,9 @@ impl Crawler<'_> {
         if is_seed {
             self.store.seed_verdict(entry.id, analysis.facts.verdict)?;
         }
-        self.progress.fetched(analysis.facts.verdict);
+        self.progress.fetched(Fetched::Page {
+            on_topic: analysis.facts.verdict,
+        });
         self.page_judged(host_key, analysis.facts.verdict);
         let gf_terms = (is_seed && analysis.facts.verdict)
             .then_some(analysis.terms.as_ref())
@@ -338,11 +346,21 @@ impl Crawler<'_> {
                 self.store
                     .fail(entry.id, failure.reason, &failure.detail, now)?;
                 self.store.host_fetched(host_key, true)?;
-                self.progress.fetched(false);
+                self.progress.fetched(Fetched::Error);
                 return Ok(None);
             }
         };
         self.store.host_fetched(host_key, false)?;
+        if not_recorded(&response) {
+            // Replay only: no server answered, so nothing is archived and the URL is not
+            // called fetched; a live crawl would request it.
+            self.store.skip(
+                entry.id,
+                Reason::NotRecorded,
+                "the recorded web has no answer for this URL",
+            )?;
+            return Ok(Some(response));
+        }
         let location = self.archive(url, &response, &mut archive)?;
         let status = response.status;
         let row = FetchRow {
@@ -369,8 +387,6 @@ impl Crawler<'_> {
             )
         } else if status == 200 {
             (Reason::Fetched, String::new())
-        } else if response.header("x-glaneur-replay") == Some("missing") {
-            (Reason::Http(404), "not in the recording".to_string())
         } else {
             (Reason::Http(status), String::new())
         };
@@ -553,4 +569,9 @@ impl Crawler<'_> {
         }
         Ok(())
     }
+}
+
+/// A replayed URL the recording does not hold (the replay fetcher's marker).
+fn not_recorded(response: &Response) -> bool {
+    response.replayed && response.header("x-glaneur-replay") == Some("missing")
 }

@@ -111,7 +111,14 @@ pub fn harvest(store: &Store, docs_path: &Path) -> anyhow::Result<(Harvest, u64)
     });
     Ok((
         Harvest {
+            pages: pages.len() as u64,
+            on_topic: pages.iter().filter(|p| p.on_topic).count() as u64,
+            kept: pages.iter().filter(|p| p.kept).count() as u64,
             on_topic_per_100,
+            curve: crate::report::harvest_curve(
+                pages.iter().map(|p| (p.on_topic, p.kept)),
+                pages.len(),
+            ),
             hosts,
         },
         documents,

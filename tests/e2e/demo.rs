@@ -16,6 +16,36 @@ fn demo_runs_offline_and_keeps_only_on_topic_french_documents() {
         .unwrap();
     assert_exit(&output, 0);
     let out = cwd.path().join("corpora/demo/run");
+    // The first screen explains itself: one harvest rate, and the recording's gaps are named
+    // as such, not as the server's 404.
+    let summary = String::from_utf8_lossy(&output.stdout);
+    assert!(!summary.contains("http-404"), "{summary}");
+    let harvest_line = summary
+        .lines()
+        .find(|l| l.trim_start().starts_with("harvest rate: "))
+        .unwrap_or_else(|| panic!("no harvest rate in the summary:\n{summary}"));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let rate = report["harvest_rate"].as_f64().unwrap();
+    assert!(
+        harvest_line.contains(&format!("{:.1} %", rate * 100.0)),
+        "{harvest_line} / {rate}"
+    );
+    let (on_topic, pages) = (
+        report["harvest"]["on_topic"].as_u64().unwrap(),
+        report["harvest"]["pages"].as_u64().unwrap(),
+    );
+    assert!((rate - on_topic as f64 / pages as f64).abs() < 1e-12);
+    let curve = report["harvest"]["curve"].as_array().unwrap();
+    assert_eq!(
+        curve.len() as u64,
+        pages,
+        "one point per page below 1,000 pages"
+    );
+    assert_eq!(curve.last().unwrap()["on_topic"].as_u64(), Some(on_topic));
+    // report.html opens offline in Chromium and shows the same figures.
+    let size = crate::browser::check_report_html(&out);
+    assert!(size < 300_000, "{size} bytes");
     let docs = docs(&out);
     assert!(docs.len() >= 50, "{} documents", docs.len());
     for doc in &docs {

@@ -7,6 +7,7 @@
 // Test helpers may panic: a failed unwrap is a failed test, with its message.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod browser;
 mod crawl;
 mod dedup;
 mod demo;

@@ -107,8 +107,11 @@ pub fn check_treetagger(text: &str) -> (usize, usize) {
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
         assert!(!line.is_empty(), "empty line {n}");
+        // Whitespace only in markup lines, or in a tag of the text kept whole by the tokenizer
+        // and written escaped (`&lt;nom d’utilisateur&gt;`: stages::export::vertical).
+        let escaped_tag = line.starts_with("&lt;") && line.ends_with("&gt;");
         assert!(
-            !line.contains(char::is_whitespace) || line.starts_with('<'),
+            !line.contains(char::is_whitespace) || line.starts_with('<') || escaped_tag,
             "line {n} `{line}` is not one token"
         );
         if line.starts_with("<doc ") {
