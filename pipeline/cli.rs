@@ -146,6 +146,23 @@ pub enum Command {
     Colloc(CollocArgs),
     /// Keywords of a run against a reference corpus (another run, or a frequency list).
     Keywords(KeywordsArgs),
+    /// A local web interface over a folder of topics: start, stop and resume runs, follow a
+    /// crawl live, read the decision log and the report (http://127.0.0.1:PORT/).
+    Serve {
+        /// The folder of topics (each in NAME/topic.toml).
+        #[arg(default_value = "corpora")]
+        dir: PathBuf,
+        /// Port to listen on (0: any free port, printed at start).
+        #[arg(long, default_value_t = 8040)]
+        port: u16,
+        /// Address to listen on; anything but a loopback address requires the token printed
+        /// at start.
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: std::net::IpAddr,
+        /// HTTP proxy for the runs started from the interface (as `glaneur run --proxy`).
+        #[arg(long)]
+        proxy: Option<String>,
+    },
     /// Start a topic: write DIR/topic.toml, a commented template that `glaneur check`
     /// accepts, to edit (never overwrites an existing topic).
     Init {

@@ -65,6 +65,7 @@ use crate::topic::Topic;
 mod analyze;
 mod focus;
 mod job;
+mod live;
 mod load;
 mod pool;
 mod recover;
@@ -103,6 +104,8 @@ pub struct CrawlContext {
     pub fetcher: Fetcher,
     /// Term counter, score weights and the seed centroid, shared with the page analysis.
     pub focus: FocusShared,
+    /// The run folder (`live.json` is written there, a stop request looked for).
+    pub run_dir: std::path::PathBuf,
 }
 
 impl CrawlContext {
@@ -337,6 +340,12 @@ struct Crawler<'a> {
     last_commit: Instant,
     /// Which server gets the next request.
     sched: schedule::Schedule,
+    /// The last pages read, newest last (for `live.json`).
+    latest: std::collections::VecDeque<crate::live::LatestPage>,
+    /// When this crawl started (seconds since 1970).
+    started_at: f64,
+    /// The last count of queued URLs, and when it was taken (see `live::publish`).
+    queued_count: (Option<Instant>, u64),
 }
 
 /// Runs the crawl until the frontier is empty, the budget is spent or `shutdown` fires.
@@ -372,6 +381,9 @@ pub async fn crawl(
         },
         last_commit: Instant::now(),
         sched: schedule::Schedule::default(),
+        latest: Default::default(),
+        started_at: now_epoch(),
+        queued_count: (None, 0),
     };
     let resumed = crawler.store.begin_crawl()?;
     crawler.load_frontier(resumed)?;
@@ -380,9 +392,7 @@ pub async fn crawl(
     let concurrency = ctx.topic.file.crawl.concurrency;
     let max_pages = ctx.topic.file.crawl.max_pages;
     progress.start_crawl(crawler.requests_total, max_pages);
-    if progress.wants_frontier() {
-        progress.frontier(crawler.store.queued_count()?);
-    }
+    crawler.publish(max_pages)?;
     let (results, mut rx) = mpsc::channel::<JobResult>(concurrency * 2);
     // Freed servers come on a channel of their own, read before anything else: settling a
     // large page (hundreds of links into SQLite) can take milliseconds, and a server freed
@@ -447,6 +457,8 @@ pub async fn crawl(
             }
             // A server's delay expired: loop to start its next request.
             _ = sleep_until(wake), if load.may_start(&limits, cpu.has_room(Instant::now())) && !stopping => {}
+            // Once a second whatever else happens: commit, live.json, a stop request.
+            _ = sleep_until(Some(crawler.last_commit + COMMIT_EVERY)) => {}
             // A finished job: record it and free its server.
             Some(result) = rx.recv() => {
                 // A page's release was sent before the page: one not read yet is read now, so
@@ -468,8 +480,10 @@ pub async fn crawl(
         }
         if crawler.last_commit.elapsed() >= COMMIT_EVERY {
             crawler.commit()?;
-            if progress.wants_frontier() {
-                progress.frontier(crawler.store.queued_count()?);
+            crawler.publish(max_pages)?;
+            if !stopping && crawler.stop_asked() {
+                stopping = true;
+                crawler.outcome.interrupted = true;
             }
         }
     }
@@ -479,6 +493,9 @@ pub async fn crawl(
     let interrupted = crawler.outcome.interrupted;
     crawler.store.end_crawl(interrupted)?;
     crawler.commit()?;
+    // The last figures exactly: the queue counted again.
+    crawler.queued_count.0 = None;
+    crawler.publish(max_pages)?;
     crawler.outcome.seconds = started.elapsed().as_secs_f64();
     Ok(crawler.outcome)
 }

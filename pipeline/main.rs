@@ -172,6 +172,18 @@ fn main() -> ExitCode {
             &mut std::io::stderr().lock(),
         )
         .map(|()| ExitCode::SUCCESS),
+        Command::Serve {
+            dir,
+            port,
+            bind,
+            proxy,
+        } => glaneur::serve::serve(&glaneur::serve::ServeOptions {
+            corpora: dir,
+            bind,
+            port,
+            proxy,
+        })
+        .map(|()| ExitCode::SUCCESS),
         Command::Init { dir } => glaneur::topic::template::init(&dir).map(|path| {
             print_ok(format!(
                 "wrote {}: edit it, then `glaneur check {}` and `glaneur run {}`\n",

@@ -2,10 +2,10 @@
 //! rate, errors, pages per second over the last seconds and overall) and one bar per later stage.
 //!
 //! **In:** the crawl's events (a request settled, a URL dropped) and, once a second, the number
-//! of URLs queued in the store. **Out:** lines on stderr.
+//! of URLs queued in the store. **Out:** lines on stderr; the counters (for `live.json`).
 //!
-//! **Invariants:** nothing is drawn when stderr is not a terminal (logs and CI stay clean) and
-//! the frontier is then never counted; the harvest rate is the ratio of `report.json`
+//! **Invariants:** nothing is drawn when stderr is not a terminal (logs and CI stay clean); the
+//! counters are kept either way; the harvest rate is the ratio of `report.json`
 //! ([`crate::report::harvest_rate`]: pages the formula accepts ÷ HTML/text pages fetched), on
 //! the crawl's reading of each page (its whole visible text) where the report reads the clean
 //! text, so it says so.
@@ -90,11 +90,6 @@ impl Progress {
         self.bar.reset_eta();
     }
 
-    /// Whether a frontier count would be shown (the caller counts only then).
-    pub fn wants_frontier(&self) -> bool {
-        self.visible
-    }
-
     /// URLs queued in the store now.
     pub fn frontier(&self, queued: u64) {
         self.frontier.store(queued, Ordering::Relaxed);
@@ -118,6 +113,18 @@ impl Progress {
         }
         self.bar.inc(1);
         self.redraw();
+    }
+
+    /// The counters now: (requests, pages, on topic, errors, dropped).
+    pub fn counts(&self) -> [u64; 5] {
+        [
+            &self.requests,
+            &self.pages,
+            &self.on_topic,
+            &self.errors,
+            &self.dropped,
+        ]
+        .map(|c| c.load(Ordering::Relaxed))
     }
 
     /// One URL settled without a request (robots, budget, ...).

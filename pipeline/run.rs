@@ -129,6 +129,8 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
         .with_context(|| format!("cannot create the run folder {}", run_dir.display()))?;
     // Before anything is read or written in the folder: a second process stops here.
     let lock = RunLock::acquire(&run_dir)?;
+    // A stop asked of an earlier run that ended before it looked is not this run's.
+    let _ = std::fs::remove_file(crate::live::stop_file(&run_dir));
     if let Some(holder) = &lock.stale {
         eprintln!(
             "glaneur: the last run in {} ({holder}) did not end normally (killed, crashed or \
@@ -265,6 +267,7 @@ fn run_locked(
             product_token: stages::web::robots::product_token(&topic.user_agent()),
             fetcher,
             focus: crawl::FocusShared::new(&topic),
+            run_dir: run_dir.clone(),
         });
         crawling.store(true, Ordering::SeqCst);
         let outcome = crawl::run_blocking(
@@ -285,12 +288,14 @@ fn run_locked(
     let stopped = !interrupted && options.to < Stage::Export;
     if !interrupted && options.to >= Stage::Extract {
         if options.from <= Stage::Extract {
+            live_stage(&run_dir, "extract");
             let bar = progress.stage("extract", 0);
             report.extract = Some(extract::run(&topic, &mut store, &run_dir, &bar)?);
         }
         let (harvest, documents) = extract::harvest(&store, &run_dir.join("docs.jsonl"))?;
         report.harvest = Some(harvest);
         if options.to >= Stage::Export {
+            live_stage(&run_dir, "export");
             let bar = progress.stage("export", documents);
             report.export = Some(export::run(&topic, &mut store, &run_dir, &bar)?);
             seeds::write_csv(&store, &run_dir)?;
@@ -325,6 +330,7 @@ fn run_locked(
         .with_context(|| format!("cannot write {}", report_path.display()))?;
     report::html::write(&store, &report, &run_dir.join("report.html"))?;
     store.commit()?;
+    live_stage(&run_dir, if interrupted { "stopped" } else { "finished" });
     print!("{}", report.summary());
     if interrupted {
         println!("\n  interrupted: run the same command again to resume the crawl");
@@ -526,6 +532,18 @@ impl SignalWaiter {
     #[cfg(not(unix))]
     async fn wait(&mut self) {
         let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Records the stage the run is in, in `live.json` (the crawl's figures kept): what the web
+/// interface shows between crawl updates. A failure to write it does not stop the run.
+fn live_stage(run_dir: &Path, stage: &str) {
+    let mut live = crate::live::read(run_dir).unwrap_or_default();
+    live.pid = std::process::id();
+    live.at = crate::clock::now_epoch();
+    live.stage = stage.to_string();
+    if let Err(error) = crate::live::write(run_dir, &live) {
+        eprintln!("glaneur: {error:#}");
     }
 }
 

@@ -22,6 +22,7 @@ use anyhow::{Context, bail};
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, ToSql, params};
 
+mod decisions;
 mod focus;
 mod hosts;
 mod overview;
@@ -30,6 +31,7 @@ mod revisit;
 mod rows;
 mod seeds;
 mod warc;
+pub use decisions::{Decision, DecisionFilter};
 pub use overview::{KeptRow, UrlFacts};
 pub use read::{JudgedPage, SeedOutcome, SeedSighting, UrlOutcome};
 pub use rows::{FetchRow, PageFacts, QueuedUrl, StoredPage, Via};

@@ -197,6 +197,7 @@ impl Crawler<'_> {
             return Ok(());
         };
         self.store.page_facts(entry.id, &analysis.facts)?;
+        self.remember_page(url.as_str(), analysis.facts.score, analysis.facts.verdict);
         if analysis.links_cut > 0 {
             self.outcome.pages_links_cut += 1;
             if self.outcome.pages_links_cut == 1 {

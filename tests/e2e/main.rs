@@ -18,6 +18,7 @@ mod inspect;
 mod readers;
 mod resume;
 mod seeds;
+mod serve;
 mod server;
 mod strategies;
 mod support;

@@ -263,7 +263,9 @@ pub fn site_map_from<'g>(
     }
     drop(tree);
     // Children are contiguous in `pages` (positions 1.. by parent): the child list is those
-    // positions, each parent's slice ordered by PageRank (highest first), then URL.
+    // positions, each parent's slice in the order the crawl found the pages (URL id), which is
+    // the order of the links on the page that found them: a manual's chapters come in the
+    // order of its table of contents.
     let mut child_list: Vec<u32> = (1..pages.len() as u32).collect();
     let mut k = 1;
     while k < pages.len() {
@@ -273,12 +275,7 @@ pub fn site_map_from<'g>(
             end += 1;
         }
         let slice = &mut child_list[k - 1..end - 1];
-        slice.sort_by(|&a, &b| {
-            let (a, b) = (&pages[a as usize], &pages[b as usize]);
-            b.pagerank
-                .total_cmp(&a.pagerank)
-                .then_with(|| a.url.cmp(b.url))
-        });
+        slice.sort_by_key(|&a| pages[a as usize].id);
         if let Some(p) = parent.and_then(|p| pages.get_mut(p as usize)) {
             p.children = ((k - 1) as u32, (end - 1) as u32);
         }
@@ -319,8 +316,8 @@ impl<'g> SiteMap<'g> {
             .unwrap_or_else(|| page.url.to_string())
     }
 
-    /// The positions of `page`'s children in [`SiteMap::pages`], highest PageRank first (then
-    /// URL).
+    /// The positions of `page`'s children in [`SiteMap::pages`], in the order the crawl found
+    /// them (URL id).
     pub fn children(&self, page: &SiteMapPage<'_>) -> &[u32] {
         let (from, to) = page.children;
         self.child_list
@@ -443,7 +440,28 @@ impl SiteMap<'_> {
         self.write_tree(w, &head, page, "</sitemap>\n")
     }
 
-    /// A browsable HTML5 page: nested `<ul>` lists of links, each with its PageRank.
+    /// What a page of the map is to the corpus: `kept`, `fetched` (not kept) or `unfetched`
+    /// (never requested), with the crawl's reason.
+    fn standing(&self, page: &SiteMapPage<'_>) -> (&'static str, String) {
+        let node = self.graph.node(page.node as usize);
+        let class = if node.kept {
+            "kept"
+        } else if node.status.is_some() {
+            "fetched"
+        } else {
+            "unfetched"
+        };
+        let reason = if node.reason.is_empty() {
+            "queued".to_string()
+        } else {
+            node.reason.to_string()
+        };
+        (class, reason)
+    }
+
+    /// A browsable HTML5 page: nested `<ul>` lists of links, each marked as in the corpus,
+    /// fetched but not kept (with the reason) or never fetched (with the reason), with its
+    /// PageRank; a legend counts each kind.
     pub fn to_html(&self) -> String {
         text_of(|w| self.write_html(w))
     }
@@ -454,7 +472,13 @@ impl SiteMap<'_> {
         let mut head = String::new();
         head.push_str("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n");
         let _ = writeln!(head, "<title>Site map of {host}</title>");
-        head.push_str("<style>ul{list-style:none;padding-left:1.4em}.pr{color:#777;font-size:smaller}</style>\n");
+        head.push_str(
+            "<style>body{font-family:system-ui,sans-serif;max-width:70em;margin:1em auto;padding:0 1em}\
+             ul{list-style:none;padding-left:1.4em}.pr,.why{color:#666;font-size:smaller}\
+             .kept>a,.kept>b{color:#14663f;font-weight:600}.fetched>a{color:#8a4b08}\
+             .unfetched>a{color:#777;font-style:italic}\
+             .legend span{margin-right:1.2em}</style>\n",
+        );
         head.push_str("</head>\n<body>\n");
         let _ = writeln!(head, "<h1>Site map of {host}</h1>");
         let _ = writeln!(
@@ -462,6 +486,38 @@ impl SiteMap<'_> {
             "<p>{} pages reachable from the home page by links inside the site; {} other pages of the site are not reachable that way.</p>",
             self.pages.len(),
             self.unreachable
+        );
+        let mut counts = [0usize; 3];
+        for p in &self.pages {
+            counts[match self.standing(p).0 {
+                "kept" => 0,
+                "fetched" => 1,
+                _ => 2,
+            }] += 1;
+        }
+        let _ = writeln!(
+            head,
+            "<p class=\"legend\"><span class=\"kept\"><b>{}</b> in the corpus</span>\
+             <span class=\"fetched\"><a>{}</a> fetched, not kept (the reason follows)</span>\
+             <span class=\"unfetched\"><a>{}</a> never fetched (the reason follows)</span>\
+             <span class=\"pr\">PageRank: the page's share of the crawl's link graph</span></p>",
+            counts[0], counts[1], counts[2]
+        );
+        let mut counts = [0usize; 3];
+        for p in &self.pages {
+            counts[match self.standing(p).0 {
+                "kept" => 0,
+                "fetched" => 1,
+                _ => 2,
+            }] += 1;
+        }
+        let _ = writeln!(
+            head,
+            "<p class=\"legend\"><span class=\"kept\"><b>{}</b> in the corpus</span>\
+             <span class=\"fetched\"><a>{}</a> fetched, not kept (the reason follows)</span>\
+             <span class=\"unfetched\"><a>{}</a> never fetched (the reason follows)</span>\
+             <span class=\"pr\">PageRank: the page's share of the crawl's link graph</span></p>",
+            counts[0], counts[1], counts[2]
         );
         let listed = !self.pages.is_empty();
         if listed {
@@ -472,13 +528,21 @@ impl SiteMap<'_> {
             match step {
                 Step::Open => {
                     let title = xml_escape(&self.title(p));
+                    let (class, reason) = self.standing(p);
                     let lower = p.url.to_ascii_lowercase();
                     if lower.starts_with("http://") || lower.starts_with("https://") {
-                        let _ = write!(out, "<li><a href=\"{}\">{title}</a>", xml_escape(p.url));
+                        let _ = write!(
+                            out,
+                            "<li class=\"{class}\"><a href=\"{}\">{title}</a>",
+                            xml_escape(p.url)
+                        );
                     } else {
-                        let _ = write!(out, "<li>{title}");
+                        let _ = write!(out, "<li class=\"{class}\">{title}");
                     }
-                    let _ = write!(out, " <span class=\"pr\">{:.6}</span>", p.pagerank);
+                    if class != "kept" {
+                        let _ = write!(out, " <span class=\"why\">{}</span>", xml_escape(&reason));
+                    }
+                    let _ = write!(out, " <span class=\"pr\">PageRank {:.6}</span>", p.pagerank);
                     out.push_str(if leaf { "</li>\n" } else { "\n<ul>\n" });
                 }
                 Step::Close if !leaf => out.push_str("</ul>\n</li>\n"),

@@ -309,11 +309,12 @@ fn xml_and_html_are_nested_and_escaped() {
     let html = map.to_html();
     assert!(html.starts_with("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n"));
     assert!(html.contains(
-        "<li><a href=\"http://e.test/a?b=1&amp;c=2\">&lt;b&gt;&quot;Tom &amp; Jerry&quot;&lt;/b&gt;</a>"
+        "<li class=\"kept\"><a href=\"http://e.test/a?b=1&amp;c=2\">&lt;b&gt;&quot;Tom &amp; Jerry&quot;&lt;/b&gt;</a> <span class=\"pr\">PageRank 0.600000</span>"
     ));
     assert_eq!(html.matches("<ul>").count(), html.matches("</ul>").count());
-    assert_eq!(html.matches("<li>").count(), html.matches("</li>").count());
-    assert_eq!(html.matches("<li>").count(), 2);
+    assert_eq!(html.matches("<li ").count(), html.matches("</li>").count());
+    assert_eq!(html.matches("<li ").count(), 2);
+    assert!(html.contains("<b>2</b> in the corpus"), "{html}");
 }
 
 #[test]
@@ -356,4 +357,60 @@ fn no_fetched_page_means_no_map_and_deep_chains_are_fine() {
     assert!(map.write_xml(&mut Full(1)).is_err());
     assert!(map.write_html(&mut Full(1)).is_err());
     assert!(map.write_xml(&mut Full(usize::MAX)).is_ok());
+}
+
+#[test]
+fn chapters_keep_the_order_the_crawl_found_them_and_say_what_each_page_became() {
+    // The home page links to its chapters in the order 2, 3, 4 (found in that order, so with
+    // growing ids); the last chapter has the highest PageRank.
+    let g = build_amended(
+        &[
+            (1, "http://m.test/"),
+            (2, "http://m.test/intro"),
+            (3, "http://m.test/layers"),
+            (4, "http://m.test/zzz-index"),
+        ],
+        &[(1, 2, "Introduction"), (1, 3, "Calques"), (1, 4, "Index")],
+        |p| match p.id {
+            3 => {
+                p.kept = false;
+                p.reason = "off-topic".into();
+            }
+            4 => {
+                p.kept = false;
+                p.status = None;
+                p.reason = "host-budget".into();
+            }
+            _ => {}
+        },
+    );
+    let map = site_map(&g, &[0.1, 0.2, 0.3, 0.4], no_titles(), "m.test").unwrap();
+    let order: Vec<&str> = map
+        .children(&map.pages[0])
+        .iter()
+        .map(|&c| map.pages[c as usize].url)
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "http://m.test/intro",
+            "http://m.test/layers",
+            "http://m.test/zzz-index"
+        ]
+    );
+    let html = map.to_html();
+    assert!(
+        html.contains("<li class=\"kept\"><a href=\"http://m.test/intro\">Introduction</a> <span class=\"pr\">PageRank 0.200000</span>"),
+        "{html}"
+    );
+    assert!(html.contains("<li class=\"fetched\"><a href=\"http://m.test/layers\">Calques</a> <span class=\"why\">off-topic</span>"), "{html}");
+    assert!(html.contains("<li class=\"unfetched\"><a href=\"http://m.test/zzz-index\">Index</a> <span class=\"why\">host-budget</span>"), "{html}");
+    assert!(html.contains("<b>2</b> in the corpus"), "{html}");
+    assert!(html.contains("<a>1</a> fetched, not kept"), "{html}");
+    assert!(html.contains("<a>1</a> never fetched"), "{html}");
+    // The XML lists the chapters in the same order.
+    let xml = map.to_xml();
+    let at = |u: &str| xml.find(&format!("url=\"{u}\"")).unwrap();
+    assert!(at("http://m.test/intro") < at("http://m.test/layers"));
+    assert!(at("http://m.test/layers") < at("http://m.test/zzz-index"));
 }

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Drives `glaneur serve` in a real browser (headless Chromium through Debian's chromedriver,
+with Selenium from tests/requirements.txt): the end-to-end test `tests/e2e/serve.rs` starts the
+server and the local test web, then runs
+
+    check_serve.py BASE_URL TOPIC RUN_DIR STOP_TOPIC STOP_RUN_DIR SHOTS_DIR
+
+and reads what it prints. Checks:
+- the topics page lists TOPIC; its Start button starts the run and opens the monitor;
+- the monitor's first event arrives within 1 s of the page opening (the time is printed);
+- the monitor's request count changes while the crawl runs, and at the end equals
+  crawl.sqlite's, as do the table of reasons and the harvest rate of report.json;
+- the decision log filtered on `robots` lists a URL whose page says robots.txt refused it,
+  with the chain of pages from the seed;
+- STOP_TOPIC is started, stopped from the monitor (stage `stopped`, URLs left queued), and
+  resumed to the end;
+- a screenshot of each page lands in SHOTS_DIR.
+Nothing here touches the internet: Selenium is told to stay offline and the browser is the
+system's.
+"""
+
+import json
+import os
+import shutil
+import sqlite3
+import sys
+import time
+
+os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not download anything
+
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+
+
+def browser():
+    chromium = os.environ.get("GLANEUR_CHROMIUM") or next(
+        (p for p in map(shutil.which, ["chromium", "chromium-browser", "google-chrome"]) if p),
+        None,
+    )
+    driver_path = os.environ.get("GLANEUR_CHROMEDRIVER") or shutil.which("chromedriver")
+    if not chromium or not driver_path:
+        sys.exit(
+            "check_serve.py: Chromium and chromedriver are needed (Debian: apt-get install "
+            "chromium chromium-driver; .ci/run installs them)"
+        )
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,1800",
+                "--disable-extensions", "--no-first-run"]:
+        options.add_argument(arg)
+    return webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+
+
+def wait_for(what, test, timeout, step=0.1):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = test()
+        if value:
+            return value
+        time.sleep(step)
+    sys.exit(f"check_serve.py: timed out after {timeout} s waiting for {what}")
+
+
+def body_data(driver, key):
+    return driver.execute_script(f"return document.body.dataset.{key} || null")
+
+
+def number(text):
+    return int(text.replace(",", "").strip())
+
+
+def db_counts(run_dir):
+    db = sqlite3.connect(f"file:{os.path.join(run_dir, 'crawl.sqlite')}?mode=ro", uri=True)
+    requests = db.execute(
+        "SELECT COUNT(*) FROM urls WHERE fetched_at IS NOT NULL AND state IN ('fetched', 'failed')"
+    ).fetchone()[0]
+    reasons = {
+        (s, r or "–"): n
+        for s, r, n in db.execute(
+            "SELECT state, COALESCE(reason, ''), COUNT(*) FROM urls GROUP BY 1, 2"
+        )
+    }
+    db.close()
+    return requests, reasons
+
+
+def table_rows(driver, table_id):
+    # Read in one script call: the monitor redraws its tables every second.
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll(arguments[0])).slice(1)"
+        ".map(r => Array.from(r.querySelectorAll('td')).map(td => td.textContent))",
+        f"#{table_id} tr",
+    )
+
+
+def text_of(driver, element_id):
+    return driver.execute_script(
+        "const e = document.getElementById(arguments[0]); return e ? e.textContent : null",
+        element_id,
+    )
+
+
+def start_from_topics(driver, base, topic):
+    driver.get(base + "/")
+    row = driver.find_element(By.CSS_SELECTOR, f"tr[data-topic='{topic}']")
+    row.find_element(By.TAG_NAME, "button").click()
+    wait_for("the monitor", lambda: f"/runs/{topic}" in driver.current_url, 10)
+
+
+def main():
+    sys.stdout.reconfigure(line_buffering=True)
+    base, topic, run_dir, stop_topic, stop_run, shots = sys.argv[1:7]
+    os.makedirs(shots, exist_ok=True)
+    driver = browser()
+    try:
+        driver.get(base + "/")
+        assert topic in driver.find_element(By.ID, "topics").text
+        driver.save_screenshot(os.path.join(shots, "serve-topics.png"))
+
+        # Start from the topics page; the monitor opens on the first event.
+        start_from_topics(driver, base, topic)
+        opened = time.monotonic()
+        wait_for("the first event", lambda: body_data(driver, "events"), 5, step=0.02)
+        first = time.monotonic() - opened
+        print(f"first event {first * 1000:.0f} ms after the monitor opened")
+        assert first < 1.0, f"first event after {first:.2f} s"
+
+        # The figures change while the crawl runs.
+        seen = []
+        def crawl_over():
+            if body_data(driver, "stage") == "crawl":
+                text = text_of(driver, "requests")
+                if text not in ("–", "") and (not seen or seen[-1] != text):
+                    seen.append(text)
+            return body_data(driver, "stage") in ("finished", "failed", "stopped", "ended")
+        wait_for("the run's end", crawl_over, 120, step=0.2)
+        if len(seen) >= 2:
+            driver.save_screenshot(os.path.join(shots, "serve-monitor.png"))
+        print(f"request counts seen while crawling: {seen}")
+        assert len(seen) >= 2, f"the monitor's count did not change while crawling: {seen}"
+        assert [number(s) for s in seen] == sorted(number(s) for s in seen), seen
+        assert body_data(driver, "stage") == "finished", body_data(driver, "stage")
+
+        # At the end the monitor agrees with crawl.sqlite and report.json.
+        time.sleep(1.5)  # one more event after the end
+        requests, reasons = db_counts(run_dir)
+        shown = number(text_of(driver, "requests"))
+        assert shown == requests, f"monitor {shown} requests, crawl.sqlite {requests}"
+        table = {(r[0], r[1]): number(r[2]) for r in table_rows(driver, "reasons")}
+        assert table == reasons, f"monitor {table}\ncrawl.sqlite {reasons}"
+        report = json.load(open(os.path.join(run_dir, "report.json"), encoding="utf-8"))
+        want = f"{report['harvest_rate'] * 100:.1f} %"
+        assert text_of(driver, "harvest") == want, (text_of(driver, "harvest"), want)
+        driver.save_screenshot(os.path.join(shots, "serve-monitor-end.png"))
+        print(f"monitor at the end: {shown} requests, {len(table)} reasons, harvest {want}")
+
+        # The decision log explains a URL robots.txt refused.
+        driver.get(f"{base}/runs/{topic}/decisions?reason=robots")
+        links = driver.find_elements(By.CSS_SELECTOR, "#log td.url a")
+        assert links, "no robots-refused URL in the decision log"
+        driver.save_screenshot(os.path.join(shots, "serve-decisions.png"))
+        refused = links[0].text
+        links[0].click()
+        wait_for("the URL page", lambda: driver.find_elements(By.ID, "reason"), 10)
+        assert text_of(driver, "reason") == "robots"
+        why = text_of(driver, "why")
+        assert "robots.txt" in why, why
+        chain = table_rows(driver, "chain")
+        assert len(chain) >= 2 and chain[-1][1] == refused, chain
+        assert chain[0][2] == "seed", chain
+        driver.save_screenshot(os.path.join(shots, "serve-url.png"))
+        print(f"decision log: {refused} — {why}; chain of {len(chain)} pages")
+
+        # Stop a run from the monitor, then resume it to the end.
+        start_from_topics(driver, base, stop_topic)
+        wait_for("a few requests", lambda: body_data(driver, "stage") == "crawl"
+                 and text_of(driver, "requests") not in ("–", "0", "1"), 60)
+        driver.find_element(By.ID, "stop").click()
+        wait_for("the stopped stage", lambda: body_data(driver, "stage") == "stopped", 60)
+        db = sqlite3.connect(f"file:{os.path.join(stop_run, 'crawl.sqlite')}?mode=ro", uri=True)
+        left = db.execute("SELECT COUNT(*) FROM urls WHERE state = 'queued'").fetchone()[0]
+        db.close()
+        assert left > 0, "the stopped crawl had nothing left to do"
+        driver.save_screenshot(os.path.join(shots, "serve-stopped.png"))
+        driver.find_element(By.ID, "start").click()
+        wait_for("the resumed run's end", lambda: body_data(driver, "stage") == "finished", 120)
+        print(f"stopped with {left} URLs queued, resumed to the end")
+    finally:
+        driver.quit()
+
+
+if __name__ == "__main__":
+    main()

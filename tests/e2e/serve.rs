@@ -1,0 +1,115 @@
+//! `glaneur serve` in a real browser: `tests/check_serve.py` drives headless Chromium (Selenium
+//! and Debian's chromedriver) against the server while it crawls the local test web; here, the
+//! server, the web, and what the web's access log says about the runs started from the browser.
+
+use std::io::BufRead;
+use std::process::{Command, Stdio};
+
+use crate::server::TestWeb;
+use crate::support::*;
+
+/// The basic scenario's topic, slowed down so that a crawl lasts several seconds.
+fn slow_topic(corpora: &std::path::Path, name: &str) {
+    let dir = corpora.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(scenario("basic").join("topic.toml"))
+        .unwrap()
+        .replace("delay_seconds = 0.2", "delay_seconds = 1.0")
+        .replace("concurrency = 4", "concurrency = 2");
+    std::fs::write(dir.join("topic.toml"), text).unwrap();
+}
+
+/// Kills the server when the test ends, however it ends.
+struct Server(std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn the_web_interface_starts_follows_stops_and_explains_runs_in_a_browser() {
+    let web = TestWeb::start(&scenario("basic"));
+    let dir = tempfile::tempdir().unwrap();
+    let corpora = dir.path().join("corpora");
+    slow_topic(&corpora, "graphes");
+    slow_topic(&corpora, "arret");
+    let mut child = glaneur()
+        .arg("serve")
+        .arg(&corpora)
+        .args(["--port", "0", "--proxy", &web.proxy()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let server = Server(child);
+    let mut first = String::new();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut first)
+        .unwrap();
+    let base = first
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no address in `{first}`"))
+        .trim_end_matches('/')
+        .to_string();
+    assert!(base.starts_with("http://127.0.0.1:"), "{base}");
+
+    let shots = repo().join("target/e2e-screenshots");
+    let check = Command::new("python3")
+        .arg(repo().join("tests/check_serve.py"))
+        .arg(&base)
+        .arg("graphes")
+        .arg(corpora.join("graphes/run"))
+        .arg("arret")
+        .arg(corpora.join("arret/run"))
+        .arg(&shots)
+        .output()
+        .expect("python3 runs tests/check_serve.py");
+    let printed = String::from_utf8_lossy(&check.stdout);
+    println!("{printed}");
+    assert!(
+        check.status.success(),
+        "tests/check_serve.py failed (Selenium: `pip install -r tests/requirements.txt`; \
+         Chromium and chromedriver: `apt-get install chromium chromium-driver`)\n{printed}\n{}\n\
+         run log: {}",
+        String::from_utf8_lossy(&check.stderr),
+        std::fs::read_to_string(corpora.join("graphes/serve-run.log")).unwrap_or_default()
+    );
+    drop(server);
+
+    // The server's access log: both runs polite (one request at a time per host, every gap at
+    // least the delay), and the stopped run, once resumed, fetched no page twice.
+    let log = web.log();
+    for (host, hits) in per_host(&log) {
+        for pair in hits.windows(2) {
+            assert!(
+                pair[1].start >= pair[0].end,
+                "two requests in flight on {host}: {:?}",
+                pair
+            );
+        }
+    }
+    let requests = |run: &str| {
+        let conn = db(&corpora.join(run).join("run"));
+        let n: i64 = conn
+            .query_row(
+                "SELECT COUNT(*) FROM urls WHERE state IN ('fetched', 'failed')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        n as usize
+    };
+    let pages = requests("graphes") + requests("arret");
+    let robots = log.iter().filter(|h| h.path == "/robots.txt").count();
+    assert_eq!(
+        log.len() - robots,
+        pages,
+        "the server saw {} page requests for {pages} URLs fetched by the two runs",
+        log.len() - robots
+    );
+}
