@@ -3,9 +3,12 @@
 with Selenium from tests/requirements.txt): the end-to-end test `tests/e2e/serve.rs` starts the
 server and the local test web, then runs
 
-    check_serve.py BASE_URL TOPIC RUN_DIR STOP_TOPIC STOP_RUN_DIR SHOTS_DIR
+    check_serve.py BASE_URL TOPIC RUN_DIR STOP_TOPIC STOP_RUN_DIR SHOTS_DIR NEW_TOPIC UPLOAD
 
 and reads what it prints. Checks:
+- the new-topic form: the live check names a bad formula's column, saving refuses it with the
+  column, a corrected topic with an uploaded result page (UPLOAD) is saved as NEW_TOPIC (the
+  Rust test then runs `glaneur check` on it);
 - the topics page lists TOPIC; its Start button starts the run and opens the monitor;
 - the monitor's first event arrives within 1 s of the page opening (the time is printed);
 - the monitor's request count changes while the crawl runs, and at the end equals
@@ -110,13 +113,48 @@ def start_from_topics(driver, base, topic):
 
 def main():
     sys.stdout.reconfigure(line_buffering=True)
-    base, topic, run_dir, stop_topic, stop_run, shots = sys.argv[1:7]
+    base, topic, run_dir, stop_topic, stop_run, shots, new_topic, upload = sys.argv[1:9]
     os.makedirs(shots, exist_ok=True)
     driver = browser()
     try:
         driver.get(base + "/")
         assert topic in driver.find_element(By.ID, "topics").text
         driver.save_screenshot(os.path.join(shots, "serve-topics.png"))
+
+        # A new topic from the form: a bad formula is refused with its column, live and on save.
+        driver.find_element(By.ID, "new-topic").click()
+        wait_for("the form", lambda: driver.find_elements(By.ID, "topic-form"), 10)
+        field = lambda name: driver.find_element(By.NAME, name)
+        def fill(name, text):
+            field(name).clear()
+            field(name).send_keys(text)
+        fill("name", new_topic)
+        fill("description", "Graphes, depuis le navigateur")
+        fill("seed_urls", "http://a.test/")
+        fill("seed_terms", "graphe, sommet")
+        fill("allow", ".test")
+        fill("max_pages", "20")
+        fill("contact", "mailto:test@example.org")
+        fill("formula", '("graphe*" OU "sommet*" ET')
+        wait_for("the live check's error", lambda: "column" in (text_of(driver, "formula-check") or ""), 10)
+        live_error = text_of(driver, "formula-check")
+        driver.save_screenshot(os.path.join(shots, "serve-topic-form-error.png"))
+        driver.find_element(By.ID, "save").click()
+        wait_for("the refusal", lambda: driver.find_elements(By.ID, "problem"), 10)
+        problem = text_of(driver, "problem")
+        assert "column" in problem and "formula" in problem, problem
+        assert not os.path.exists(os.path.join(os.path.dirname(run_dir), "..", new_topic, "topic.toml"))
+        print(f"bad formula: live check `{live_error.splitlines()[-1].strip()}`; save refused: {problem.splitlines()[0]}")
+        fill("formula", '("graphe*" OU "sommet*") ET NON "graffiti"')
+        driver.find_element(By.ID, "f-sample").send_keys("<html><title>Graphes</title><body><p>Un graphe a des sommets et des arêtes.</p></body></html>")
+        wait_for("the sample's verdict", lambda: "accepted" in (text_of(driver, "formula-check") or ""), 10)
+        print(f"live check on the sample: {text_of(driver, 'formula-check')}")
+        field("result_page").send_keys(upload)
+        driver.find_element(By.ID, "save").click()
+        wait_for("the saved topic", lambda: driver.find_elements(By.ID, "saved"), 10)
+        assert new_topic in text_of(driver, "saved")
+        driver.save_screenshot(os.path.join(shots, "serve-topic-saved.png"))
+        print(f"topic {new_topic} saved from the form")
 
         # Start from the topics page; the monitor opens on the first event.
         start_from_topics(driver, base, topic)
@@ -149,11 +187,38 @@ def main():
         assert shown == requests, f"monitor {shown} requests, crawl.sqlite {requests}"
         table = {(r[0], r[1]): number(r[2]) for r in table_rows(driver, "reasons")}
         assert table == reasons, f"monitor {table}\ncrawl.sqlite {reasons}"
+        classes = {r[0]: number(r[1]) for r in table_rows(driver, "statuses")}
+        assert sum(classes.values()) == requests and "2xx" in classes, classes
         report = json.load(open(os.path.join(run_dir, "report.json"), encoding="utf-8"))
         want = f"{report['harvest_rate'] * 100:.1f} %"
         assert text_of(driver, "harvest") == want, (text_of(driver, "harvest"), want)
         driver.save_screenshot(os.path.join(shots, "serve-monitor-end.png"))
         print(f"monitor at the end: {shown} requests, {len(table)} reasons, harvest {want}")
+
+        # The corpus: documents and their text, search, concordance, site maps, host graph.
+        driver.get(f"{base}/runs/{topic}/corpus?q=graphe&cql=%5Blc%3D%22graphe.%2A%22%5D")
+        docs = table_rows(driver, "docs")
+        db = sqlite3.connect(f"file:{os.path.join(run_dir, 'crawl.sqlite')}?mode=ro", uri=True)
+        kept = db.execute("SELECT COUNT(*) FROM urls WHERE reason = 'kept'").fetchone()[0]
+        db.close()
+        assert len(docs) == min(kept, 50), (len(docs), kept)
+        results = driver.find_elements(By.CSS_SELECTOR, "#results li")
+        assert results and driver.find_elements(By.CSS_SELECTOR, "#results mark"), "no search result"
+        kwic = text_of(driver, "kwic-lines") or ""
+        assert "graphe" in kwic.lower(), kwic
+        assert driver.find_elements(By.CSS_SELECTOR, "#host-graph circle"), "no host drawn"
+        maps = driver.find_elements(By.CSS_SELECTOR, "#sitemaps a")
+        assert maps, "no site map listed"
+        driver.save_screenshot(os.path.join(shots, "serve-corpus.png"))
+        print(f"corpus: {len(docs)} documents listed ({kept} kept), {len(results)} search results, "
+              f"{len(kwic.splitlines())} concordance lines, {len(maps)} site maps")
+        maps[0].click()
+        wait_for("a site map", lambda: "in the corpus" in driver.page_source, 10)
+        driver.get(f"{base}/runs/{topic}/corpus")
+        driver.find_element(By.CSS_SELECTOR, "#docs td a").click()
+        wait_for("a document", lambda: driver.find_elements(By.ID, "doc-text"), 10)
+        assert len(text_of(driver, "doc-text").strip()) > 20, text_of(driver, "doc-text")
+        driver.save_screenshot(os.path.join(shots, "serve-document.png"))
 
         # The decision log explains a URL robots.txt refused.
         driver.get(f"{base}/runs/{topic}/decisions?reason=robots")

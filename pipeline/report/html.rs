@@ -282,7 +282,7 @@ pub fn render(report: &Report, overview: &Overview) -> anyhow::Result<String> {
         .replacen("\"{{DATA}}\"", &json, 1)
         .replacen("/*{{UPLOT_JS}}*/", UPLOT_JS, 1)
         .replacen("/*{{UPLOT_CSS}}*/", UPLOT_CSS, 1)
-        .replacen("{{TITLE}}", &html_escape(&title), 1))
+        .replacen("{{TITLE}}", &stages::export::graph::xml_escape(&title), 1))
 }
 
 /// Reads the overview and writes `report.html`.
@@ -296,13 +296,6 @@ pub fn write(store: &Store, report: &Report, path: &Path) -> anyhow::Result<()> 
 /// can end the element (the JSON value is unchanged).
 fn script_safe(json: &str) -> String {
     json.replace('<', "\\u003c")
-}
-
-fn html_escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 #[cfg(test)]

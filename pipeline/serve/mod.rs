@@ -1,19 +1,22 @@
-//! `glaneur serve`: a local web application over a folder of topics — start, stop and resume
-//! their runs, follow a crawl live, read its decision log and its report.
+//! `glaneur serve`: a local web application over a folder of topics — write topics, start, stop
+//! and resume their runs, follow a crawl live, read its decision log, its report and its corpus.
 //!
 //! **In:** `CORPORA_DIR` (each `NAME/topic.toml` is a topic, its run folder `NAME/run/`), the
 //! run folders' `live.json`, `report.json`, `report.html` and `crawl.sqlite` (read-only).
 //! **Out:** HTML pages, a server-sent event stream per run (`/runs/NAME/events`, one snapshot a
-//! second), `glaneur run` processes started and stopped on request.
+//! second), `glaneur run` processes started and stopped on request, topic files written from a
+//! form once they validate.
 //!
 //! **Invariants:** bound to a loopback address unless asked otherwise, and then every request
 //! carries the token printed at start (query `?token=` once, then a cookie); a topic name from
 //! a URL is only ever one of the folder's topics, never a path; a run is stopped the way Ctrl-C
-//! stops it (`RUN/.glaneur.stop`, resumable); the server never writes a run folder otherwise;
+//! stops it (`RUN/.glaneur.stop`, resumable); the server never writes a run folder otherwise,
+//! and writes a topic folder only through the form (`topic.toml`, `serp/`);
 //! every asset is embedded in the binary (no network needed by the pages).
 //!
 //! **Files:** this file (options, state, routes, token), `runs.rs` (run status, start, stop,
-//! snapshots), `pages.rs` (the HTML pages).
+//! snapshots), `pages.rs` (the HTML pages), `topics.rs` (the topic form and the formula's live
+//! check), `corpus.rs` (documents, search, concordance, site maps, host graph).
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -28,8 +31,10 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 
+mod corpus;
 mod pages;
 mod runs;
+mod topics;
 
 /// What `glaneur serve` was asked.
 #[derive(Debug, Clone)]
@@ -149,6 +154,12 @@ fn router(app: Arc<App>) -> Router {
         .route("/", get(pages::topics))
         .route("/assets/uplot.js", get(pages::uplot_js))
         .route("/assets/uplot.css", get(pages::uplot_css))
+        .route("/topics/new", get(topics::new_form).post(topics::create))
+        .route(
+            "/topics/{name}/edit",
+            get(topics::edit_form).post(topics::update),
+        )
+        .route("/formula/check", post(topics::check_formula))
         .route("/runs/{name}", get(pages::monitor))
         .route("/runs/{name}/start", post(runs::start))
         .route("/runs/{name}/stop", post(runs::stop))
@@ -157,6 +168,9 @@ fn router(app: Arc<App>) -> Router {
         .route("/runs/{name}/report", get(pages::report))
         .route("/runs/{name}/decisions", get(pages::decisions))
         .route("/runs/{name}/url/{id}", get(pages::url))
+        .route("/runs/{name}/corpus", get(corpus::corpus))
+        .route("/runs/{name}/doc/{id}", get(corpus::document))
+        .route("/runs/{name}/sitemaps/{file}", get(corpus::sitemap))
         .layer(middleware::from_fn_with_state(app.clone(), guard))
         .with_state(app)
 }

@@ -110,6 +110,9 @@
       rows("reasons", [["state"], ["reason"], ["URLs", true], ["what it means"]],
         s.reasons.map((r) => [r.state, r.reason || "–", r.count, r.explanation]));
     }
+    if (Array.isArray(s.status_classes)) {
+      rows("statuses", [["class"], ["requests", true]], s.status_classes);
+    }
     $("log").textContent = s.log_tail || "";
   };
   const source = new EventSource("/runs/" + encodeURIComponent(RUN) + "/events");

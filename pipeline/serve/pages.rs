@@ -29,7 +29,8 @@ margin:1.6rem 0 .4rem;border-bottom:1px solid #d8dee2}table{border-collapse:coll
 font-size:.9rem;margin:.3rem 0 1rem}th,td{text-align:left;padding:.2rem .45rem;border-bottom:\
 1px solid #d8dee2;vertical-align:top}th{background:#f4f6f7}td.n,th.n{text-align:right;\
 font-variant-numeric:tabular-nums}td.url{word-break:break-all}.muted{color:#5f6b73}\
-nav a{margin-right:1rem}form.inline{display:inline}button{font:inherit;padding:.2rem .8rem}\
+nav a{margin-right:1rem}form.topic label{display:block;margin:.35rem 0}\
+form.topic input,form.topic textarea,form.topic select{font:inherit;max-width:100%}form.topic textarea{width:100%}#formula-check{white-space:pre-wrap;font-size:.9rem}form.inline{display:inline}button{font:inherit;padding:.2rem .8rem}\
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(160px,1fr));gap:.6rem}\
 .card{border:1px solid #d8dee2;border-radius:6px;padding:.45rem .7rem}.card b{display:block;\
 font-size:1.3rem;font-variant-numeric:tabular-nums}.card span{color:#5f6b73;font-size:.85rem}\
@@ -46,20 +47,10 @@ pub(crate) fn page(title: &str, body: &str) -> String {
     )
 }
 
-/// `text` safe in HTML text and attribute values.
+/// `text` safe in HTML text and attribute values (the exports' escaping: `&<>\"'`, and the
+/// control characters no page should hold dropped).
 pub(crate) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    stages::export::graph::xml_escape(text)
 }
 
 /// A page saying what went wrong.
@@ -90,8 +81,14 @@ pub(crate) async fn uplot_css() -> Response {
         .into_response()
 }
 
+/// What the topics page was sent back with.
+#[derive(Debug, Default, serde::Deserialize)]
+pub(crate) struct TopicsQuery {
+    saved: Option<String>,
+}
+
 /// `GET /`: every topic, what its run is doing, and what to do with it.
-pub(crate) async fn topics(State(app): State<Arc<App>>) -> Response {
+pub(crate) async fn topics(State(app): State<Arc<App>>, Query(q): Query<TopicsQuery>) -> Response {
     let app2 = app.clone();
     let rows = tokio::task::spawn_blocking(move || {
         app2.topic_names()
@@ -111,6 +108,13 @@ pub(crate) async fn topics(State(app): State<Arc<App>>) -> Response {
         escape(&app.corpora.display().to_string()),
         escape(&app.corpora.display().to_string())
     );
+    if let Some(saved) = &q.saved {
+        body.push_str(&format!(
+            "<p class=\"kept\" id=\"saved\">Saved {}: <code>glaneur check</code> accepts it.</p>\n",
+            escape(saved)
+        ));
+    }
+    body.push_str("<p><a href=\"/topics/new\" id=\"new-topic\">New topic</a></p>\n");
     if rows.is_empty() {
         body.push_str("<p>No topic here yet.</p>");
     } else {
@@ -150,7 +154,7 @@ pub(crate) async fn topics(State(app): State<Arc<App>>) -> Response {
             body.push_str(&format!(
                 "<tr data-topic=\"{n}\"><td><a href=\"/runs/{n}\"><b>{n}</b></a><br><span class=\"muted\">{}</span></td>\
                  <td class=\"stage\">{}</td><td class=\"n\">{documents}</td><td class=\"n\">{harvest}</td>\
-                 <td>{action} <a href=\"/runs/{n}\">monitor</a> <a href=\"/runs/{n}/decisions\">decisions</a> \
+                 <td>{action} <a href=\"/runs/{n}\">monitor</a> <a href=\"/topics/{n}/edit\">edit</a> <a href=\"/runs/{n}/decisions\">decisions</a> <a href=\"/runs/{n}/corpus\">corpus</a> \
                  <a href=\"/runs/{n}/report\">report</a></td></tr>\n",
                 escape(&description),
                 escape(&snap.stage),
@@ -176,7 +180,7 @@ pub(crate) async fn monitor(
 <p><span id=\"stage\" class=\"muted\">connecting…</span> \
 <form class=\"inline\" method=\"post\" action=\"/runs/{n}/start\"><button id=\"start\">Start / resume</button></form> \
 <form class=\"inline\" method=\"post\" action=\"/runs/{n}/stop\"><button id=\"stop\">Stop</button></form> \
-<a href=\"/runs/{n}/decisions\">decision log</a> <a href=\"/runs/{n}/report\">report</a></p>\n\
+<a href=\"/runs/{n}/decisions\">decision log</a> <a href=\"/runs/{n}/report\">report</a> <a href=\"/runs/{n}/corpus\" id=\"corpus-link\">corpus</a></p>\n\
 <div class=\"bar\"><div id=\"budget\" style=\"width:0\"></div></div>\n\
 <p class=\"muted\" id=\"eta\"></p>\n\
 <div class=\"cards\">\
@@ -194,6 +198,7 @@ pub(crate) async fn monitor(
 <h2>Largest queues</h2><table id=\"queues\"></table>\n\
 <h2>Latest pages read</h2><table id=\"latest\"></table>\n\
 <h2>Every URL, by final state and reason</h2><table id=\"reasons\"></table>\n\
+<h2>Requests by HTTP status class</h2><table id=\"statuses\"></table>\n\
 <pre id=\"log\" class=\"error\"></pre>\n\
 <script src=\"/assets/uplot.js\"></script>\n<script>const RUN = \"{n}\";\n{MONITOR_JS}</script>"
     );

@@ -42,6 +42,8 @@ pub(crate) struct Snapshot {
     pub live: Option<Live>,
     /// Every URL by state and reason (`report.json`'s `urls` rows), read from `crawl.sqlite`.
     pub reasons: serde_json::Value,
+    /// Requests by HTTP status class, read with the reasons.
+    pub status_classes: serde_json::Value,
     /// Bytes of the crawl's files (WARC and database) in the run folder.
     pub disk_bytes: u64,
     /// `report.json` of the last finished run: harvest rate, kept rate, documents.
@@ -112,7 +114,7 @@ fn process_alive(pid: u32) -> bool {
 pub(crate) fn snapshot(app: &App, name: &str, topic_dir: &Path) -> Snapshot {
     let run = run_dir(topic_dir);
     let (running, stage, live) = status(app, name, &run);
-    let reasons = reasons(app, name, &run, running);
+    let counts = reasons(app, name, &run, running);
     let report = (!running)
         .then(|| std::fs::read(run.join("report.json")).ok())
         .flatten()
@@ -137,7 +139,8 @@ pub(crate) fn snapshot(app: &App, name: &str, topic_dir: &Path) -> Snapshot {
         running,
         stage,
         live,
-        reasons,
+        reasons: counts["reasons"].clone(),
+        status_classes: counts["status_classes"].clone(),
         disk_bytes: crawl_bytes(&run),
         report,
         log_tail,
@@ -145,7 +148,7 @@ pub(crate) fn snapshot(app: &App, name: &str, topic_dir: &Path) -> Snapshot {
     }
 }
 
-/// URL counts by state and reason, cached per topic. A run that works has them read again
+/// URL counts by state and reason and requests by status class, cached per topic. A run that works has them read again
 /// every [`REASONS_EVERY`], or less often when a read takes long (at most a twentieth of the
 /// time is spent reading: a million URLs take over a second); a run that does not, when its
 /// database changed.
@@ -204,7 +207,8 @@ fn read_reasons(db: &Path) -> Option<serde_json::Value> {
         .into_iter()
         .map(|(state, reason, count)| crate::report::ReasonCount::new(state, reason, count))
         .collect();
-    serde_json::to_value(rows).ok()
+    let classes = store.status_classes().ok()?;
+    Some(serde_json::json!({"reasons": rows, "status_classes": classes}))
 }
 
 /// Bytes of `crawl.sqlite*` and `warc/` in the run folder.

@@ -95,6 +95,20 @@ impl Store {
         Ok(())
     }
 
+    /// Requests by HTTP status class (`2xx` … `5xx`, `no answer` for a failed request).
+    pub fn status_classes(&self) -> anyhow::Result<Vec<(String, u64)>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT CASE WHEN status IS NULL THEN 'no answer' ELSE (status / 100) || 'xx' END,
+                    count(*)
+             FROM urls WHERE fetched_at IS NOT NULL AND state IN ('fetched', 'failed')
+             GROUP BY 1 ORDER BY 1",
+        )?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)?.max(0) as u64)))?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
     /// Kept documents: the `limit` best scored, or the `limit` latest fetched.
     pub fn kept_documents(&self, latest: bool, limit: u32) -> anyhow::Result<Vec<KeptRow>> {
         let order = if latest {

@@ -89,7 +89,8 @@ pub fn init(dir: &Path) -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
-fn render(name: &str, dir: &str) -> String {
+/// The template for topic `name` in folder `dir` (also the web interface's new topic).
+pub(crate) fn render(name: &str, dir: &str) -> String {
     TEMPLATE.replace("{name}", name).replace("{dir}", dir)
 }
 

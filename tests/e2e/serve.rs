@@ -67,6 +67,13 @@ fn the_web_interface_starts_follows_stops_and_explains_runs_in_a_browser() {
         .arg("arret")
         .arg(corpora.join("arret/run"))
         .arg(&shots)
+        .arg("nouveau")
+        .arg(
+            repo()
+                .join("tests/data/serp/warcs/ask-caring-1173637789.warc.gz")
+                .canonicalize()
+                .unwrap(),
+        )
         .output()
         .expect("python3 runs tests/check_serve.py");
     let printed = String::from_utf8_lossy(&check.stdout);
@@ -80,6 +87,36 @@ fn the_web_interface_starts_follows_stops_and_explains_runs_in_a_browser() {
         std::fs::read_to_string(corpora.join("graphes/serve-run.log")).unwrap_or_default()
     );
     drop(server);
+
+    // The topic written from the form passes `glaneur check`, with its uploaded result page.
+    let checked = glaneur()
+        .arg("check")
+        .arg(corpora.join("nouveau"))
+        .output()
+        .unwrap();
+    assert_exit(&checked, 0);
+    let text = std::fs::read_to_string(corpora.join("nouveau/topic.toml")).unwrap();
+    let topic: toml::Value = toml::from_str(&text).unwrap();
+    assert_eq!(
+        topic["formula"]["expression"].as_str(),
+        Some("(\"graphe*\" OU \"sommet*\") ET NON \"graffiti\""),
+        "{text}"
+    );
+    assert_eq!(
+        topic["seeds"]["result_pages"][0].as_str(),
+        Some("serp/ask-caring-1173637789.warc.gz")
+    );
+    assert_eq!(topic["crawl"]["max_pages"].as_integer(), Some(20));
+    assert!(
+        corpora
+            .join("nouveau/serp/ask-caring-1173637789.warc.gz")
+            .is_file()
+    );
+    // The template's comments are kept.
+    assert!(
+        text.contains("# A glaneur topic: what to gather and how."),
+        "{text}"
+    );
 
     // The server's access log: both runs polite (one request at a time per host, every gap at
     // least the delay), and the stopped run, once resumed, fetched no page twice.

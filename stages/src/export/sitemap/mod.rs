@@ -503,22 +503,6 @@ impl SiteMap<'_> {
              <span class=\"pr\">PageRank: the page's share of the crawl's link graph</span></p>",
             counts[0], counts[1], counts[2]
         );
-        let mut counts = [0usize; 3];
-        for p in &self.pages {
-            counts[match self.standing(p).0 {
-                "kept" => 0,
-                "fetched" => 1,
-                _ => 2,
-            }] += 1;
-        }
-        let _ = writeln!(
-            head,
-            "<p class=\"legend\"><span class=\"kept\"><b>{}</b> in the corpus</span>\
-             <span class=\"fetched\"><a>{}</a> fetched, not kept (the reason follows)</span>\
-             <span class=\"unfetched\"><a>{}</a> never fetched (the reason follows)</span>\
-             <span class=\"pr\">PageRank: the page's share of the crawl's link graph</span></p>",
-            counts[0], counts[1], counts[2]
-        );
         let listed = !self.pages.is_empty();
         if listed {
             head.push_str("<ul>\n");

@@ -1,0 +1,590 @@
+//! Topics written from the browser: a form for the fields a linguist changes most (name,
+//! description, languages, seeds and their terms, saved result pages, formula, domains, limits,
+//! politeness), the formula checked live on a sample text, and the topic saved as
+//! `NAME/topic.toml` only when `glaneur check`'s own validation accepts it.
+//!
+//! **In:** the form (multipart: fields and uploaded result pages), the topic file being edited
+//! (or `glaneur init`'s template for a new one). **Out:** `NAME/topic.toml`, uploads in
+//! `NAME/serp/`; or the form again with every problem named by its field.
+//!
+//! **Invariants:** editing changes only the form's fields: comments, order and every other
+//! setting of the file stay as they were (the file is edited as a TOML document); nothing is
+//! written unless the whole topic validates (written beside, then renamed in); an uploaded
+//! file's name is reduced to letters, digits, `-`, `_`, `.` and never leaves `NAME/serp/`.
+
+use std::sync::Arc;
+
+use axum::extract::{Multipart, Path as UrlPath, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use toml_edit::{Array, DocumentMut, Item, value};
+
+use super::App;
+use super::pages::{escape, page};
+use crate::topic::Topic;
+
+/// The form's values.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct TopicForm {
+    name: String,
+    description: String,
+    languages: String,
+    seed_urls: String,
+    seed_terms: String,
+    /// `[search] queries`, when the topic has a `[search]` section (`None`: it has none).
+    queries: Option<String>,
+    result_pages: Vec<String>,
+    formula: String,
+    allow: String,
+    deny: String,
+    max_pages: String,
+    max_depth: String,
+    max_pages_per_host: String,
+    strategy: String,
+    delay_seconds: String,
+    contact: String,
+}
+
+fn strings(item: Option<&Item>) -> Vec<String> {
+    item.and_then(Item::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn scalar(item: Option<&Item>) -> String {
+    match item.and_then(Item::as_value) {
+        Some(v) if v.as_str().is_some() => v.as_str().unwrap_or_default().to_string(),
+        Some(v) => v.to_string().trim().to_string(),
+        None => String::new(),
+    }
+}
+
+impl TopicForm {
+    /// The form filled from a topic file's text.
+    fn from_text(name: &str, text: &str) -> TopicForm {
+        let doc: DocumentMut = text.parse().unwrap_or_default();
+        let get = |section: &str, key: &str| doc.get(section).and_then(|s| s.get(key));
+        TopicForm {
+            name: name.to_string(),
+            description: scalar(doc.get("description")),
+            languages: strings(doc.get("languages")).join(", "),
+            seed_urls: strings(get("seeds", "urls")).join("\n"),
+            seed_terms: strings(get("seeds", "terms")).join(", "),
+            queries: doc
+                .get("search")
+                .map(|_| strings(get("search", "queries")).join("\n")),
+            result_pages: strings(get("seeds", "result_pages")),
+            formula: scalar(get("formula", "expression")),
+            allow: strings(get("domains", "allow")).join("\n"),
+            deny: strings(get("domains", "deny")).join("\n"),
+            max_pages: scalar(get("crawl", "max_pages")),
+            max_depth: scalar(get("crawl", "max_depth")),
+            max_pages_per_host: scalar(get("crawl", "max_pages_per_host")),
+            strategy: scalar(get("crawl", "strategy")),
+            delay_seconds: scalar(get("politeness", "delay_seconds")),
+            contact: scalar(get("politeness", "contact")),
+        }
+    }
+
+    /// `text` (the file being edited) with the form's values put in; a problem names its field.
+    fn apply(&self, text: &str) -> Result<String, String> {
+        let mut doc: DocumentMut = text
+            .parse()
+            .map_err(|e| format!("the topic file does not parse as TOML: {e}"))?;
+        let list = |text: &str, by: &[char]| -> Array {
+            text.split(by)
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .collect()
+        };
+        doc["name"] = value(self.name.as_str());
+        doc["description"] = value(self.description.as_str());
+        doc["languages"] = value(list(&self.languages, &[',', ' ', '\n']));
+        doc["seeds"]["urls"] = value(list(&self.seed_urls, &['\n', ' ']));
+        doc["seeds"]["terms"] = value(list(&self.seed_terms, &[',', '\n']));
+        if !self.result_pages.is_empty() {
+            doc["seeds"]["result_pages"] = value(
+                self.result_pages
+                    .iter()
+                    .map(String::as_str)
+                    .collect::<Array>(),
+            );
+        }
+        if let Some(queries) = &self.queries
+            && doc.get("search").is_some()
+        {
+            doc["search"]["queries"] = value(list(queries, &['\n']));
+        }
+        doc["formula"]["expression"] = value(self.formula.as_str());
+        doc["domains"]["allow"] = value(list(&self.allow, &['\n', ' ', ',']));
+        let deny = list(&self.deny, &['\n', ' ', ',']);
+        if deny.is_empty() {
+            if let Some(domains) = doc["domains"].as_table_like_mut() {
+                domains.remove("deny");
+            }
+        } else {
+            doc["domains"]["deny"] = value(deny);
+        }
+        for (key, text) in [
+            ("max_pages", &self.max_pages),
+            ("max_depth", &self.max_depth),
+            ("max_pages_per_host", &self.max_pages_per_host),
+        ] {
+            let n: i64 = text
+                .trim()
+                .parse()
+                .map_err(|_| format!("[crawl] {key}: `{text}` is not a whole number"))?;
+            doc["crawl"][key] = value(n);
+        }
+        doc["crawl"]["strategy"] = value(self.strategy.trim());
+        let delay: f64 = self.delay_seconds.trim().parse().map_err(|_| {
+            format!(
+                "[politeness] delay_seconds: `{}` is not a number of seconds",
+                self.delay_seconds
+            )
+        })?;
+        doc["politeness"]["delay_seconds"] = value(delay);
+        doc["politeness"]["contact"] = value(self.contact.trim());
+        Ok(doc.to_string())
+    }
+}
+
+/// A topic's name as a folder name: 1 to 100 letters, digits, `-`, `_`.
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 100
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// The form page (`problem`: what stopped the last save).
+fn form_page(form: &TopicForm, new: bool, problem: Option<&str>) -> String {
+    let v = |s: &str| escape(s);
+    let action = if new {
+        "/topics/new".to_string()
+    } else {
+        format!("/topics/{}/edit", escape(&form.name))
+    };
+    let strategies: String = stages::focus::strategy::Strategy::ALL
+        .iter()
+        .map(|s| {
+            let n = s.name();
+            let selected = if form.strategy == n { " selected" } else { "" };
+            format!("<option{selected}>{n}</option>")
+        })
+        .collect();
+    let problem = problem.map_or(String::new(), |p| {
+        format!("<pre class=\"error\" id=\"problem\">{}</pre>", escape(p))
+    });
+    let name_field = if new {
+        format!(
+            "<label>name (the folder's name too) <input name=\"name\" id=\"f-name\" value=\"{}\" required></label>",
+            v(&form.name)
+        )
+    } else {
+        format!(
+            "<input type=\"hidden\" name=\"name\" value=\"{}\"><p>name: <b>{}</b></p>",
+            v(&form.name),
+            v(&form.name)
+        )
+    };
+    let queries = match &form.queries {
+        Some(q) => format!(
+            "<label>search queries sent to the <code>[search]</code> API (one a line) <textarea name=\"queries\" rows=\"3\">{}</textarea></label>",
+            v(q)
+        ),
+        None => "<p class=\"muted\">search queries: the topic has no <code>[search]</code> section (its API and key \
+                 are set in the file: see the guide's topic reference)</p>"
+            .to_string(),
+    };
+    let pages = if form.result_pages.is_empty() {
+        "none".to_string()
+    } else {
+        escape(&form.result_pages.join(", "))
+    };
+    format!(
+        "<h1>{}</h1>\n{problem}\n\
+<form method=\"post\" action=\"{action}\" enctype=\"multipart/form-data\" id=\"topic-form\" class=\"topic\">\n\
+{name_field}\n\
+<label>description <input name=\"description\" value=\"{}\" size=\"80\"></label>\n\
+<label>languages (ISO 639-1, comma-separated; empty: any) <input name=\"languages\" value=\"{}\"></label>\n\
+<h2>Seeds</h2>\n<label>seed URLs (one a line) <textarea name=\"seed_urls\" rows=\"4\">{}</textarea></label>\n\
+<label>seed terms (comma-separated: they weigh links before any page is read) <input name=\"seed_terms\" value=\"{}\" size=\"80\"></label>\n\
+{queries}\n<p>saved result pages: {pages}</p>\n\
+<label>add saved result pages (HTML or WARC, as saved from a browser) <input type=\"file\" name=\"result_page\" multiple></label>\n\
+<h2>Formula</h2>\n<label>expression (ET/AND, OU/OR, NON/NOT, NEAR/n, \"phrases\", prefix*) <input name=\"formula\" id=\"f-formula\" value=\"{}\" size=\"90\"></label>\n\
+<label>sample text to try it on (a page's text pasted here, or its HTML) <textarea id=\"f-sample\" rows=\"4\"></textarea></label>\n\
+<pre id=\"formula-check\" class=\"muted\"></pre>\n\
+<h2>Domains</h2>\n<label>allowed hosts (a name, or a suffix starting with a dot; one a line) <textarea name=\"allow\" rows=\"3\">{}</textarea></label>\n\
+<label>denied hosts <textarea name=\"deny\" rows=\"2\">{}</textarea></label>\n\
+<h2>Limits</h2>\n<label>max_pages <input name=\"max_pages\" value=\"{}\" size=\"8\"></label> \
+<label>max_depth <input name=\"max_depth\" value=\"{}\" size=\"4\"></label> \
+<label>max_pages_per_host <input name=\"max_pages_per_host\" value=\"{}\" size=\"8\"></label> \
+<label>strategy <select name=\"strategy\">{strategies}</select></label>\n\
+<h2>Politeness</h2>\n<label>contact (in the User-Agent: your e-mail or web page) <input name=\"contact\" value=\"{}\" size=\"40\"></label> \
+<label>delay between two requests to a server, seconds <input name=\"delay_seconds\" value=\"{}\" size=\"5\"></label>\n\
+<p><button id=\"save\">Check and save</button> <span class=\"muted\">saved only if <code>glaneur check</code> accepts it; every other setting of the file is kept</span></p>\n\
+</form>\n<script>{}</script>",
+        if new {
+            "New topic".to_string()
+        } else {
+            format!("Topic {}", v(&form.name))
+        },
+        v(&form.description),
+        v(&form.languages),
+        v(&form.seed_urls),
+        v(&form.seed_terms),
+        v(&form.formula),
+        v(&form.allow),
+        v(&form.deny),
+        v(&form.max_pages),
+        v(&form.max_depth),
+        v(&form.max_pages_per_host),
+        v(&form.contact),
+        v(&form.delay_seconds),
+        FORMULA_JS,
+    )
+}
+
+/// Checks the formula as it is typed (`POST /formula/check`).
+const FORMULA_JS: &str = r#"
+(function () {
+  const formula = document.getElementById("f-formula"), sample = document.getElementById("f-sample");
+  const out = document.getElementById("formula-check");
+  let timer = null;
+  const check = () => {
+    const body = new URLSearchParams({expression: formula.value, sample: sample.value});
+    fetch("/formula/check", {method: "POST", body}).then((r) => r.json()).then((r) => {
+      out.className = r.error ? "error" : "muted";
+      out.textContent = r.error ? r.error : r.summary;
+      out.dataset.column = r.column || "";
+      document.body.dataset.formulaChecks = String(Number(document.body.dataset.formulaChecks || 0) + 1);
+    });
+  };
+  const later = () => { clearTimeout(timer); timer = setTimeout(check, 250); };
+  formula.addEventListener("input", later);
+  sample.addEventListener("input", later);
+  check();
+})();
+"#;
+
+/// The topic's own template for a new topic (what `glaneur init` writes).
+fn new_topic_text(app: &App, name: &str) -> String {
+    crate::topic::template::render(name, &app.corpora.join(name).display().to_string())
+}
+
+/// `GET /topics/new`.
+pub(crate) async fn new_form(State(app): State<Arc<App>>) -> Response {
+    let mut form = TopicForm::from_text("", &new_topic_text(&app, "nouveau"));
+    form.name.clear();
+    Html(page("New topic", &form_page(&form, true, None))).into_response()
+}
+
+/// `GET /topics/NAME/edit`.
+pub(crate) async fn edit_form(
+    State(app): State<Arc<App>>,
+    UrlPath(name): UrlPath<String>,
+) -> Response {
+    let Some(dir) = app.topic_dir(&name) else {
+        return super::no_such_topic(&name);
+    };
+    let text = std::fs::read_to_string(dir.join("topic.toml")).unwrap_or_default();
+    let form = TopicForm::from_text(&name, &text);
+    Html(page(
+        &format!("Topic {name}"),
+        &form_page(&form, false, None),
+    ))
+    .into_response()
+}
+
+/// Reads the multipart form: the fields, and the uploaded files (name, bytes).
+async fn read_form(
+    mut multipart: Multipart,
+) -> Result<(TopicForm, Vec<(String, Vec<u8>)>), String> {
+    let mut form = TopicForm::default();
+    let mut files = Vec::new();
+    while let Some(field) = multipart
+        .next_field()
+        .await
+        .map_err(|e| format!("the form did not arrive whole: {e}"))?
+    {
+        let key = field.name().unwrap_or_default().to_string();
+        if key == "result_page" {
+            let file_name = field.file_name().unwrap_or_default().to_string();
+            let bytes = field
+                .bytes()
+                .await
+                .map_err(|e| format!("the file {file_name} did not arrive whole: {e}"))?;
+            if !file_name.is_empty() && !bytes.is_empty() {
+                files.push((file_name, bytes.to_vec()));
+            }
+            continue;
+        }
+        let text = field
+            .text()
+            .await
+            .map_err(|e| format!("the field {key} did not arrive whole: {e}"))?;
+        let slot = match key.as_str() {
+            "name" => &mut form.name,
+            "description" => &mut form.description,
+            "languages" => &mut form.languages,
+            "seed_urls" => &mut form.seed_urls,
+            "seed_terms" => &mut form.seed_terms,
+            "queries" => form.queries.get_or_insert_with(String::new),
+            "formula" => &mut form.formula,
+            "allow" => &mut form.allow,
+            "deny" => &mut form.deny,
+            "max_pages" => &mut form.max_pages,
+            "max_depth" => &mut form.max_depth,
+            "max_pages_per_host" => &mut form.max_pages_per_host,
+            "strategy" => &mut form.strategy,
+            "delay_seconds" => &mut form.delay_seconds,
+            "contact" => &mut form.contact,
+            _ => continue,
+        };
+        *slot = text;
+    }
+    form.name = form.name.trim().to_string();
+    Ok((form, files))
+}
+
+/// A saved result page's file name, safe in `serp/`.
+fn safe_file_name(name: &str) -> String {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or_default();
+    let clean: String = base
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let clean = clean.trim_start_matches('.').to_string();
+    if clean.is_empty() {
+        "result-page.html".to_string()
+    } else {
+        clean
+    }
+}
+
+/// Validates and writes the topic; the problem in words otherwise.
+fn save(
+    app: &App,
+    new: bool,
+    form: &mut TopicForm,
+    files: &[(String, Vec<u8>)],
+) -> Result<(), String> {
+    if !valid_name(&form.name) {
+        return Err(format!(
+            "name: `{}`: use 1 to 100 letters, digits, `-` or `_` (it names the topic's folder)",
+            form.name
+        ));
+    }
+    let dir = app.corpora.join(&form.name);
+    let path = dir.join("topic.toml");
+    if new && path.exists() {
+        return Err(format!(
+            "name: a topic `{}` exists already ({}): edit it from the list of topics",
+            form.name,
+            path.display()
+        ));
+    }
+    let base = if new {
+        new_topic_text(app, &form.name)
+    } else {
+        std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+    };
+    let mut written = Vec::new();
+    for (name, bytes) in files {
+        let file = format!("serp/{}", safe_file_name(name));
+        if !form.result_pages.contains(&file) {
+            form.result_pages.push(file.clone());
+        }
+        written.push((dir.join(&file), bytes));
+    }
+    let text = form.apply(&base)?;
+    std::fs::create_dir_all(dir.join("serp"))
+        .map_err(|e| format!("cannot create {}: {e}", dir.join("serp").display()))?;
+    for (target, bytes) in &written {
+        std::fs::write(target, bytes)
+            .map_err(|e| format!("cannot write {}: {e}", target.display()))?;
+    }
+    // The same validation as `glaneur check`, on the text about to be written.
+    let origin = path.display().to_string();
+    let topic = Topic::from_str(&text, dir.clone(), origin).map_err(|e| format!("{e:#}"))?;
+    crate::topic::check_files(&topic, false).map_err(|e| format!("{e:#}"))?;
+    let part = dir.join(".topic.toml.part");
+    std::fs::write(&part, &text)
+        .and_then(|()| std::fs::rename(&part, &path))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+async fn post(app: Arc<App>, multipart: Multipart, new: bool, title: &str) -> Response {
+    let (mut form, files) = match read_form(multipart).await {
+        Ok(read) => read,
+        Err(problem) => return super::pages::error_page(&problem),
+    };
+    let app2 = app.clone();
+    let mut form2 = form.clone();
+    let saved = tokio::task::spawn_blocking(move || {
+        let result = save(&app2, new, &mut form2, &files);
+        (result, form2)
+    })
+    .await;
+    match saved {
+        Ok((Ok(()), saved)) => Redirect::to(&format!("/?saved={}", saved.name)).into_response(),
+        Ok((Err(problem), kept)) => {
+            form = kept;
+            (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                Html(page(title, &form_page(&form, new, Some(&problem)))),
+            )
+                .into_response()
+        }
+        Err(_) => super::pages::error_page("the topic could not be saved"),
+    }
+}
+
+/// `POST /topics/new`.
+pub(crate) async fn create(State(app): State<Arc<App>>, multipart: Multipart) -> Response {
+    post(app, multipart, true, "New topic").await
+}
+
+/// `POST /topics/NAME/edit`.
+pub(crate) async fn update(
+    State(app): State<Arc<App>>,
+    UrlPath(name): UrlPath<String>,
+    multipart: Multipart,
+) -> Response {
+    if app.topic_dir(&name).is_none() {
+        return super::no_such_topic(&name);
+    }
+    post(app, multipart, false, &format!("Topic {name}")).await
+}
+
+/// The live check's request.
+#[derive(Debug, serde::Deserialize)]
+pub(crate) struct FormulaCheck {
+    expression: String,
+    #[serde(default)]
+    sample: String,
+}
+
+/// `POST /formula/check`: the formula parsed (or its error with the column) and, on the sample
+/// text, its verdict and the clauses found — what `glaneur formula` says of a file.
+pub(crate) async fn check_formula(axum::Form(q): axum::Form<FormulaCheck>) -> Response {
+    use stages::focus::formula::{Formula, FormulaOptions, PreparedText};
+    let options = FormulaOptions::default();
+    let answer = match Formula::parse_with(&q.expression, options) {
+        Err(e) => serde_json::json!({
+            "error": crate::inspect::formula_error(&q.expression, &e),
+            "column": e.column,
+        }),
+        Ok(formula) if q.sample.trim().is_empty() => serde_json::json!({
+            "summary": format!("valid: {formula} (paste a page's text below to try it)"),
+        }),
+        Ok(formula) => {
+            let text = sample_text(&q.sample);
+            let prepared = PreparedText::new(&text, options);
+            let verdict = formula.evaluate_prepared(&prepared);
+            serde_json::json!({
+                "summary": format!(
+                    "valid: {formula} — on the sample ({} word{}): {}{}",
+                    prepared.token_count(),
+                    if prepared.token_count() == 1 { "" } else { "s" },
+                    if verdict.satisfied { "accepted" } else { "rejected" },
+                    if verdict.matched.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", found {}", verdict.matched.join(" | "))
+                    }
+                ),
+                "satisfied": verdict.satisfied,
+            })
+        }
+    };
+    axum::Json(answer).into_response()
+}
+
+/// The text of a pasted sample: its title and clean text when it is HTML, as `glaneur formula`
+/// reads an HTML file; else as it is.
+fn sample_text(sample: &str) -> String {
+    let looks_html = sample.trim_start().starts_with('<') && sample.contains('>');
+    if !looks_html {
+        return sample.to_string();
+    }
+    let Ok(url) = url::Url::parse("http://localhost/sample.html") else {
+        return sample.to_string();
+    };
+    let extracted = stages::page::extract::extract_html(sample, &url, &Default::default());
+    format!(
+        "{}\n\n{}",
+        extracted.title.clone().unwrap_or_default(),
+        extracted.clean_text()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn editing_keeps_comments_and_other_settings_and_names_a_bad_number() {
+        let text = "# my notes\nname = \"t\"\n[seeds]\nurls = [\"http://a.test/\"]\n[formula]\n\
+                    expression = 'a'\ncase_sensitive = true\n[domains]\nallow = [\"a.test\"]\n\
+                    [crawl]\nmax_pages = 5\nmax_depth = 2\nmax_pages_per_host = 5\n\
+                    # keep me\nconcurrency = 3\n[politeness]\ndelay_seconds = 1.0\ncontact = \"x@y.z\"\n";
+        let mut form = TopicForm::from_text("t", text);
+        assert_eq!(form.seed_urls, "http://a.test/");
+        assert_eq!(form.max_pages, "5");
+        form.formula = "graphe* ET sommet".into();
+        form.seed_terms = "graphe, sommet".into();
+        form.max_pages = "50".into();
+        let out = form.apply(text).unwrap();
+        assert!(
+            out.contains("# my notes") && out.contains("# keep me"),
+            "{out}"
+        );
+        assert!(
+            out.contains("concurrency = 3") && out.contains("case_sensitive = true"),
+            "{out}"
+        );
+        assert!(out.contains("expression = \"graphe* ET sommet\""), "{out}");
+        assert!(out.contains("terms = [\"graphe\", \"sommet\"]"), "{out}");
+        assert!(out.contains("max_pages = 50"), "{out}");
+        assert_eq!(form.queries, None, "no [search] section, no queries field");
+        let with_search = format!("{text}[search]\nbackend = \"brave\"\nqueries = [\"a b\"]\n");
+        let mut searching = TopicForm::from_text("t", &with_search);
+        assert_eq!(searching.queries.as_deref(), Some("a b"));
+        searching.queries = Some("graphes orientés\nthéorie des graphes".into());
+        let out = searching.apply(&with_search).unwrap();
+        assert!(
+            out.contains("queries = [\"graphes orientés\", \"théorie des graphes\"]"),
+            "{out}"
+        );
+        form.max_depth = "deux".into();
+        assert_eq!(
+            form.apply(text).unwrap_err(),
+            "[crawl] max_depth: `deux` is not a whole number"
+        );
+    }
+
+    #[test]
+    fn uploaded_names_stay_in_the_serp_folder() {
+        assert_eq!(safe_file_name("../../etc/passwd"), "passwd");
+        assert_eq!(
+            safe_file_name("C:\\x\\Résultats Google.html"),
+            "R_sultats_Google.html"
+        );
+        assert_eq!(safe_file_name(".hidden"), "hidden");
+        assert_eq!(safe_file_name(""), "result-page.html");
+    }
+}
