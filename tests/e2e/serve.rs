@@ -150,3 +150,80 @@ fn the_web_interface_starts_follows_stops_and_explains_runs_in_a_browser() {
         log.len() - robots
     );
 }
+
+/// One HTTP/1.1 GET on `port` of this machine: the status line and the headers and body.
+fn get(port: u16, path_and_cookie: (&str, Option<&str>)) -> (String, String) {
+    use std::io::{Read, Write};
+    let (path, cookie) = path_and_cookie;
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let cookie = cookie.map_or(String::new(), |c| format!("Cookie: {c}\r\n"));
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: localhost\r\n{cookie}Connection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let status = answer.lines().next().unwrap_or_default().to_string();
+    (status, answer)
+}
+
+#[test]
+fn beyond_this_machine_every_request_needs_the_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpora = dir.path().join("corpora");
+    slow_topic(&corpora, "graphes");
+    let mut child = glaneur()
+        .arg("serve")
+        .arg(&corpora)
+        .args(["--port", "0", "--bind", "0.0.0.0"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let _server = Server(child);
+    let mut first = String::new();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut first)
+        .unwrap();
+    // "glaneur serve: http://0.0.0.0:PORT/?token=TOKEN (…)"
+    let address = first
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no address in `{first}`"));
+    let (port, token) = address
+        .trim_start_matches("http://0.0.0.0:")
+        .split_once("/?token=")
+        .unwrap_or_else(|| panic!("no token in `{first}`"));
+    let port: u16 = port.parse().unwrap();
+    assert_eq!(token.len(), 32, "{token}");
+    for path in [
+        "/",
+        "/runs/graphes",
+        "/runs/graphes/events",
+        "/assets/uplot.js",
+    ] {
+        let (status, _) = get(port, (path, None));
+        assert!(
+            status.contains(" 403 "),
+            "{path} without the token: {status}"
+        );
+    }
+    let (status, _) = get(port, ("/?token=wrong", None));
+    assert!(status.contains(" 403 "), "a wrong token: {status}");
+    let (status, answer) = get(port, (&format!("/?token={token}"), None));
+    assert!(status.contains(" 200 "), "{status}");
+    assert!(
+        answer.contains(&format!("glaneur_token={token}; Path=/; HttpOnly")),
+        "{answer}"
+    );
+    // Then the cookie alone opens every page.
+    let (status, answer) = get(
+        port,
+        ("/runs/graphes", Some(&format!("glaneur_token={token}"))),
+    );
+    assert!(
+        status.contains(" 200 ") && answer.contains("Run of"),
+        "{status}"
+    );
+}
