@@ -411,6 +411,10 @@ pub async fn crawl(
     let mut load = Load::default();
     let mut cpu = CpuUse::new(Instant::now());
     // A stop asked while the frontier was loading (its `changed` is then already seen).
+    // Once a second whatever else happens: commit, live.json, a stop request. One timer for
+    // the whole crawl (not one per turn of the loop).
+    let mut tick = tokio::time::interval(COMMIT_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut stopping = *shutdown.borrow();
     crawler.outcome.interrupted = stopping;
 
@@ -442,6 +446,7 @@ pub async fn crawl(
         }
         let wake = crawler.next_wake(max_pages);
         load.observe(&tx.waiting);
+        let mut ticked = false;
         tokio::select! {
             biased;
             // A server freed (its page arrived whole and waits for the CPU).
@@ -457,8 +462,7 @@ pub async fn crawl(
             }
             // A server's delay expired: loop to start its next request.
             _ = sleep_until(wake), if load.may_start(&limits, cpu.has_room(Instant::now())) && !stopping => {}
-            // Once a second whatever else happens: commit, live.json, a stop request.
-            _ = sleep_until(Some(crawler.last_commit + COMMIT_EVERY)) => {}
+            _ = tick.tick() => ticked = true,
             // A finished job: record it and free its server.
             Some(result) = rx.recv() => {
                 // A page's release was sent before the page: one not read yet is read now, so
@@ -478,7 +482,7 @@ pub async fn crawl(
                 crawler.handle(result)?;
             }
         }
-        if crawler.last_commit.elapsed() >= COMMIT_EVERY {
+        if ticked || crawler.last_commit.elapsed() >= COMMIT_EVERY {
             crawler.commit()?;
             crawler.publish(max_pages)?;
             if !stopping && crawler.stop_asked() {

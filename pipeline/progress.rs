@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 /// How a page request ended, for the counters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,7 +148,7 @@ impl Progress {
         let on_topic = self.on_topic.load(Ordering::Relaxed);
         let frontier = match self.frontier.load(Ordering::Relaxed) {
             u64::MAX => String::new(),
-            n => format!("{} queued · ", count(n)),
+            n => format!("{} queued · ", HumanCount(n)),
         };
         let harvest = match pages {
             0 => "harvest -".to_string(),
@@ -160,8 +160,8 @@ impl Progress {
         };
         self.bar.set_message(format!(
             "{frontier}{harvest} ({on_topic} of {pages} pages, whole-page reading) · {} errors · {} dropped · {rate}",
-            count(self.errors.load(Ordering::Relaxed)),
-            count(self.dropped.load(Ordering::Relaxed)),
+            HumanCount(self.errors.load(Ordering::Relaxed)),
+            HumanCount(self.dropped.load(Ordering::Relaxed)),
         ));
     }
 
@@ -240,32 +240,16 @@ pub fn per_second(rate: f64) -> String {
     }
 }
 
-/// A count for people: thousands grouped with a thin space.
-pub fn count(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push('\u{202f}');
-        }
-        out.push(c);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn rates_and_counts_are_formatted_for_people() {
+    fn rates_are_formatted_for_people() {
         assert_eq!(per_second(345.1738), "345");
         assert_eq!(per_second(12.34), "12.3");
         assert_eq!(per_second(0.456), "0.46");
         assert_eq!(per_second(f64::NAN), "0");
-        assert_eq!(count(7), "7");
-        assert_eq!(count(1234), "1\u{202f}234");
-        assert_eq!(count(1_000_000), "1\u{202f}000\u{202f}000");
     }
 
     #[test]

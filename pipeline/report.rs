@@ -473,7 +473,7 @@ impl Report {
             let _ = writeln!(
                 out,
                 "  harvest rate: {:.1} % ({} of {} HTML/text pages fetched satisfy the topic formula)",
-                harvest_rate(harvest.on_topic, harvest.pages) * 100.0,
+                harvest.rate() * 100.0,
                 harvest.on_topic,
                 harvest.pages
             );
@@ -482,7 +482,7 @@ impl Report {
                 out,
                 "  kept in the corpus: {} documents ({:.1} % of those pages; the others by reason above)",
                 harvest.kept,
-                harvest_rate(harvest.kept, harvest.pages) * 100.0
+                harvest.kept_rate() * 100.0
             );
             let _ = writeln!(
                 out,
@@ -512,10 +512,27 @@ impl Report {
 /// answer the extract stage reads), the measure of focused crawling (Chakrabarti, van den Berg
 /// & Dom 1999). Zero when no page was fetched.
 pub fn harvest_rate(on_topic: u64, pages: u64) -> f64 {
-    if pages == 0 {
+    share(on_topic, pages)
+}
+
+/// `part / whole`, 0 when `whole` is 0.
+fn share(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
         0.0
     } else {
-        on_topic as f64 / pages as f64
+        part as f64 / whole as f64
+    }
+}
+
+impl Harvest {
+    /// The crawl's harvest rate ([`harvest_rate`]).
+    pub fn rate(&self) -> f64 {
+        harvest_rate(self.on_topic, self.pages)
+    }
+
+    /// Documents kept ÷ HTML/text pages fetched.
+    pub fn kept_rate(&self) -> f64 {
+        share(self.kept, self.pages)
     }
 }
 

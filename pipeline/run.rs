@@ -310,8 +310,8 @@ fn run_locked(
     if let Some(harvest) = &report.harvest
         && harvest.pages > 0
     {
-        report.harvest_rate = Some(report::harvest_rate(harvest.on_topic, harvest.pages));
-        report.kept_rate = Some(report::harvest_rate(harvest.kept, harvest.pages));
+        report.harvest_rate = Some(harvest.rate());
+        report.kept_rate = Some(harvest.kept_rate());
     }
     let n_docs = report.export.as_ref().map_or(0, |e| e.documents);
     let ending = if interrupted {

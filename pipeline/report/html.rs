@@ -17,7 +17,7 @@ use std::path::Path;
 use anyhow::Context;
 use serde::Serialize;
 
-use super::{CurvePoint, Report, harvest_rate};
+use super::{CurvePoint, Harvest, Report};
 use crate::store::{KeptRow, Store, UrlFacts};
 
 /// Bins of the time series (a bin is the crawl's duration ÷ this).
@@ -270,7 +270,7 @@ pub fn render(report: &Report, overview: &Overview) -> anyhow::Result<String> {
             .harvest
             .as_ref()
             .filter(|h| h.pages > 0)
-            .map(|h| harvest_rate(h.on_topic, h.pages)),
+            .map(Harvest::rate),
         curve,
         hosts_total,
     };

@@ -332,7 +332,7 @@ fn documents_section(run: &Path, n: &str, page_no: usize) -> String {
     let mut out = String::from("<h2>Documents</h2>\n");
     match read_docs(
         &run.join("docs.jsonl"),
-        page_no * DOCS_PER_PAGE,
+        page_no.saturating_mul(DOCS_PER_PAGE),
         DOCS_PER_PAGE,
         None,
     ) {
@@ -363,7 +363,7 @@ fn documents_section(run: &Path, n: &str, page_no: usize) -> String {
             if more {
                 out.push_str(&format!(
                     "<a href=\"/runs/{n}/corpus?page={}\" id=\"docs-next\">next</a>",
-                    page_no + 1
+                    page_no.saturating_add(1)
                 ));
             }
         }

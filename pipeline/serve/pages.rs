@@ -294,7 +294,11 @@ pub(crate) async fn decisions(
     let loaded = tokio::task::spawn_blocking(move || {
         let store = open_store(&dir)?;
         let rows = store
-            .decisions(&filter, LOG_ROWS, page_no * u64::from(LOG_ROWS))
+            .decisions(
+                &filter,
+                LOG_ROWS,
+                page_no.saturating_mul(u64::from(LOG_ROWS)),
+            )
             .map_err(|e| PageError::Failed(format!("{e:#}")))?;
         Ok::<_, PageError>((rows, filter))
     })
@@ -356,7 +360,7 @@ pub(crate) async fn decisions(
     if more {
         body.push_str(&format!(
             "<a href=\"{}\" id=\"next\">next</a>",
-            link(page_no + 1)
+            link(page_no.saturating_add(1))
         ));
     }
     Html(page(&format!("Decisions of {name}"), &body)).into_response()

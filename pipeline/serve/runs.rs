@@ -85,7 +85,7 @@ fn status(app: &App, name: &str, run: &Path) -> (bool, String, Option<Live>) {
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .get(name)
-        .is_some_and(|code| !matches!(code, Some(0 | 1)));
+        .is_some_and(|code| !matches!(code, Some(0 | 1 | 130)));
     match &live {
         Some(l) if matches!(l.stage.as_str(), "finished" | "stopped") => {
             (false, l.stage.clone(), live)

@@ -101,33 +101,54 @@ impl TopicForm {
                 .filter(|s| !s.is_empty())
                 .collect()
         };
-        doc["name"] = value(self.name.as_str());
-        doc["description"] = value(self.description.as_str());
-        doc["languages"] = value(list(&self.languages, &[',', ' ', '\n']));
-        doc["seeds"]["urls"] = value(list(&self.seed_urls, &['\n', ' ']));
-        doc["seeds"]["terms"] = value(list(&self.seed_terms, &[',', '\n']));
+        let root = doc.as_table_mut();
+        put(root, "name", value(self.name.as_str()));
+        put(root, "description", value(self.description.as_str()));
+        put(
+            root,
+            "languages",
+            value(list(&self.languages, &[',', ' ', '\n'])),
+        );
+        set(
+            &mut doc,
+            "seeds",
+            "urls",
+            value(list(&self.seed_urls, &['\n', ' '])),
+        )?;
+        set(
+            &mut doc,
+            "seeds",
+            "terms",
+            value(list(&self.seed_terms, &[',', '\n'])),
+        )?;
         if !self.result_pages.is_empty() {
-            doc["seeds"]["result_pages"] = value(
-                self.result_pages
-                    .iter()
-                    .map(String::as_str)
-                    .collect::<Array>(),
-            );
+            let pages: Array = self.result_pages.iter().map(String::as_str).collect();
+            set(&mut doc, "seeds", "result_pages", value(pages))?;
         }
         if let Some(queries) = &self.queries
             && doc.get("search").is_some()
         {
-            doc["search"]["queries"] = value(list(queries, &['\n']));
+            set(&mut doc, "search", "queries", value(list(queries, &['\n'])))?;
         }
-        doc["formula"]["expression"] = value(self.formula.as_str());
-        doc["domains"]["allow"] = value(list(&self.allow, &['\n', ' ', ',']));
+        set(
+            &mut doc,
+            "formula",
+            "expression",
+            value(self.formula.as_str()),
+        )?;
+        set(
+            &mut doc,
+            "domains",
+            "allow",
+            value(list(&self.allow, &['\n', ' ', ','])),
+        )?;
         let deny = list(&self.deny, &['\n', ' ', ',']);
         if deny.is_empty() {
-            if let Some(domains) = doc["domains"].as_table_like_mut() {
+            if let Some(domains) = doc.get_mut("domains").and_then(Item::as_table_like_mut) {
                 domains.remove("deny");
             }
         } else {
-            doc["domains"]["deny"] = value(deny);
+            set(&mut doc, "domains", "deny", value(deny))?;
         }
         for (key, text) in [
             ("max_pages", &self.max_pages),
@@ -138,18 +159,50 @@ impl TopicForm {
                 .trim()
                 .parse()
                 .map_err(|_| format!("[crawl] {key}: `{text}` is not a whole number"))?;
-            doc["crawl"][key] = value(n);
+            set(&mut doc, "crawl", key, value(n))?;
         }
-        doc["crawl"]["strategy"] = value(self.strategy.trim());
+        if !self.strategy.trim().is_empty() {
+            set(&mut doc, "crawl", "strategy", value(self.strategy.trim()))?;
+        }
         let delay: f64 = self.delay_seconds.trim().parse().map_err(|_| {
             format!(
                 "[politeness] delay_seconds: `{}` is not a number of seconds",
                 self.delay_seconds
             )
         })?;
-        doc["politeness"]["delay_seconds"] = value(delay);
-        doc["politeness"]["contact"] = value(self.contact.trim());
+        set(&mut doc, "politeness", "delay_seconds", value(delay))?;
+        set(
+            &mut doc,
+            "politeness",
+            "contact",
+            value(self.contact.trim()),
+        )?;
         Ok(doc.to_string())
+    }
+}
+
+/// Sets `[section] key` in `doc`, making the section when the file has none; a `section` the
+/// file holds as something else than a table is a problem named, not a panic.
+fn set(doc: &mut DocumentMut, section: &str, key: &str, item: Item) -> Result<(), String> {
+    let table = doc
+        .as_table_mut()
+        .entry(section)
+        .or_insert(toml_edit::table())
+        .as_table_like_mut()
+        .ok_or_else(|| {
+            format!("[{section}] in the topic file is not a table: fix it in the file")
+        })?;
+    put(table, key, item);
+    Ok(())
+}
+
+/// Puts `item` under `key`, in place when the key is there (its comments stay with it).
+fn put(table: &mut dyn toml_edit::TableLike, key: &str, item: Item) {
+    match table.get_mut(key) {
+        Some(slot) => *slot = item,
+        None => {
+            table.insert(key, item);
+        }
     }
 }
 
@@ -293,11 +346,26 @@ pub(crate) async fn edit_form(
     let Some(dir) = app.topic_dir(&name) else {
         return super::no_such_topic(&name);
     };
-    let text = std::fs::read_to_string(dir.join("topic.toml")).unwrap_or_default();
+    let path = dir.join("topic.toml");
+    let (text, problem) = match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            let problem = text.parse::<DocumentMut>().err().map(|e| {
+                format!(
+                    "{} does not parse as TOML, so the form cannot show it: {e}",
+                    path.display()
+                )
+            });
+            (text, problem)
+        }
+        Err(e) => (
+            String::new(),
+            Some(format!("cannot read {}: {e}", path.display())),
+        ),
+    };
     let form = TopicForm::from_text(&name, &text);
     Html(page(
         &format!("Topic {name}"),
-        &form_page(&form, false, None),
+        &form_page(&form, false, problem.as_deref()),
     ))
     .into_response()
 }
@@ -568,6 +636,28 @@ mod tests {
         let out = searching.apply(&with_search).unwrap();
         assert!(
             out.contains("queries = [\"graphes orientés\", \"théorie des graphes\"]"),
+            "{out}"
+        );
+        // `politeness = 3` at the top: a value where the section should be.
+        let odd = format!(
+            "politeness = 3\n{}",
+            text.replace(
+                "[politeness]\ndelay_seconds = 1.0\ncontact = \"x@y.z\"\n",
+                ""
+            )
+        );
+        assert_eq!(
+            form.apply(&odd).unwrap_err(),
+            "[politeness] in the topic file is not a table: fix it in the file"
+        );
+        // A file without a section gets it.
+        let bare = text.replace(
+            "[politeness]\ndelay_seconds = 1.0\ncontact = \"x@y.z\"\n",
+            "",
+        );
+        let out = form.apply(&bare).unwrap();
+        assert!(
+            out.contains("[politeness]") && out.contains("delay_seconds = 1.0"),
             "{out}"
         );
         form.max_depth = "deux".into();

@@ -29,17 +29,14 @@ impl Drop for Server {
     }
 }
 
-#[test]
-fn the_web_interface_starts_follows_stops_and_explains_runs_in_a_browser() {
-    let web = TestWeb::start(&scenario("basic"));
-    let dir = tempfile::tempdir().unwrap();
-    let corpora = dir.path().join("corpora");
-    slow_topic(&corpora, "graphes");
-    slow_topic(&corpora, "arret");
+/// Starts `glaneur serve CORPORA --port 0 EXTRA…`; the server (killed when dropped) and the
+/// address its first line prints.
+fn start_serve(corpora: &std::path::Path, extra: &[&str]) -> (Server, String) {
     let mut child = glaneur()
         .arg("serve")
-        .arg(&corpora)
-        .args(["--port", "0", "--proxy", &web.proxy()])
+        .arg(corpora)
+        .args(["--port", "0"])
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -50,12 +47,23 @@ fn the_web_interface_starts_follows_stops_and_explains_runs_in_a_browser() {
     std::io::BufReader::new(stdout)
         .read_line(&mut first)
         .unwrap();
-    let base = first
+    let address = first
         .split_whitespace()
         .find(|w| w.starts_with("http://"))
         .unwrap_or_else(|| panic!("no address in `{first}`"))
-        .trim_end_matches('/')
         .to_string();
+    (server, address)
+}
+
+#[test]
+fn the_web_interface_starts_follows_stops_and_explains_runs_in_a_browser() {
+    let web = TestWeb::start(&scenario("basic"));
+    let dir = tempfile::tempdir().unwrap();
+    let corpora = dir.path().join("corpora");
+    slow_topic(&corpora, "graphes");
+    slow_topic(&corpora, "arret");
+    let (server, address) = start_serve(&corpora, &["--proxy", &web.proxy()]);
+    let base = address.trim_end_matches('/').to_string();
     assert!(base.starts_with("http://127.0.0.1:"), "{base}");
 
     let shots = repo().join("target/e2e-screenshots");
@@ -173,28 +181,12 @@ fn beyond_this_machine_every_request_needs_the_token() {
     let dir = tempfile::tempdir().unwrap();
     let corpora = dir.path().join("corpora");
     slow_topic(&corpora, "graphes");
-    let mut child = glaneur()
-        .arg("serve")
-        .arg(&corpora)
-        .args(["--port", "0", "--bind", "0.0.0.0"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let _server = Server(child);
-    let mut first = String::new();
-    std::io::BufReader::new(stdout)
-        .read_line(&mut first)
-        .unwrap();
     // "glaneur serve: http://0.0.0.0:PORT/?token=TOKEN (…)"
-    let address = first
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no address in `{first}`"));
+    let (_server, address) = start_serve(&corpora, &["--bind", "0.0.0.0"]);
     let (port, token) = address
         .trim_start_matches("http://0.0.0.0:")
         .split_once("/?token=")
-        .unwrap_or_else(|| panic!("no token in `{first}`"));
+        .unwrap_or_else(|| panic!("no token in `{address}`"));
     let port: u16 = port.parse().unwrap();
     assert_eq!(token.len(), 32, "{token}");
     for path in [
