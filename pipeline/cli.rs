@@ -37,6 +37,11 @@ pub struct Cli {
 pub enum Command {
     /// Build (or resume) a corpus: seeds → crawl → extract → export.
     Run(RunArgs),
+    /// Revisit a run's stored pages on a schedule, record every visit (not modified, same
+    /// bytes, same text, changed) and estimate how often each page and server changes:
+    /// `changes.csv`, `rates.csv`, `host-rates.csv` in the run folder. Exit codes: 0 done;
+    /// 2 fatal error; 130 interrupted (the same command resumes).
+    Monitor(MonitorArgs),
     /// Validate a topic file and print it resolved, without fetching anything.
     Check {
         /// Topic file or folder (default: the embedded demo topic).
@@ -230,6 +235,51 @@ pub struct RunArgs {
     /// copy, changed ones replace it; new links are followed as usual.
     #[arg(long)]
     pub revisit: bool,
+    /// Date every visit by the time held in FILE (seconds since 1970) instead of the wall
+    /// clock: simulations against a simulated web that reads the same file (docs/GUIDE.md,
+    /// "Watching pages change").
+    #[arg(long, value_name = "FILE")]
+    pub virtual_clock: Option<PathBuf>,
+}
+
+/// Flags of `glaneur monitor`.
+#[derive(Debug, clap::Args)]
+pub struct MonitorArgs {
+    /// Topic file or folder whose run folder holds the pages to watch.
+    pub topic: Option<PathBuf>,
+    /// Run folder (default: `run/` beside the topic file).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// How long to watch: 30d, 12h, 90m, 2w… Run the command again later to extend the history.
+    #[arg(long = "for", value_name = "DURATION", default_value = "1d", value_parser = crate::monitor::parse_duration)]
+    pub duration: f64,
+    /// poisson: exponential intervals of mean --interval (the unbiased sample of seed 000);
+    /// adaptive: about 1.6/λ̂ for each page's estimated rate λ̂, within the bounds below.
+    #[arg(long, value_enum, default_value = "adaptive")]
+    pub policy: crate::monitor::PolicyName,
+    /// Poisson: the mean interval between two visits of a page; adaptive: the first interval.
+    #[arg(long, value_name = "DURATION", default_value = "1d", value_parser = crate::monitor::parse_duration)]
+    pub interval: f64,
+    /// The shortest interval between two visits of a page.
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = crate::monitor::parse_duration)]
+    pub min_interval: f64,
+    /// The longest interval between two visits of a page.
+    #[arg(long, value_name = "DURATION", default_value = "60d", value_parser = crate::monitor::parse_duration)]
+    pub max_interval: f64,
+    /// Send every request through this HTTP proxy.
+    #[arg(long, value_name = "URL")]
+    pub proxy: Option<String>,
+    /// Read and move the monitor's clock in FILE (seconds since 1970) instead of waiting on the
+    /// wall clock: a month of revisits of a simulated web in seconds.
+    #[arg(long, value_name = "FILE")]
+    pub virtual_clock: Option<PathBuf>,
+    /// Leave a page once its history holds this many revisits (the monitor ends when every
+    /// page has them, or at the end of --for).
+    #[arg(long, value_name = "N")]
+    pub visits: Option<usize>,
+    /// No progress lines.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// How query results are printed.

@@ -69,6 +69,8 @@ mod live;
 mod load;
 mod pool;
 mod recover;
+mod revisit;
+pub use revisit::Pass;
 mod schedule;
 mod servers;
 mod settle;
@@ -106,6 +108,8 @@ pub struct CrawlContext {
     pub focus: FocusShared,
     /// The run folder (`live.json` is written there, a stop request looked for).
     pub run_dir: std::path::PathBuf,
+    /// A crawl or a monitor's round, and the clock of its visits.
+    pub pass: Pass,
 }
 
 impl CrawlContext {
@@ -385,12 +389,18 @@ pub async fn crawl(
         started_at: now_epoch(),
         queued_count: (None, 0),
     };
-    let resumed = crawler.store.begin_crawl()?;
+    // A monitor round leaves the crawl's own state (and its resume) alone.
+    let monitor = ctx.pass.monitor;
+    let resumed = !monitor && crawler.store.begin_crawl()?;
     crawler.load_frontier(resumed)?;
     crawler.recover_from_warc()?;
 
     let concurrency = ctx.topic.file.crawl.concurrency;
-    let max_pages = ctx.topic.file.crawl.max_pages;
+    let max_pages = if monitor {
+        u64::MAX
+    } else {
+        ctx.topic.file.crawl.max_pages
+    };
     progress.start_crawl(crawler.requests_total, max_pages);
     crawler.publish(max_pages)?;
     let (results, mut rx) = mpsc::channel::<JobResult>(concurrency * 2);
@@ -493,9 +503,13 @@ pub async fn crawl(
     }
     // A stop asked after the last look at the signal still makes this an interrupted crawl.
     crawler.outcome.interrupted |= *shutdown.borrow();
-    crawler.outcome.frontier_left = crawler.explain_frontier(max_pages)?;
+    if !monitor {
+        crawler.outcome.frontier_left = crawler.explain_frontier(max_pages)?;
+    }
     let interrupted = crawler.outcome.interrupted;
-    crawler.store.end_crawl(interrupted)?;
+    if !monitor {
+        crawler.store.end_crawl(interrupted)?;
+    }
     crawler.commit()?;
     // The last figures exactly: the queue counted again.
     crawler.queued_count.0 = None;

@@ -32,6 +32,7 @@ pub mod fetch;
 pub mod guard;
 pub mod inspect;
 pub mod live;
+pub mod monitor;
 pub mod outcome;
 pub mod parallel;
 pub mod progress;

@@ -45,11 +45,29 @@ fn main() -> ExitCode {
             replay: args.replay,
             quiet: args.quiet,
             revisit: args.revisit,
+            virtual_clock: args.virtual_clock,
         })
         .map(|ending| match ending {
             Ending::Corpus | Ending::Stopped => ExitCode::SUCCESS,
             Ending::Empty => ExitCode::from(1),
             Ending::Interrupted => ExitCode::from(130),
+        }),
+        Command::Monitor(args) => glaneur::monitor::monitor(&glaneur::monitor::MonitorOptions {
+            topic: args.topic,
+            out: args.out,
+            duration: args.duration,
+            policy: args.policy,
+            interval: args.interval,
+            min_interval: args.min_interval,
+            max_interval: args.max_interval,
+            proxy: args.proxy,
+            virtual_clock: args.virtual_clock,
+            visits: args.visits,
+            quiet: args.quiet,
+        })
+        .map(|ending| match ending {
+            glaneur::monitor::Ending::Done => ExitCode::SUCCESS,
+            glaneur::monitor::Ending::Interrupted => ExitCode::from(130),
         }),
         Command::Check { topic } => glaneur::check(topic.as_deref()).map(print_ok),
         Command::Formula {

@@ -253,6 +253,9 @@ pub enum Revisit {
     Refetched,
     /// The revisit failed: the stored copy stays.
     Failed,
+    /// The server sent the page again with the same bytes or the same clean text: the
+    /// stored copy stays (`visits` says which).
+    Unchanged,
 }
 
 impl Revisit {
@@ -263,6 +266,7 @@ impl Revisit {
             Revisit::NotModified => "not-modified",
             Revisit::Refetched => "refetched",
             Revisit::Failed => "failed",
+            Revisit::Unchanged => "unchanged",
         }
     }
 }

@@ -86,6 +86,8 @@ pub struct RunOptions {
     pub quiet: bool,
     /// Fetch the stored pages again, conditionally.
     pub revisit: bool,
+    /// Date every visit by this virtual clock file (simulations; see `glaneur monitor`).
+    pub virtual_clock: Option<PathBuf>,
 }
 
 /// How a run ended (mapped to the exit code by `main`).
@@ -232,53 +234,24 @@ fn run_locked(
         ));
     }
     if options.from <= Stage::Crawl && options.to >= Stage::Crawl {
-        let fetcher = match &replay {
-            Some(source) => Fetcher::Replay(Arc::new(
-                Replay::from_bytes(
-                    &source.bytes()?,
-                    &canonicalizer,
-                    topic.file.crawl.max_body_bytes,
-                )
-                .with_context(|| format!("the recorded web {}", source.name()))?,
-            )),
-            None => Fetcher::Http(Arc::new(HttpFetcher::new(
-                &topic.user_agent(),
-                options.proxy.as_deref(),
-                crate::topic::seconds(topic.file.crawl.timeout_seconds),
-                topic.file.crawl.max_body_bytes,
-                topic.file.politeness.connections_per_host as usize,
-                topic.file.domains.allow_private_addresses,
-            )?)),
+        let pass = crawl::Pass {
+            monitor: false,
+            at: options
+                .virtual_clock
+                .as_deref()
+                .map(crate::clock::read_virtual)
+                .transpose()?,
         };
-        let (mut warc, opened) = WarcFile::open(&run_dir.join("warc"), store.warc_horizon()?)?;
-        if opened.truncated_bytes > 0 {
-            progress.note(&format!(
-                "removed {} bytes after the last committed record of {}: an unfinished \
-                 record of the last stop (its pages are fetched again)",
-                opened.truncated_bytes,
-                warc.path().display()
-            ));
-        }
-        let ctx = Arc::new(CrawlContext {
-            topic: topic.clone(),
-            canonicalizer: canonicalizer.clone(),
-            param_rules: topic.file.urls.rules(),
-            scope: scope.clone(),
-            product_token: stages::web::robots::product_token(&topic.user_agent()),
-            fetcher,
-            focus: crawl::FocusShared::new(&topic),
-            run_dir: run_dir.clone(),
-        });
+        let stage = CrawlStage {
+            topic: &topic,
+            run_dir: &run_dir,
+            replay: replay.as_ref(),
+            proxy: options.proxy.as_deref(),
+            progress: &progress,
+            runtime: &runtime,
+        };
         crawling.store(true, Ordering::SeqCst);
-        let outcome = crawl::run_blocking(
-            ctx,
-            &mut store,
-            &mut warc,
-            opened.truncated_bytes,
-            &progress,
-            shutdown,
-            &runtime,
-        )?;
+        let outcome = stage.run(&mut store, shutdown, pass)?;
         crawling.store(false, Ordering::SeqCst);
         progress.finish();
         interrupted = outcome.interrupted;
@@ -347,7 +320,7 @@ fn run_locked(
 }
 
 /// Where the responses of a replayed crawl come from.
-enum Replayed {
+pub(crate) enum Replayed {
     /// A WARC file.
     File(PathBuf),
     /// The demo web compiled into the binary (the embedded demo topic, run from a folder that
@@ -373,9 +346,79 @@ impl Replayed {
     }
 }
 
+/// What the crawl stage needs from the run (a crawl, or a round of `glaneur monitor`).
+pub(crate) struct CrawlStage<'a> {
+    pub(crate) topic: &'a Arc<Topic>,
+    pub(crate) run_dir: &'a Path,
+    pub(crate) replay: Option<&'a Replayed>,
+    pub(crate) proxy: Option<&'a str>,
+    pub(crate) progress: &'a Progress,
+    pub(crate) runtime: &'a tokio::runtime::Runtime,
+}
+
+impl CrawlStage<'_> {
+    /// Opens the fetcher and the WARC file and runs one crawl pass.
+    pub(crate) fn run(
+        &self,
+        store: &mut Store,
+        shutdown: watch::Receiver<bool>,
+        pass: crawl::Pass,
+    ) -> anyhow::Result<crawl::CrawlOutcome> {
+        let topic = self.topic;
+        let canonicalizer = topic.file.urls.canonicalizer();
+        let fetcher = match self.replay {
+            Some(source) => Fetcher::Replay(Arc::new(
+                Replay::from_bytes(
+                    &source.bytes()?,
+                    &canonicalizer,
+                    topic.file.crawl.max_body_bytes,
+                )
+                .with_context(|| format!("the recorded web {}", source.name()))?,
+            )),
+            None => Fetcher::Http(Arc::new(HttpFetcher::new(
+                &topic.user_agent(),
+                self.proxy,
+                crate::topic::seconds(topic.file.crawl.timeout_seconds),
+                topic.file.crawl.max_body_bytes,
+                topic.file.politeness.connections_per_host as usize,
+                topic.file.domains.allow_private_addresses,
+            )?)),
+        };
+        let (mut warc, opened) = WarcFile::open(&self.run_dir.join("warc"), store.warc_horizon()?)?;
+        if opened.truncated_bytes > 0 {
+            self.progress.note(&format!(
+                "removed {} bytes after the last committed record of {}: an unfinished \
+                 record of the last stop (its pages are fetched again)",
+                opened.truncated_bytes,
+                warc.path().display()
+            ));
+        }
+        let ctx = Arc::new(CrawlContext {
+            topic: topic.clone(),
+            canonicalizer,
+            param_rules: topic.file.urls.rules(),
+            scope: Scope::new(&topic.file.domains.allow, &topic.file.domains.deny),
+            product_token: stages::web::robots::product_token(&topic.user_agent()),
+            fetcher,
+            focus: crawl::FocusShared::new(topic),
+            run_dir: self.run_dir.to_path_buf(),
+            pass,
+        });
+        crawl::run_blocking(
+            ctx,
+            store,
+            &mut warc,
+            opened.truncated_bytes,
+            self.progress,
+            shutdown,
+            self.runtime,
+        )
+    }
+}
+
 /// `--replay` wins; then the topic's `replay`; the embedded demo topic falls back on its
 /// compiled-in recording when the file is not beside it.
-fn replay_source(options: &RunOptions, topic: &Topic) -> Option<Replayed> {
+pub(crate) fn replay_source(options: &RunOptions, topic: &Topic) -> Option<Replayed> {
     if let Some(path) = &options.replay {
         return Some(Replayed::File(path.clone()));
     }
@@ -443,7 +486,7 @@ fn check_writable(dir: &Path) -> anyhow::Result<()> {
 /// and a signal that arrived during the extract or export stages would otherwise wait, unseen,
 /// for a poll that never comes. Returns the flag to set while crawling and a receiver that
 /// turns true on the graceful stop.
-fn signals() -> (Arc<AtomicBool>, watch::Receiver<bool>) {
+pub(crate) fn signals() -> (Arc<AtomicBool>, watch::Receiver<bool>) {
     static SIGNALS: std::sync::OnceLock<(Arc<AtomicBool>, watch::Sender<bool>)> =
         std::sync::OnceLock::new();
     let (crawling, tx) = SIGNALS.get_or_init(|| {

@@ -30,12 +30,14 @@ mod read;
 mod revisit;
 mod rows;
 mod seeds;
+mod visits;
 mod warc;
 pub use decisions::{Decision, DecisionFilter};
 pub use overview::{KeptRow, UrlFacts};
 pub use read::{JudgedPage, SeedOutcome, SeedSighting, UrlOutcome};
 pub use rows::{FetchRow, PageFacts, QueuedUrl, StoredPage, Via};
 pub use seeds::SeedHitRow;
+pub use visits::{Change, Digests, LastVersion, VisitRecord, VisitRow, http_epoch};
 pub use warc::StoredRecord;
 
 pub use crate::outcome::{Reason, Revisit, State};
@@ -90,7 +92,7 @@ CREATE TABLE IF NOT EXISTS urls (
     doc_id        TEXT,                  -- id in docs.jsonl when kept
     tokens        INTEGER,
     duplicate_of  TEXT,                  -- doc id this page duplicates
-    revisit       TEXT                   -- last `--revisit`: pending | not-modified | refetched | failed
+    revisit       TEXT                   -- last revisit: pending | not-modified | unchanged | refetched | failed
 );
 CREATE INDEX IF NOT EXISTS urls_state ON urls(state);
 CREATE INDEX IF NOT EXISTS urls_host_state ON urls(host, state);
@@ -270,6 +272,7 @@ impl Store {
             .with_context(|| format!("cannot configure {}", path.display()))?;
         conn.execute_batch(SCHEMA)
             .and_then(|_| conn.execute_batch(focus::SCHEMA))
+            .and_then(|_| conn.execute_batch(visits::SCHEMA))
             .with_context(|| format!("cannot create the tables of {}", path.display()))?;
         let version: Option<String> = conn
             .query_row(

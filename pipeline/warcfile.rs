@@ -124,6 +124,48 @@ impl WarcFile {
         self.write_member(&packed.response)
     }
 
+    /// Appends a request and a WARC/1.1 `revisit` record for an answer that repeats the
+    /// stored version: a 304 (profile `server-not-modified`) or the same body again (profile
+    /// `identical-payload-digest`, with the body's digest). The revisit record keeps the
+    /// status line and headers, not the body, and refers to the stored version by URI and
+    /// date. Returns the revisit record's (offset, length).
+    pub fn revisit(
+        &mut self,
+        url: &str,
+        response: &Response,
+        profile: RevisitProfile,
+        refers_to_date: Option<&str>,
+    ) -> anyhow::Result<(u64, u64)> {
+        let date = crate::clock::now_iso();
+        let request_id = record_id();
+        let revisit_id = record_id();
+        let request = warc::request_record(
+            url,
+            &response.request_block,
+            &date,
+            &request_id,
+            Some(&revisit_id),
+        );
+        let mut builder = warc::RecordBuilder::new("revisit", &revisit_id, &date)
+            .header("WARC-Target-URI", url)
+            .header("WARC-Profile", profile.uri())
+            .header("WARC-Refers-To-Target-URI", url);
+        if let Some(when) = refers_to_date {
+            builder = builder.header("WARC-Refers-To-Date", when);
+        }
+        if let Some(ip) = response.ip.as_deref() {
+            builder = builder.header("WARC-IP-Address", ip);
+        }
+        if profile == RevisitProfile::IdenticalPayload {
+            builder = builder.header("WARC-Payload-Digest", &warc::sha1_digest(response.body()));
+        }
+        let record = builder
+            .header("Content-Type", "application/http;msgtype=response")
+            .build(&head_only(&response.response_block));
+        self.append(&request)?;
+        self.append(&record)
+    }
+
     fn write_member(&mut self, member: &[u8]) -> anyhow::Result<(u64, u64)> {
         let offset = self.len;
         self.file
@@ -153,6 +195,29 @@ impl WarcFile {
     pub fn flush(&mut self) -> anyhow::Result<()> {
         self.file.flush()?;
         Ok(())
+    }
+}
+
+/// Why a revisit record stands for a response (WARC/1.1 §6.7.2 and §6.7.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RevisitProfile {
+    /// The server answered 304 Not Modified.
+    NotModified,
+    /// The body is the one already stored.
+    IdenticalPayload,
+}
+
+impl RevisitProfile {
+    /// The profile's URI.
+    pub fn uri(self) -> &'static str {
+        match self {
+            RevisitProfile::NotModified => {
+                "http://netpreserve.org/warc/1.1/revisit/server-not-modified"
+            }
+            RevisitProfile::IdenticalPayload => {
+                "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
+            }
+        }
     }
 }
 

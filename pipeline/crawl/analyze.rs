@@ -36,6 +36,8 @@ pub struct Analysis {
     pub targets: Vec<Option<Target>>,
     /// Links past `[crawl] max_links_per_page`, not followed.
     pub links_cut: usize,
+    /// A revisited page's body and clean-text digests (the change test's).
+    pub digests: Option<crate::store::Digests>,
 }
 
 impl Analysis {
@@ -149,6 +151,7 @@ pub fn analyze(
         nofollow: skimmed.meta_robots.nofollow,
         terms,
         targets: Vec::new(),
+        digests: None,
     }
 }
 

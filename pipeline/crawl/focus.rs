@@ -407,6 +407,16 @@ impl Crawler<'_> {
     /// Rebuilds the strategy state from `crawl.sqlite` (a resumed crawl), then queues the
     /// frontier with the keys the interrupted crawl would have given.
     pub(super) fn restore_focus(&mut self) -> anyhow::Result<()> {
+        if self.ctx.pass.monitor {
+            // A monitor round revisits stored pages only (the crawl's frontier waits for the
+            // crawl) and scores them with the centroid the crawl learned.
+            if let Some(json) = self.store.meta(CENTROID_KEY)?
+                && let Ok(c) = serde_json::from_str::<Centroid>(&json)
+            {
+                let _ = self.ctx.focus.centroid.set(c);
+            }
+            return Ok(());
+        }
         let seeds = self.store.seed_ids()?;
         for &id in &seeds {
             self.prio.seed(id);

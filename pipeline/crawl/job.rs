@@ -123,6 +123,7 @@ impl Crawler<'_> {
         let released_tx = tx.released.clone();
         let waiting = tx.waiting.clone();
         let host_key = host_key.to_string();
+        let revisit = entry.revisit;
         tokio::spawn(async move {
             let outcome = {
                 let url = url.clone();
@@ -157,6 +158,15 @@ impl Crawler<'_> {
                         let analysis = std::panic::catch_unwind(AssertUnwindSafe(|| {
                             let mut analysis = analyze(&ctx2.topic, &ctx2.focus, &url2, &response);
                             ctx2.resolve_links(&mut analysis, &url2);
+                            if revisit {
+                                // The change test's digests, off the loop like the rest.
+                                analysis.digests = Some(crate::monitor::digest::digests(
+                                    &url2,
+                                    response.header("content-type"),
+                                    response.body(),
+                                    &crate::monitor::digest::options(&ctx2.topic),
+                                ));
+                            }
                             analysis
                         }))
                         .ok();

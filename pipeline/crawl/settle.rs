@@ -146,6 +146,7 @@ impl Crawler<'_> {
             if give_up {
                 if entry.revisit {
                     // The stored copy stays; only the revisit failed.
+                    self.failed_visit(entry.id, &detail)?;
                     self.store.revisited(entry.id, Revisit::Failed, now)?;
                 } else {
                     self.settle_response(&entry, host_key, url, outcome, archive, now)?;
@@ -156,23 +157,17 @@ impl Crawler<'_> {
             let pause = self.pause_after_failure(failures, delay, asked_to_wait, elapsed);
             self.rest(host_key, ended, pause)?;
         }
-        if entry.revisit {
-            match &outcome {
-                // Unchanged: the stored copy stays the page's text; the answer is archived.
-                Ok(r) if r.status == 304 => {
-                    self.archive(url, r, &mut archive)?;
-                    self.store.host_fetched(host_key, false)?;
-                    self.store.revisited(entry.id, Revisit::NotModified, now)?;
-                    self.progress.fetched(Fetched::Other);
-                    return Ok(());
-                }
-                Err(_) => {
-                    self.store.revisited(entry.id, Revisit::Failed, now)?;
-                    self.progress.fetched(Fetched::Error);
-                    return Ok(());
-                }
-                Ok(_) => self.store.revisited(entry.id, Revisit::Refetched, now)?,
-            }
+        if entry.revisit
+            && self.settle_revisit(
+                &entry,
+                host_key,
+                url,
+                &outcome,
+                analysis.as_ref(),
+                &mut archive,
+            )?
+        {
+            return Ok(());
         }
         let Some(response) = self.settle_response(&entry, host_key, url, outcome, archive, now)?
         else {
@@ -197,6 +192,13 @@ impl Crawler<'_> {
             return Ok(());
         };
         self.store.page_facts(entry.id, &analysis.facts)?;
+        if self.ctx.pass.monitor {
+            // A monitor watches the pages it has; it follows nothing new.
+            self.progress.fetched(Fetched::Page {
+                on_topic: analysis.facts.verdict,
+            });
+            return Ok(());
+        }
         self.remember_page(url.as_str(), analysis.facts.score, analysis.facts.verdict);
         if analysis.links_cut > 0 {
             self.outcome.pages_links_cut += 1;
@@ -346,6 +348,9 @@ impl Crawler<'_> {
             Err(failure) => {
                 self.store
                     .fail(entry.id, failure.reason, &failure.detail, now)?;
+                if !entry.revisit {
+                    self.first_visit(entry.id, Err(&failure), None)?;
+                }
                 self.store.host_fetched(host_key, true)?;
                 self.progress.fetched(Fetched::Error);
                 return Ok(None);
@@ -392,6 +397,9 @@ impl Crawler<'_> {
             (Reason::Http(status), String::new())
         };
         self.store.fetched(entry.id, &row, reason, &detail)?;
+        if !entry.revisit {
+            self.first_visit(entry.id, Ok(&response), Some(location))?;
+        }
         Ok(Some(response))
     }
 

@@ -54,9 +54,10 @@ impl Store {
             .unwrap_or((None, None)))
     }
 
-    /// Records the outcome of a revisit (`not-modified` also refreshes the fetch time).
+    /// Records the outcome of a revisit (`not-modified` and `unchanged` also refresh the
+    /// fetch time).
     pub fn revisited(&mut self, id: i64, outcome: Revisit, now: f64) -> anyhow::Result<()> {
-        let sql = if outcome == Revisit::NotModified {
+        let sql = if matches!(outcome, Revisit::NotModified | Revisit::Unchanged) {
             "UPDATE urls SET revisit = ?2, fetched_at = ?3 WHERE id = ?1"
         } else {
             "UPDATE urls SET revisit = ?2 WHERE id = ?1 AND ?3 = ?3"

@@ -17,7 +17,9 @@
 //! 6. [`export`]: the files a run writes: link graphs, site maps, matrices, similarity,
 //!    TreeTagger and vertical formats, tagger output read back;
 //! 7. [`explore`]: querying the corpus: the positional index, CQL concordances, frequencies,
-//!    collocations, keywords.
+//!    collocations, keywords;
+//! 8. [`change`]: how often pages change: change-rate estimators and revisit schedules (uses no
+//!    other group).
 //!
 //! Arrows point downstream only: a module uses modules of its own group or of groups above it,
 //! never of a group below. [`pool`] (distinct strings in one buffer) is a utility any group
@@ -38,3 +40,5 @@ pub mod corpus;
 pub mod export;
 
 pub mod explore;
+
+pub mod change;

@@ -1,9 +1,10 @@
 //! The fixture tests of `stages`, in one test binary (one link step instead of one per file):
 //! each module checks one stage on real material committed in `tests/data/` at the root of the
-//! repository (sources and licences in its README).
+//! repository (sources and licences in its README); `change` simulates its pages instead (seeded).
 
 mod common;
 
+mod change;
 mod decode;
 mod dedup;
 mod extract;

@@ -251,7 +251,29 @@ fn revisit_asks_conditionally_and_keeps_unchanged_pages() {
         revisit("http://a.test/graphes.html").as_deref(),
         Some("not-modified")
     );
-    assert_eq!(revisit("http://a.test/").as_deref(), Some("refetched"));
+    // Fetched again without validators, the same bytes: the stored copy stays.
+    assert_eq!(revisit("http://a.test/").as_deref(), Some("unchanged"));
+    // The history keeps both visits of each page, with what the change test found.
+    let changes: Vec<String> = db(out.path())
+        .prepare(
+            "SELECT v.change FROM visits v JOIN urls u ON u.id = v.url_id
+             WHERE u.url = ?1 ORDER BY v.at, v.id",
+        )
+        .unwrap()
+        .query_map(["http://a.test/graphes.html"], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(changes, ["first", "not-modified"]);
+    let same: String = db(out.path())
+        .query_row(
+            "SELECT v.change FROM visits v JOIN urls u ON u.id = v.url_id
+             WHERE u.url = 'http://a.test/' ORDER BY v.at DESC, v.id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(same, "same-bytes");
 }
 
 #[test]

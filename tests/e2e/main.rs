@@ -15,6 +15,7 @@ mod explore;
 mod guard;
 mod hostile;
 mod inspect;
+mod monitor;
 mod readers;
 mod resume;
 mod seeds;

@@ -79,6 +79,13 @@ struct Routes {
     delay_ms: u64,
 }
 
+/// A web computed on the fly: `(host, path)` → `(status, headers, body)`, or None for the
+/// files of the scenario (a simulated web whose pages change with a virtual clock).
+pub type Dynamic = Arc<dyn Fn(&str, &str) -> Option<Answer> + Send + Sync>;
+
+/// Status, headers and body of a computed answer.
+pub type Answer = (u16, Vec<(String, String)>, Vec<u8>);
+
 /// A running test web.
 pub struct TestWeb {
     /// Where it listens.
@@ -90,6 +97,11 @@ pub struct TestWeb {
 impl TestWeb {
     /// Serves `root` (a scenario folder) until dropped.
     pub fn start(root: &Path) -> TestWeb {
+        TestWeb::start_with(root, None)
+    }
+
+    /// Serves what `dynamic` computes, and `root`'s files for what it leaves, until dropped.
+    pub fn start_with(root: &Path, dynamic: Option<Dynamic>) -> TestWeb {
         let routes: Routes = match std::fs::read_to_string(root.join("_routes.toml")) {
             Ok(text) => toml::from_str(&text).expect("valid _routes.toml"),
             Err(_) => Routes::default(),
@@ -109,6 +121,7 @@ impl TestWeb {
             routes,
             log: log.clone(),
             used: Mutex::new(HashMap::new()),
+            dynamic,
         });
         runtime.spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
@@ -144,6 +157,8 @@ struct State {
     log: Arc<Mutex<Vec<Hit>>>,
     /// Requests answered by each route (index in `routes.route`).
     used: Mutex<HashMap<usize, u32>>,
+    /// Pages computed on the fly.
+    dynamic: Option<Dynamic>,
 }
 
 async fn serve(mut stream: TcpStream, state: Arc<State>) -> std::io::Result<()> {
@@ -186,7 +201,11 @@ async fn serve(mut stream: TcpStream, state: Arc<State>) -> std::io::Result<()> 
             ),
         };
         let host = host.split(':').next().unwrap_or("").to_ascii_lowercase();
-        let (mut status, mut extra, mut body, delay) = answer(&state, &host, &path);
+        let computed = state.dynamic.as_ref().and_then(|f| f(&host, &path));
+        let (mut status, mut extra, mut body, delay) = match computed {
+            Some((status, headers, body)) => (status, headers, body, 0),
+            None => answer(&state, &host, &path),
+        };
         // Conditional requests (RFC 9110 §13): the validators the page was served with.
         let validator = |name: &str| {
             extra

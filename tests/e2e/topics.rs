@@ -377,6 +377,7 @@ fn thousands_of_mutated_topics_never_panic_check_or_run_and_every_rejection_name
                     replay: None,
                     quiet: true,
                     revisit: false,
+                    virtual_clock: None,
                 };
                 let ran = std::panic::catch_unwind(|| glaneur::run::run(&options))
                     .unwrap_or_else(|_| panic!("run --to seeds panicked on mutant {n}:\n{text}"));

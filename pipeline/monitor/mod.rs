@@ -1,0 +1,436 @@
+//! `glaneur monitor`: revisits a run's stored pages on a schedule, records every visit, and
+//! estimates how often each page and each host changes.
+//!
+//! **In:** a run folder whose crawl stored pages (`glaneur run` first), a duration, a policy.
+//! **Out:** rows in `visits` (one per request, never overwritten) and `watch` (when each page
+//! is due), WARC records (a `revisit` record when nothing changed), `changes.csv`,
+//! `rates.csv` and `host-rates.csv` in the run folder.
+//!
+//! **Steps:** each page is due at a time its policy sets ([`stages::change::schedule`]): a
+//! Poisson process (exponential intervals of a fixed mean) or the adaptive schedule (about
+//! `c/λ̂` for the page's current rate estimate). The monitor takes every page due within a
+//! tick (a quarter of the shortest interval) and revisits them in one polite crawl pass
+//! (conditional requests, one request at a time per server, the topic's delay, robots.txt);
+//! the change test of `crawl::revisit` records each answer; the pages' next visits are set from
+//! their histories; then it waits (the wall clock) or moves its clock (`--virtual-clock`) to
+//! the next page due.
+//!
+//! **Invariants:** a visit row is committed with its WARC record, so a monitor killed at any
+//! point keeps every visit it recorded, and the same command resumes it (pages marked for a
+//! revisit are visited first; the end time set by the first start holds until it is
+//! reached); no interval is shorter than what politeness allows the page's server (its pages
+//! × the topic's delay); schedules are reproducible (each draw is seeded by the page and its
+//! visit count).
+
+pub mod digest;
+pub mod history;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use anyhow::{Context, bail};
+use rand::{Rng, SeedableRng};
+use stages::change::schedule::{self, Policy};
+
+use crate::progress::Progress;
+use crate::run::{self, CrawlStage, RunOptions, Stage};
+use crate::runlock::RunLock;
+use crate::store::Store;
+use crate::topic::Topic;
+
+/// Which schedule the monitor follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PolicyName {
+    /// Exponential intervals of mean `--interval`: visits form a Poisson process, unbiased
+    /// whatever the pages' own rhythms.
+    Poisson,
+    /// About `c/λ̂` for each page's current rate estimate, within `--min-interval` and
+    /// `--max-interval`: pages that change often are visited often.
+    Adaptive,
+}
+
+/// What `glaneur monitor` was asked.
+#[derive(Debug, Clone)]
+pub struct MonitorOptions {
+    /// Topic file or folder (`None`: the embedded demo).
+    pub topic: Option<PathBuf>,
+    /// Run folder (default: `run/` beside the topic file).
+    pub out: Option<PathBuf>,
+    /// How long to watch, in seconds (on the monitor's clock).
+    pub duration: f64,
+    /// The schedule.
+    pub policy: PolicyName,
+    /// Poisson: the mean interval; adaptive: the first interval (seconds).
+    pub interval: f64,
+    /// The shortest interval (seconds).
+    pub min_interval: f64,
+    /// The longest interval (seconds).
+    pub max_interval: f64,
+    /// HTTP proxy.
+    pub proxy: Option<String>,
+    /// A virtual clock file (simulations).
+    pub virtual_clock: Option<PathBuf>,
+    /// Leave a page once its history holds this many revisits (None: watch for the whole
+    /// duration).
+    pub visits: Option<usize>,
+    /// No progress lines.
+    pub quiet: bool,
+}
+
+/// How a monitor ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// It watched for the whole duration.
+    Done,
+    /// Stopped by a signal; the same command resumes.
+    Interrupted,
+}
+
+/// Reads a duration such as `30d`, `12h`, `90m`, `45s`, `2w` or a number of seconds.
+pub fn parse_duration(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let (number, unit) = match t.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => (&t[..i], &t[i..]),
+        None => (t, "s"),
+    };
+    let scale = match unit {
+        "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3_600.0,
+        "d" => 86_400.0,
+        "w" => 7.0 * 86_400.0,
+        _ => {
+            return Err(format!(
+                "{text:?}: the unit must be s, m, h, d or w (e.g. 30d)"
+            ));
+        }
+    };
+    let n: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a duration (e.g. 30d, 12h, 90m)"))?;
+    if !(n.is_finite() && n > 0.0) || n * scale > 100.0 * 365.0 * 86_400.0 {
+        return Err(format!("{text:?}: a duration above 0 and below 100 years"));
+    }
+    Ok(n * scale)
+}
+
+/// The monitor's clock: the wall clock, or a virtual one in a file.
+struct Clock(Option<PathBuf>);
+
+impl Clock {
+    fn now(&self) -> anyhow::Result<f64> {
+        match &self.0 {
+            Some(path) => crate::clock::read_virtual(path),
+            None => Ok(crate::clock::now_epoch()),
+        }
+    }
+
+    /// The time a pass dates its visits by (None: each visit its own wall-clock time).
+    fn pass_time(&self) -> anyhow::Result<Option<f64>> {
+        self.0
+            .as_deref()
+            .map(crate::clock::read_virtual)
+            .transpose()
+    }
+}
+
+/// Runs `glaneur monitor`; prints a summary on stdout.
+pub fn monitor(options: &MonitorOptions) -> anyhow::Result<Ending> {
+    if !(options.min_interval > 0.0 && options.min_interval <= options.max_interval) {
+        bail!("--min-interval must be above 0 and at most --max-interval");
+    }
+    let topic = Arc::new(match &options.topic {
+        Some(path) => Topic::load(path)?,
+        None => Topic::demo(PathBuf::from("corpora").join("demo"))?,
+    });
+    let run_dir = options.out.clone().unwrap_or_else(|| topic.dir.join("run"));
+    let db_path = run_dir.join("crawl.sqlite");
+    if !db_path.exists() {
+        bail!(
+            "{} has no crawl.sqlite: `glaneur run` builds the corpus the monitor watches",
+            run_dir.display()
+        );
+    }
+    let lock = RunLock::acquire(&run_dir)?;
+    let _ = std::fs::remove_file(crate::live::stop_file(&run_dir));
+    let ending = watch(options, topic, &run_dir).map_err(|e| run::name_the_cause(e, &run_dir));
+    drop(lock);
+    ending
+}
+
+fn watch(options: &MonitorOptions, topic: Arc<Topic>, run_dir: &Path) -> anyhow::Result<Ending> {
+    let mut store = Store::open(&run_dir.join("crawl.sqlite"))?;
+    let clock = Clock(options.virtual_clock.clone());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let (crawling, shutdown) = run::signals();
+    let run_options = RunOptions {
+        topic: options.topic.clone(),
+        out: Some(run_dir.to_path_buf()),
+        from: Stage::Crawl,
+        to: Stage::Crawl,
+        proxy: options.proxy.clone(),
+        replay: None,
+        quiet: true,
+        revisit: false,
+        virtual_clock: None,
+    };
+    let replay = run::replay_source(&run_options, &topic);
+    let quiet = Progress::new(true);
+    let stage = CrawlStage {
+        topic: &topic,
+        run_dir,
+        replay: replay.as_ref(),
+        proxy: options.proxy.as_deref(),
+        progress: &quiet,
+        runtime: &runtime,
+    };
+    let policy = match options.policy {
+        PolicyName::Poisson => Policy::Poisson {
+            mean: options.interval,
+        },
+        PolicyName::Adaptive => {
+            Policy::adaptive(options.min_interval, options.max_interval, options.interval)
+        }
+    };
+    let delay = topic.file.politeness.delay_seconds.max(0.0);
+
+    // The end time: a monitor that did not reach its end resumes toward it.
+    let start = clock.now()?;
+    let until = match (
+        store.meta("monitor_state")?.as_deref(),
+        store.meta("monitor_until")?,
+    ) {
+        (Some("running" | "interrupted"), Some(t)) => t.parse::<f64>().ok().filter(|t| *t > start),
+        _ => None,
+    }
+    .unwrap_or(start + options.duration);
+    store.set_meta("monitor_state", "running")?;
+    store.set_meta("monitor_until", &format!("{until:.3}"))?;
+    store.commit()?;
+
+    let pages = store.watched()?;
+    if pages.is_empty() {
+        bail!(
+            "{} holds no stored page to watch (no page was fetched with status 200)",
+            run_dir.display()
+        );
+    }
+    let hosts = store.hosts_of(&pages.iter().map(|p| p.0).collect::<Vec<_>>())?;
+    let mut per_host: HashMap<&str, usize> = HashMap::new();
+    for h in hosts.values() {
+        *per_host.entry(h.as_str()).or_default() += 1;
+    }
+    // Politeness bounds a page's interval from below: its server's pages, one delay each.
+    let floor: HashMap<i64, f64> = hosts
+        .iter()
+        .map(|(id, h)| {
+            (
+                *id,
+                per_host.get(h.as_str()).copied().unwrap_or(1) as f64 * delay,
+            )
+        })
+        .collect();
+    let tick = options.min_interval / 4.0;
+    if !options.quiet {
+        eprintln!(
+            "glaneur: watching {} pages of {} servers until {} ({} policy)",
+            pages.len(),
+            per_host.len(),
+            crate::clock::iso_of(until),
+            match options.policy {
+                PolicyName::Poisson => "poisson",
+                PolicyName::Adaptive => "adaptive",
+            }
+        );
+    }
+
+    let mut ending = Ending::Done;
+    let mut rounds = 0u64;
+    // Revisits in each page's history (with `--visits`, a page that has enough is left).
+    let mut revisits: HashMap<i64, usize> = HashMap::new();
+    loop {
+        let now = clock.now()?;
+        let mut due = Vec::new();
+        let mut next = f64::INFINITY;
+        for (id, next_at) in store.watched()? {
+            let at = match next_at {
+                Some(t) => t,
+                None => {
+                    // Not scheduled yet: from its last visit, as its policy says.
+                    let (t, n) = schedule_page(&mut store, &policy, id, &floor)?;
+                    revisits.insert(id, n);
+                    store.commit()?;
+                    t
+                }
+            };
+            if let Some(wanted) = options.visits {
+                let n = match revisits.get(&id) {
+                    Some(n) => *n,
+                    None => {
+                        let n = revisit_count(&store, id)?;
+                        revisits.insert(id, n);
+                        n
+                    }
+                };
+                if n >= wanted {
+                    continue;
+                }
+            }
+            if at <= now + tick {
+                due.push(id);
+            } else {
+                next = next.min(at);
+            }
+        }
+        if due.is_empty() {
+            if next >= until || !next.is_finite() {
+                break;
+            }
+            if !wait_until(&clock, next, &runtime, shutdown.clone())? {
+                ending = Ending::Interrupted;
+                break;
+            }
+            continue;
+        }
+        if now >= until {
+            break;
+        }
+        store.mark_due(&due)?;
+        store.commit()?;
+        crawling.store(true, Ordering::SeqCst);
+        let pass = crate::crawl::Pass {
+            monitor: true,
+            at: clock.pass_time()?,
+        };
+        let outcome = stage.run(&mut store, shutdown.clone(), pass)?;
+        crawling.store(false, Ordering::SeqCst);
+        rounds += 1;
+        if outcome.interrupted {
+            ending = Ending::Interrupted;
+            break;
+        }
+        for id in &due {
+            let (_, n) = schedule_page(&mut store, &policy, *id, &floor)?;
+            revisits.insert(*id, n);
+        }
+        store.commit()?;
+        if !options.quiet && rounds.is_multiple_of(50) {
+            eprintln!(
+                "glaneur: {} rounds, {} visits, at {}",
+                rounds,
+                store.visit_count()?,
+                crate::clock::iso_of(clock.now()?)
+            );
+        }
+        // Politeness between two rounds: the last request to a server may have just ended.
+        std::thread::sleep(std::time::Duration::from_secs_f64(delay.min(60.0)));
+    }
+    store.set_meta(
+        "monitor_state",
+        match ending {
+            Ending::Done => "finished",
+            Ending::Interrupted => "interrupted",
+        },
+    )?;
+    store.commit()?;
+    let summary = write_tables(&store, run_dir)?;
+    println!("{summary}");
+    Ok(ending)
+}
+
+/// The revisits (intervals) in a page's history.
+fn revisit_count(store: &Store, id: i64) -> anyhow::Result<usize> {
+    let visits = store.visits_of(id)?;
+    let refs: Vec<&crate::store::VisitRecord> = visits.iter().collect();
+    Ok(stages::change::estimate::intervals(&history::observations(&refs)).len())
+}
+
+/// Sets a page's next visit from its history; returns when it is due and its revisits so far.
+fn schedule_page(
+    store: &mut Store,
+    policy: &Policy,
+    id: i64,
+    floor: &HashMap<i64, f64>,
+) -> anyhow::Result<(f64, usize)> {
+    let visits = store.visits_of(id)?;
+    let refs: Vec<&crate::store::VisitRecord> = visits.iter().collect();
+    let obs = history::observations(&refs);
+    let intervals = stages::change::estimate::intervals(&obs);
+    let plausible = stages::change::estimate::last_modified_plausible(&obs);
+    // One draw per page and visit: the same history gives the same schedule.
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(
+        (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ visits.len() as u64,
+    );
+    let u: f64 = 1.0 - rng.random::<f64>();
+    let interval = schedule::next_interval(policy, &intervals, plausible, u)
+        .max(floor.get(&id).copied().unwrap_or(0.0));
+    let last = visits.last().map_or(0.0, |v| v.at);
+    let next_at = last + interval;
+    store.schedule(id, next_at, interval)?;
+    Ok((next_at, intervals.len()))
+}
+
+/// Waits for `t` on the monitor's clock; false when a signal asked to stop.
+fn wait_until(
+    clock: &Clock,
+    t: f64,
+    runtime: &tokio::runtime::Runtime,
+    mut shutdown: tokio::sync::watch::Receiver<bool>,
+) -> anyhow::Result<bool> {
+    if let Some(path) = &clock.0 {
+        crate::clock::set_virtual(path, t)?;
+        return Ok(!*shutdown.borrow());
+    }
+    let wait = (t - crate::clock::now_epoch()).max(0.0);
+    Ok(runtime.block_on(async {
+        tokio::select! {
+            _ = tokio::time::sleep(std::time::Duration::from_secs_f64(wait)) => true,
+            _ = shutdown.changed() => false,
+        }
+    }))
+}
+
+/// Writes `changes.csv`, `rates.csv` and `host-rates.csv`; returns the summary to print.
+pub fn write_tables(store: &Store, run_dir: &Path) -> anyhow::Result<String> {
+    let visits = store.visits()?;
+    history::write_changes(&run_dir.join("changes.csv"), &visits)?;
+    let rates = history::rates(&visits);
+    let next: BTreeMap<i64, f64> = store
+        .watched()?
+        .into_iter()
+        .filter_map(|(id, t)| Some((id, t?)))
+        .collect();
+    history::write_rates(
+        &run_dir.join("rates.csv"),
+        &run_dir.join("host-rates.csv"),
+        &rates,
+        &next,
+    )?;
+    let mut kinds: BTreeMap<&str, u64> = BTreeMap::new();
+    for v in &visits {
+        *kinds.entry(v.change.as_str()).or_default() += 1;
+    }
+    let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    let changing = rates.iter().filter(|r| r.estimate.changes > 0).count();
+    let mut per_day: Vec<f64> = rates
+        .iter()
+        .filter(|r| r.estimate.visits > 0)
+        .map(|r| r.estimate.rate * history::DAY)
+        .collect();
+    per_day.sort_by(f64::total_cmp);
+    let median = per_day.get(per_day.len() / 2).copied().unwrap_or(0.0);
+    Ok(format!(
+        "visits: {} ({})\npages watched: {}, seen changing: {changing}; median rate {median:.3} \
+         changes a day\nchanges.csv, rates.csv, host-rates.csv in {}",
+        visits.len(),
+        kinds.join(", "),
+        rates.len(),
+        run_dir.display()
+    ))
+}

@@ -1,0 +1,364 @@
+//! `glaneur monitor` against a simulated web whose pages change as Poisson processes of known
+//! rates, on a virtual clock shared by the monitor and the server (months of revisits in
+//! seconds): conditional requests, the change test (a page whose bytes change but whose text
+//! does not), the estimates against the true rates, politeness across rounds, and a monitor
+//! killed with SIGKILL that resumes without losing its history.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rand::{Rng, SeedableRng};
+
+use crate::server::{Answer, Dynamic, TestWeb};
+use crate::support::{assert_exit, db, glaneur, per_host};
+
+const DAY: f64 = 86_400.0;
+/// The virtual clock's start: 2027-01-15.
+const T0: f64 = 1_800_000_000.0;
+
+/// How a page's server speaks of its changes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Dates {
+    /// `Last-Modified` is the time of the last change, with an `ETag`.
+    True,
+    /// No validator at all (and a timestamp in the markup on every other page).
+    Missing,
+    /// `Last-Modified` is the time of the request, and a timestamp in the markup.
+    Lying,
+}
+
+struct Page {
+    /// Changes per second.
+    rate: f64,
+    dates: Dates,
+    /// When it changed, in order (from 60 days before T0).
+    changes: Vec<f64>,
+}
+
+struct SimWeb {
+    pages: Vec<Page>,
+    hosts: usize,
+    clock: PathBuf,
+}
+
+impl SimWeb {
+    fn new(n: usize, hosts: usize, seed: u64, clock: PathBuf) -> SimWeb {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let pages = (0..n)
+            .map(|i| {
+                // Log-uniform between one change in 4 days and 3 a day.
+                let per_day = (0.25f64.ln() + rng.random::<f64>() * (12.0f64).ln()).exp();
+                let rate = per_day / DAY;
+                let mut t = T0 - 60.0 * DAY;
+                let mut changes = Vec::new();
+                while t < T0 + 800.0 * DAY {
+                    t += -(1.0 - rng.random::<f64>()).ln() / rate;
+                    changes.push(t);
+                }
+                let dates = [Dates::True, Dates::Missing, Dates::Lying][i % 3];
+                Page {
+                    rate,
+                    dates,
+                    changes,
+                }
+            })
+            .collect();
+        SimWeb {
+            pages,
+            hosts,
+            clock,
+        }
+    }
+
+    fn url(&self, i: usize) -> String {
+        format!("http://m{}.test/p{i}.html", i % self.hosts)
+    }
+
+    fn answer(&self, host: &str, path: &str) -> Option<Answer> {
+        let i: usize = path
+            .strip_prefix("/p")?
+            .strip_suffix(".html")?
+            .parse()
+            .ok()?;
+        let page = self.pages.get(i)?;
+        if host != format!("m{}.test", i % self.hosts) {
+            return None;
+        }
+        let now: f64 = std::fs::read_to_string(&self.clock)
+            .ok()?
+            .trim()
+            .parse()
+            .ok()?;
+        let version = page.changes.partition_point(|&c| c <= now);
+        let changed_at = page.changes[..version]
+            .last()
+            .copied()
+            .unwrap_or(T0 - 60.0 * DAY);
+        let http_date = |t: f64| {
+            httpdate::fmt_http_date(
+                std::time::UNIX_EPOCH + std::time::Duration::from_secs(t as u64),
+            )
+        };
+        let mut headers = vec![(
+            "Content-Type".to_string(),
+            "text/html; charset=utf-8".to_string(),
+        )];
+        let stamp = match page.dates {
+            Dates::True => {
+                headers.push(("Last-Modified".to_string(), http_date(changed_at)));
+                headers.push(("ETag".to_string(), format!("\"{i}-{version}\"")));
+                false
+            }
+            Dates::Missing => i.is_multiple_of(2),
+            Dates::Lying => {
+                headers.push(("Last-Modified".to_string(), http_date(now)));
+                true
+            }
+        };
+        let markup = if stamp {
+            format!("<!-- servi à {now:.0} --><div class=\"pub\" data-t=\"{now:.0}\"></div>")
+        } else {
+            String::new()
+        };
+        let body = format!(
+            "<html lang=\"fr\"><head><title>Graphe {i}</title></head><body>{markup}\
+             <p>Le graphe numéro {i} en est à sa version {version} : ses sommets et ses arêtes \
+             sont décrits dans ce paragraphe, assez long pour être gardé comme texte.</p>\
+             </body></html>"
+        );
+        Some((200, headers, body.into_bytes()))
+    }
+}
+
+fn topic(dir: &Path, web: &SimWeb) -> PathBuf {
+    let seeds: Vec<String> = (0..web.pages.len())
+        .map(|i| format!("\"{}\"", web.url(i)))
+        .collect();
+    let text = format!(
+        "name = \"surveillance\"\nlanguages = [\"fr\"]\n\n[seeds]\nurls = [{}]\n\n\
+         [formula]\nexpression = '\"graphe\"'\n\n[domains]\nallow = [\".test\"]\n\n\
+         [crawl]\nmax_pages = 10000\nmax_depth = 0\nconcurrency = 8\ntimeout_seconds = 5\n\n\
+         [politeness]\ncontact = \"mailto:test@example.org\"\ndelay_seconds = 0.02\n",
+        seeds.join(", ")
+    );
+    let path = dir.join("topic.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn start(web: SimWeb) -> (TestWeb, Arc<SimWeb>) {
+    let web = Arc::new(web);
+    let served = web.clone();
+    let dynamic: Dynamic = Arc::new(move |host: &str, path: &str| served.answer(host, path));
+    let empty = tempfile::tempdir().unwrap();
+    (TestWeb::start_with(empty.path(), Some(dynamic)), web)
+}
+
+fn monitor_command(
+    topic: &Path,
+    out: &Path,
+    proxy: &str,
+    clock: &Path,
+    visits: usize,
+) -> std::process::Command {
+    let mut cmd = glaneur();
+    cmd.args(["monitor"])
+        .arg(topic)
+        .arg("--out")
+        .arg(out)
+        .args([
+            "--proxy",
+            proxy,
+            "--for",
+            "800d",
+            "--interval",
+            "1d",
+            "--min-interval",
+            "6h",
+        ])
+        .args([
+            "--max-interval",
+            "30d",
+            "--quiet",
+            "--visits",
+            &visits.to_string(),
+        ])
+        .arg("--virtual-clock")
+        .arg(clock);
+    cmd
+}
+
+fn first_run(topic: &Path, out: &Path, proxy: &str, clock: &Path) {
+    let output = glaneur()
+        .arg("run")
+        .arg(topic)
+        .arg("--out")
+        .arg(out)
+        .args(["--proxy", proxy, "--quiet"])
+        .arg("--virtual-clock")
+        .arg(clock)
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+}
+
+/// url → estimated changes per day, from rates.csv.
+fn estimates(out: &Path) -> HashMap<String, f64> {
+    let mut reader = csv::Reader::from_path(out.join("rates.csv")).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let (url, rate) = (col("url"), col("changes_per_day"));
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[url].to_string(), r[rate].parse().unwrap_or(f64::NAN))
+        })
+        .collect()
+}
+
+#[test]
+fn monitor_estimates_known_change_rates_and_tells_markup_from_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = dir.path().join("clock");
+    std::fs::write(&clock, format!("{T0}\n")).unwrap();
+    let (server, web) = start(SimWeb::new(90, 6, 7, clock.clone()));
+    let topic = topic(dir.path(), &web);
+    let out = dir.path().join("run");
+    first_run(&topic, &out, &server.proxy(), &clock);
+    let output = monitor_command(&topic, &out, &server.proxy(), &clock, 20)
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+
+    // Every page was revisited 20 times (plus its first visit).
+    let conn = db(&out);
+    let per_page: Vec<i64> = conn
+        .prepare("SELECT COUNT(*) FROM visits GROUP BY url_id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(per_page.len(), 90);
+    assert!(per_page.iter().all(|&n| n >= 21), "{per_page:?}");
+    let kinds: HashMap<String, i64> = conn
+        .prepare("SELECT change, COUNT(*) FROM visits GROUP BY change")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    // Validators gave 304s; the timestamped markup gave same-text visits.
+    assert!(
+        kinds.get("not-modified").copied().unwrap_or(0) > 30,
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.get("same-text").copied().unwrap_or(0) > 100,
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.get("same-bytes").copied().unwrap_or(0) > 0,
+        "{kinds:?}"
+    );
+    let log = server.log();
+    assert!(log.iter().any(|h| h.status == 304));
+    // Politeness across rounds: no two requests to one server closer than the delay.
+    for (host, hits) in per_host(&log) {
+        for pair in hits.windows(2) {
+            let gap = pair[1].start.duration_since(pair[0].end).as_secs_f64();
+            assert!(
+                gap >= 0.02,
+                "{host}: {gap} s between {} and {}",
+                pair[0].path,
+                pair[1].path
+            );
+        }
+    }
+    // A lying Last-Modified is not used: those pages are estimated from change/no-change.
+    let rates = std::fs::read_to_string(out.join("rates.csv")).unwrap();
+    assert!(
+        rates.contains("the Last-Modified date is the visit time"),
+        "{rates}"
+    );
+
+    let estimated = estimates(&out);
+    let (mut truth, mut guess, mut errors) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, page) in web.pages.iter().enumerate() {
+        let per_day = page.rate * DAY;
+        let e = estimated[&web.url(i)];
+        truth.push(per_day);
+        guess.push(e);
+        errors.push((e - per_day).abs() / per_day);
+    }
+    errors.sort_by(f64::total_cmp);
+    let rho = stages::change::spearman(&truth, &guess);
+    let median = errors[errors.len() / 2];
+    eprintln!(
+        "monitor e2e: 90 pages, 20 revisits each: Spearman {rho:.3}, median relative error {:.1} %",
+        median * 100.0
+    );
+    assert!(rho >= 0.9, "Spearman {rho}");
+    assert!(median <= 0.25, "median relative error {median}");
+}
+
+#[test]
+fn a_monitor_killed_mid_round_resumes_and_keeps_every_visit() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = dir.path().join("clock");
+    std::fs::write(&clock, format!("{T0}\n")).unwrap();
+    let (server, web) = start(SimWeb::new(30, 3, 11, clock.clone()));
+    let topic = topic(dir.path(), &web);
+    let out = dir.path().join("run");
+    first_run(&topic, &out, &server.proxy(), &clock);
+    let mut child = monitor_command(&topic, &out, &server.proxy(), &clock, 8)
+        .spawn()
+        .unwrap();
+    // Wait for some revisits to be committed, then kill without warning.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let count = |out: &Path| -> i64 {
+        rusqlite::Connection::open(out.join("crawl.sqlite"))
+            .and_then(|c| c.query_row("SELECT COUNT(*) FROM visits", [], |r| r.get(0)))
+            .unwrap_or(0)
+    };
+    while count(&out) < 60 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before: Vec<(i64, i64, f64, String)> = db(&out)
+        .prepare("SELECT id, url_id, at, change FROM visits ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(before.len() >= 60, "{}", before.len());
+
+    let output = monitor_command(&topic, &out, &server.proxy(), &clock, 8)
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    let after: Vec<(i64, i64, f64, String)> = db(&out)
+        .prepare("SELECT id, url_id, at, change FROM visits ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    // Nothing recorded before the kill was lost or rewritten.
+    assert_eq!(&after[..before.len()], &before[..]);
+    // And the resumed monitor finished the job: 8 revisits for every page.
+    let short: i64 = db(&out)
+        .query_row(
+            "SELECT COUNT(*) FROM (SELECT url_id, COUNT(*) AS n FROM visits
+               WHERE change <> 'failed' GROUP BY url_id) WHERE n < 9",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(short, 0);
+    assert!(out.join("changes.csv").is_file());
+}
