@@ -254,7 +254,8 @@ pub struct MonitorArgs {
     #[arg(long = "for", value_name = "DURATION", default_value = "1d", value_parser = crate::monitor::parse_duration)]
     pub duration: f64,
     /// poisson: exponential intervals of mean --interval (the unbiased sample of seed 000);
-    /// adaptive: about 1.6/λ̂ for each page's estimated rate λ̂, within the bounds below.
+    /// adaptive: about 1.6/λ̂ for each page's estimated rate λ̂ (3/λ̂ when its Last-Modified
+    /// dates can be trusted), within the bounds below.
     #[arg(long, value_enum, default_value = "adaptive")]
     pub policy: crate::monitor::PolicyName,
     /// Poisson: the mean interval between two visits of a page; adaptive: the first interval.

@@ -113,6 +113,23 @@ impl Crawler<'_> {
         self.store.visit(&visit)
     }
 
+    /// Ends a revisit whose answer leaves the stored copy in place: the server answered, the
+    /// visit is recorded, the page's revisit state says why.
+    fn stored_copy_stays(
+        &mut self,
+        host_key: &str,
+        visit: &VisitRow,
+        outcome: Revisit,
+        fetched: Fetched,
+        now: f64,
+    ) -> anyhow::Result<()> {
+        self.store.host_fetched(host_key, false)?;
+        self.store.visit(visit)?;
+        self.store.revisited(visit.url_id, outcome, now)?;
+        self.progress.fetched(fetched);
+        Ok(())
+    }
+
     /// Settles a revisit's answer when it leaves the stored version in place; returns false
     /// when the answer is a new version, to be settled as a fetched page.
     pub(super) fn settle_revisit(
@@ -153,7 +170,6 @@ impl Crawler<'_> {
                 RevisitProfile::NotModified,
                 refers_to.as_deref(),
             )?;
-            self.store.host_fetched(host_key, false)?;
             let visit = row(
                 entry.id,
                 at,
@@ -163,9 +179,7 @@ impl Crawler<'_> {
                 None,
                 Some(at_warc),
             );
-            self.store.visit(&visit)?;
-            self.store.revisited(entry.id, Revisit::NotModified, now)?;
-            self.progress.fetched(Fetched::Other);
+            self.stored_copy_stays(host_key, &visit, Revisit::NotModified, Fetched::Other, now)?;
             return Ok(true);
         }
         if response.status != 200 || response.body_skipped {
@@ -219,7 +233,6 @@ impl Crawler<'_> {
                 RevisitProfile::IdenticalPayload,
                 refers_to.as_deref(),
             )?;
-            self.store.host_fetched(host_key, false)?;
             let visit = row(
                 entry.id,
                 at,
@@ -229,14 +242,12 @@ impl Crawler<'_> {
                 None,
                 Some(at_warc),
             );
-            self.store.visit(&visit)?;
-            self.store.revisited(entry.id, Revisit::Unchanged, now)?;
-            self.progress.fetched(Fetched::Page { on_topic: verdict });
+            let page = Fetched::Page { on_topic: verdict };
+            self.stored_copy_stays(host_key, &visit, Revisit::Unchanged, page, now)?;
             return Ok(true);
         }
         let at_warc = self.archive(url, response, archive)?;
         if before.text.is_some() && digests.text == before.text {
-            self.store.host_fetched(host_key, false)?;
             let visit = row(
                 entry.id,
                 at,
@@ -246,9 +257,8 @@ impl Crawler<'_> {
                 None,
                 Some(at_warc),
             );
-            self.store.visit(&visit)?;
-            self.store.revisited(entry.id, Revisit::Unchanged, now)?;
-            self.progress.fetched(Fetched::Page { on_topic: verdict });
+            let page = Fetched::Page { on_topic: verdict };
+            self.stored_copy_stays(host_key, &visit, Revisit::Unchanged, page, now)?;
             return Ok(true);
         }
         let detail = before
