@@ -255,18 +255,22 @@ pub struct MonitorArgs {
     pub duration: f64,
     /// poisson: exponential intervals of mean --interval (the unbiased sample of seed 000);
     /// adaptive: about 1.6/λ̂ for each page's estimated rate λ̂ (3/λ̂ when its Last-Modified
-    /// dates can be trusted), within the bounds below.
-    #[arg(long, value_enum, default_value = "adaptive")]
-    pub policy: crate::monitor::PolicyName,
+    /// dates can be trusted), within the bounds below. Default: the topic's [monitor] policy,
+    /// else adaptive.
+    #[arg(long, value_enum)]
+    pub policy: Option<crate::monitor::PolicyName>,
     /// Poisson: the mean interval between two visits of a page; adaptive: the first interval.
-    #[arg(long, value_name = "DURATION", default_value = "1d", value_parser = crate::monitor::parse_duration)]
-    pub interval: f64,
-    /// The shortest interval between two visits of a page.
-    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = crate::monitor::parse_duration)]
-    pub min_interval: f64,
-    /// The longest interval between two visits of a page.
-    #[arg(long, value_name = "DURATION", default_value = "60d", value_parser = crate::monitor::parse_duration)]
-    pub max_interval: f64,
+    /// Default: [monitor] interval_seconds, else 1d.
+    #[arg(long, value_name = "DURATION", value_parser = crate::monitor::parse_duration)]
+    pub interval: Option<f64>,
+    /// The shortest interval between two visits of a page. Default: [monitor]
+    /// min_interval_seconds, else 1h.
+    #[arg(long, value_name = "DURATION", value_parser = crate::monitor::parse_duration)]
+    pub min_interval: Option<f64>,
+    /// The longest interval between two visits of a page. Default: [monitor]
+    /// max_interval_seconds, else 60d.
+    #[arg(long, value_name = "DURATION", value_parser = crate::monitor::parse_duration)]
+    pub max_interval: Option<f64>,
     /// Send every request through this HTTP proxy.
     #[arg(long, value_name = "URL")]
     pub proxy: Option<String>,
@@ -278,6 +282,11 @@ pub struct MonitorArgs {
     /// page has them, or at the end of --for).
     #[arg(long, value_name = "N")]
     pub visits: Option<usize>,
+    /// Leave the corpus as it is at the end: by default, when a page's text changed and the
+    /// run folder has a corpus, the extract and export stages run again (only the changed
+    /// pages are read again).
+    #[arg(long)]
+    pub no_refresh: bool,
     /// No progress lines.
     #[arg(long, short)]
     pub quiet: bool,

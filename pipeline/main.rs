@@ -63,6 +63,7 @@ fn main() -> ExitCode {
             proxy: args.proxy,
             virtual_clock: args.virtual_clock,
             visits: args.visits,
+            refresh: !args.no_refresh,
             quiet: args.quiet,
         })
         .map(|ending| match ending {

@@ -93,6 +93,10 @@ pub struct ExtractReport {
     /// Paragraphs removed from kept documents after per-page cleaning, per cause
     /// (`host-boilerplate`, `language`); each is listed in `removed-paragraphs.csv`.
     pub paragraphs_removed: BTreeMap<String, u64>,
+    /// Pages whose stored copy had not changed since the last extraction: what reading them
+    /// gave came from `extract-cache.jsonl` (the corpus-wide steps ran on every page).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reused: u64,
     /// Pages with more links than `[crawl] max_links_per_page` (the first ones were read).
     #[serde(skip_serializing_if = "is_zero")]
     pub pages_links_cut: u64,
@@ -387,6 +391,17 @@ impl Report {
                 "  {:<8} {:>8}  pages → {} documents kept ({:.0} pages/s)",
                 "extract", extract.pages, extract.kept, extract.pages_per_second
             );
+            if extract.reused > 0 {
+                let _ = writeln!(
+                    out,
+                    "  {:<8} {:>8}  pages unchanged since the last extraction, read from {} \
+                     (the other {} decoded and cleaned again)",
+                    "",
+                    extract.reused,
+                    crate::extract::CACHE_FILE,
+                    extract.pages.saturating_sub(extract.reused)
+                );
+            }
             if extract.pages_links_cut + extract.pages_attributes_cut > 0 {
                 let _ = writeln!(
                     out,

@@ -147,7 +147,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
 }
 
 /// The pipeline, with the run folder locked.
-fn run_locked(
+pub(crate) fn run_locked(
     options: &RunOptions,
     topic: Arc<Topic>,
     run_dir: &Path,

@@ -6,7 +6,8 @@
 //! paragraph taken out of a kept document after per-page cleaning, with why) and, in
 //! `crawl.sqlite`, the final reason of every such page (`kept`, `noindex`, `empty`,
 //! `language`, `off-topic`, `duplicate`, `near-duplicate`, `unreadable`), with the id of the
-//! original in `duplicate_of` for copies.
+//! original in `duplicate_of` for copies; `extract-cache.jsonl` (pass 1's lines, see
+//! [`cache`]), so that the next extraction reads again only the pages stored anew since.
 //!
 //! **Steps:** (1) on all cores, each page is decoded, cleaned ([`stages::page::extract`]) and each
 //! paragraph given a language ([`stages::corpus::paralang`]); (2) paragraphs a host repeats on many of
@@ -17,7 +18,8 @@
 //! documents that pass every other test. Steps 1–2, 3 and 4 are the three passes of [`run`],
 //! each over batches of pages, with what the next pass reads kept in `extract.tmp/`.
 //!
-//! **Invariants:** never fetches; the same WARC and topic always give the same `docs.jsonl`
+//! **Invariants:** never fetches; the same WARC and topic always give the same `docs.jsonl`,
+//! with or without the cache
 //! (pages are processed in URL-id order; which copy of a duplicate is kept is decided by
 //! [`stages::corpus::dedup`]'s fixed rule, not by thread scheduling); `docs.jsonl` is written to a
 //! temporary file and renamed, so a crash leaves either the old file or the new one; one
@@ -27,20 +29,25 @@
 //! (about 120 bytes) and the digests and band keys that two candidates share — not the pages'
 //! text, nor one entry per distinct paragraph.
 
+mod cache;
 mod decide;
 mod harvest;
 mod page;
 mod repeats;
 mod spill;
 
+pub use cache::FILE as CACHE_FILE;
 pub use harvest::harvest;
+
+/// The meta key holding the last visit an extraction saw (`visits.id`): a monitor refreshes
+/// the corpus when a later visit found a new version.
+pub const VISITS_EXTRACTED: &str = "visits_extracted";
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Context;
-use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
 use stages::corpus::dedup::{Fingerprint, Signature, Verdict};
 use stages::corpus::host_boilerplate::{RepeatCounter, RepeatRule, Repeated, paragraph_keys};
@@ -190,6 +197,13 @@ struct Spilled {
     keys: Vec<Option<u64>>,
 }
 
+/// A page to read in pass 1: from its stored copy, or from the cache of the last extraction
+/// (one line of `pages.jsonl`) when that copy has not changed since.
+enum Listed {
+    Fresh(StoredPage),
+    Cached(StoredPage, String),
+}
+
 /// The paragraphs taken out of a document that may be kept, and its URL.
 #[derive(Serialize, Deserialize)]
 struct RemovedOf {
@@ -294,17 +308,64 @@ pub fn run(
     let boilerplate = !topic.file.output.keep_everything;
     let mut counter = RepeatCounter::default();
     let mut counts = repeats::KeyCounts::new(scratch.clone(), repeats::BUFFER_ENTRIES);
+    // What the last extraction read from pages whose stored copy has not changed since is
+    // read from its cache, not decoded and cleaned again.
+    let store_id = match store.meta("store_id")? {
+        Some(id) => id,
+        None => {
+            let id = uuid::Uuid::new_v4().to_string();
+            store.set_meta("store_id", &id)?;
+            store.commit()?;
+            id
+        }
+    };
+    let stamp = cache::stamp(
+        &store_id,
+        &options,
+        topic.file.text.paragraph_language,
+        &product_token,
+    );
+    let mut previous = cache::Cache::open(&cache::path(run_dir), &stamp);
+    let reused = std::sync::atomic::AtomicU64::new(0);
+    // Read before any page: a version stored while the stage runs is the next refresh's.
+    let visits_seen = store.last_visit()?;
     let mut processed_out = spill::Writer::create(scratch.join("pages.jsonl"))?;
+    processed_out.line(&stamp)?;
     let listed = StoredPages {
         store,
         after: i64::MIN,
         slice: Vec::new().into_iter(),
         done: false,
-    };
+    }
+    .map(|listed| {
+        listed.map(|(page, size)| match previous.take(&page) {
+            Some(line) => {
+                let size = line.len();
+                (Listed::Cached(page, line), size)
+            }
+            None => (Listed::Fresh(page), size),
+        })
+    });
     crate::parallel::ordered(
         listed,
         BATCH_BYTES,
-        |page: StoredPage| {
+        |listed: Listed| {
+            let page = match listed {
+                Listed::Fresh(page) => page,
+                // The record is still read back (a cheap gunzip next to parsing and cleaning),
+                // so that one damaged since the last extraction is named as unreadable.
+                Listed::Cached(page, line) => match (
+                    page::stored_record(&warc_dir, &page),
+                    serde_json::from_str::<Spilled>(&line),
+                ) {
+                    // The page's current row (depth, fetch time) with what its copy gave.
+                    (Ok(_), Ok(cached)) => {
+                        reused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        return Ok(Spilled { page, ..cached });
+                    }
+                    _ => page,
+                },
+            };
             let outcome = process(
                 &options,
                 topic.file.text.paragraph_language,
@@ -339,6 +400,7 @@ pub fn run(
         },
     )?;
     let processed_path = processed_out.finish()?;
+    report.reused = reused.into_inner();
     // Only the keys that are boilerplate stay in memory.
     let mut batch = Vec::new();
     counts.finish(|key, pages| {
@@ -357,7 +419,8 @@ pub fn run(
     let capacity = usize::try_from(total).unwrap_or(0);
     let mut candidates: Vec<(i64, u64)> = Vec::with_capacity(capacity);
     let mut signatures: Vec<Signature> = Vec::with_capacity(capacity);
-    let source = spill::Reader::open(&processed_path)?;
+    // The stamp line aside.
+    let source = spill::Reader::open(&processed_path)?.skip(1);
     crate::parallel::ordered(
         source,
         BATCH_BYTES,
@@ -546,6 +609,12 @@ pub fn run(
     std::fs::rename(&audit_tmp, &audit_path)
         .with_context(|| format!("cannot write {}", audit_path.display()))?;
     store.commit()?;
+    store.set_meta(VISITS_EXTRACTED, &visits_seen.to_string())?;
+    store.commit()?;
+    // Pass 1 of a completed extraction becomes the next one's cache.
+    let cache_path = cache::path(run_dir);
+    std::fs::rename(&processed_path, &cache_path)
+        .with_context(|| format!("cannot write {}", cache_path.display()))?;
     std::fs::remove_dir_all(&scratch)
         .with_context(|| format!("cannot remove {}", scratch.display()))?;
     report.paragraphs_removed = paragraphs_removed;

@@ -73,8 +73,7 @@ pub(super) fn kind_name(kind: BlockKind) -> &'static str {
 }
 
 pub(super) fn md5_hex(text: &str) -> String {
-    let digest = Md5::digest(text.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    crate::monitor::digest::md5_hex(text.as_bytes())
 }
 
 /// `YYYY-MM-DD` of a date as pages and servers write it: RFC 3339 / ISO 8601 (the date as
@@ -113,13 +112,12 @@ pub(super) fn iso_date(raw: &str) -> Option<String> {
     Some(time.format("%Y-%m-%d").to_string())
 }
 
-pub(super) fn process(
-    options: &ExtractOptions,
-    paragraph_language: bool,
-    product_token: &str,
+/// The page's stored response, read back whole (its gzip member's checksum checked): the
+/// reason it cannot be read otherwise.
+pub(super) fn stored_record(
     warc_dir: &Path,
     page: &StoredPage,
-) -> Result<Processed, String> {
+) -> Result<stages::web::warc::Record, String> {
     let (file, offset, length) = &page.warc;
     let path = warc_dir.join(file);
     let record = warcfile::read_record_at(&path, *offset, *length).map_err(|e| {
@@ -135,6 +133,17 @@ pub(super) fn process(
             path.display()
         ));
     }
+    Ok(record)
+}
+
+pub(super) fn process(
+    options: &ExtractOptions,
+    paragraph_language: bool,
+    product_token: &str,
+    warc_dir: &Path,
+    page: &StoredPage,
+) -> Result<Processed, String> {
+    let record = stored_record(warc_dir, page)?;
     let http = stages::web::warc::parse_http_response(&record.block).map_err(|e| e.to_string())?;
     let url = url::Url::parse(&page.url).map_err(|e| e.to_string())?;
     let content_type = http.header("content-type").map(str::to_string);

@@ -41,7 +41,10 @@ use crate::store::Store;
 use crate::topic::Topic;
 
 /// Which schedule the monitor follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum PolicyName {
     /// Exponential intervals of mean `--interval`: visits form a Poisson process, unbiased
     /// whatever the pages' own rhythms.
@@ -60,14 +63,14 @@ pub struct MonitorOptions {
     pub out: Option<PathBuf>,
     /// How long to watch, in seconds (on the monitor's clock).
     pub duration: f64,
-    /// The schedule.
-    pub policy: PolicyName,
-    /// Poisson: the mean interval; adaptive: the first interval (seconds).
-    pub interval: f64,
-    /// The shortest interval (seconds).
-    pub min_interval: f64,
-    /// The longest interval (seconds).
-    pub max_interval: f64,
+    /// The schedule (None: the topic's `[monitor] policy`).
+    pub policy: Option<PolicyName>,
+    /// Poisson: the mean interval; adaptive: the first interval (seconds; None: the topic's).
+    pub interval: Option<f64>,
+    /// The shortest interval (seconds; None: the topic's).
+    pub min_interval: Option<f64>,
+    /// The longest interval (seconds; None: the topic's).
+    pub max_interval: Option<f64>,
     /// HTTP proxy.
     pub proxy: Option<String>,
     /// A virtual clock file (simulations).
@@ -75,6 +78,9 @@ pub struct MonitorOptions {
     /// Leave a page once its history holds this many revisits (None: watch for the whole
     /// duration).
     pub visits: Option<usize>,
+    /// At the end, when a page's text changed and the run folder has a corpus, run the
+    /// extract and export stages again.
+    pub refresh: bool,
     /// No progress lines.
     pub quiet: bool,
 }
@@ -86,6 +92,26 @@ pub enum Ending {
     Done,
     /// Stopped by a signal; the same command resumes.
     Interrupted,
+}
+
+/// The schedule a monitor follows: its flags, else the topic's `[monitor]` table.
+struct Schedule {
+    policy: PolicyName,
+    interval: f64,
+    min_interval: f64,
+    max_interval: f64,
+}
+
+impl Schedule {
+    fn of(options: &MonitorOptions, topic: &Topic) -> Schedule {
+        let m = &topic.file.monitor;
+        Schedule {
+            policy: options.policy.unwrap_or(m.policy),
+            interval: options.interval.unwrap_or(m.interval_seconds),
+            min_interval: options.min_interval.unwrap_or(m.min_interval_seconds),
+            max_interval: options.max_interval.unwrap_or(m.max_interval_seconds),
+        }
+    }
 }
 
 /// Reads a duration such as `30d`, `12h`, `90m`, `45s`, `2w` or a number of seconds.
@@ -139,13 +165,19 @@ impl Clock {
 
 /// Runs `glaneur monitor`; prints a summary on stdout.
 pub fn monitor(options: &MonitorOptions) -> anyhow::Result<Ending> {
-    if !(options.min_interval > 0.0 && options.min_interval <= options.max_interval) {
-        bail!("--min-interval must be above 0 and at most --max-interval");
-    }
     let topic = Arc::new(match &options.topic {
         Some(path) => Topic::load(path)?,
         None => Topic::demo(PathBuf::from("corpora").join("demo"))?,
     });
+    let schedule = Schedule::of(options, &topic);
+    if !(schedule.min_interval > 0.0 && schedule.min_interval <= schedule.max_interval) {
+        bail!(
+            "the shortest interval ({} s) must be above 0 and at most the longest ({} s): see \
+             --min-interval and --max-interval, or [monitor] in the topic file",
+            schedule.min_interval,
+            schedule.max_interval
+        );
+    }
     let run_dir = options.out.clone().unwrap_or_else(|| topic.dir.join("run"));
     let db_path = run_dir.join("crawl.sqlite");
     if !db_path.exists() {
@@ -156,9 +188,55 @@ pub fn monitor(options: &MonitorOptions) -> anyhow::Result<Ending> {
     }
     let lock = RunLock::acquire(&run_dir)?;
     let _ = std::fs::remove_file(crate::live::stop_file(&run_dir));
-    let ending = watch(options, topic, &run_dir).map_err(|e| run::name_the_cause(e, &run_dir));
+    let ending = watch(options, topic.clone(), &run_dir)
+        .and_then(|ending| {
+            if ending == Ending::Done && options.refresh {
+                refresh(options, topic, &run_dir)?;
+            }
+            Ok(ending)
+        })
+        .map_err(|e| run::name_the_cause(e, &run_dir));
     drop(lock);
     ending
+}
+
+/// The corpus brought up to date with the pages' current versions, when some page's text
+/// changed since the last extraction and the run folder has a corpus: the extract stage reads
+/// again only the changed pages' copies (the others come from its cache), the export stage
+/// rebuilds every format.
+fn refresh(options: &MonitorOptions, topic: Arc<Topic>, run_dir: &Path) -> anyhow::Result<()> {
+    if !run_dir.join("docs.jsonl").exists() {
+        return Ok(());
+    }
+    let changed = {
+        let store = Store::open(&run_dir.join("crawl.sqlite"))?;
+        let since = store
+            .meta(crate::extract::VISITS_EXTRACTED)?
+            .and_then(|v| v.parse::<i64>().ok())
+            .unwrap_or(0);
+        store.changed_since(since)?
+    };
+    if changed == 0 {
+        return Ok(());
+    }
+    if !options.quiet {
+        eprintln!(
+            "glaneur: {changed} new versions since the last extraction: refreshing the corpus"
+        );
+    }
+    let run_options = RunOptions {
+        topic: options.topic.clone(),
+        out: Some(run_dir.to_path_buf()),
+        from: Stage::Extract,
+        to: Stage::Export,
+        proxy: None,
+        replay: None,
+        quiet: options.quiet,
+        revisit: false,
+        virtual_clock: None,
+    };
+    run::run_locked(&run_options, topic, run_dir, std::time::Instant::now())?;
+    Ok(())
 }
 
 fn watch(options: &MonitorOptions, topic: Arc<Topic>, run_dir: &Path) -> anyhow::Result<Ending> {
@@ -190,13 +268,16 @@ fn watch(options: &MonitorOptions, topic: Arc<Topic>, run_dir: &Path) -> anyhow:
         progress: &quiet,
         runtime: &runtime,
     };
-    let policy = match options.policy {
+    let schedule = Schedule::of(options, &topic);
+    let policy = match schedule.policy {
         PolicyName::Poisson => Policy::Poisson {
-            mean: options.interval,
+            mean: schedule.interval,
         },
-        PolicyName::Adaptive => {
-            Policy::adaptive(options.min_interval, options.max_interval, options.interval)
-        }
+        PolicyName::Adaptive => Policy::adaptive(
+            schedule.min_interval,
+            schedule.max_interval,
+            schedule.interval,
+        ),
     };
     let delay = topic.file.politeness.delay_seconds.max(0.0);
 
@@ -236,14 +317,14 @@ fn watch(options: &MonitorOptions, topic: Arc<Topic>, run_dir: &Path) -> anyhow:
             )
         })
         .collect();
-    let tick = options.min_interval / 4.0;
+    let tick = schedule.min_interval / 4.0;
     if !options.quiet {
         eprintln!(
             "glaneur: watching {} pages of {} servers until {} ({} policy)",
             pages.len(),
             per_host.len(),
             crate::clock::iso_of(until),
-            match options.policy {
+            match schedule.policy {
                 PolicyName::Poisson => "poisson",
                 PolicyName::Adaptive => "adaptive",
             }
@@ -433,4 +514,60 @@ pub fn write_tables(store: &Store, run_dir: &Path) -> anyhow::Result<String> {
         rates.len(),
         run_dir.display()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(monitor: &str) -> anyhow::Result<Topic> {
+        let text = format!(
+            "name = \"veille\"\n[seeds]\nurls = [\"http://a.test/\"]\n[politeness]\n\
+             contact = \"mailto:l@example.org\"\n[monitor]\n{monitor}\n"
+        );
+        Topic::from_str(&text, PathBuf::from("."), "test".into())
+    }
+
+    #[test]
+    fn the_topic_sets_the_schedule_and_the_flags_override_it() {
+        let topic = parse("policy = \"poisson\"\ninterval_seconds = 43200").unwrap();
+        let mut options = MonitorOptions {
+            topic: None,
+            out: None,
+            duration: 1.0,
+            policy: None,
+            interval: None,
+            min_interval: None,
+            max_interval: Some(7_200.0),
+            proxy: None,
+            virtual_clock: None,
+            visits: None,
+            refresh: true,
+            quiet: true,
+        };
+        let s = Schedule::of(&options, &topic);
+        assert_eq!(s.policy, PolicyName::Poisson);
+        assert_eq!(
+            (s.interval, s.min_interval, s.max_interval),
+            (43_200.0, 3_600.0, 7_200.0)
+        );
+        options.policy = Some(PolicyName::Adaptive);
+        assert_eq!(Schedule::of(&options, &topic).policy, PolicyName::Adaptive);
+    }
+
+    #[test]
+    fn a_broken_monitor_table_is_named() {
+        for (table, expected) in [
+            (
+                "min_interval_seconds = 7200\nmax_interval_seconds = 3600",
+                "[monitor] `min_interval_seconds = 7200.0` is above",
+            ),
+            ("interval_seconds = 0", "[monitor] `interval_seconds = 0.0`"),
+            ("policy = \"daily\"", "daily"),
+            ("every = 3", "every"),
+        ] {
+            let err = format!("{:#}", parse(table).unwrap_err());
+            assert!(err.contains(expected), "{table}: {err}");
+        }
+    }
 }

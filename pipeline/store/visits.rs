@@ -392,6 +392,25 @@ impl Store {
         Ok(out)
     }
 
+    /// The visits after visit `after` that found a new version (`changed`).
+    pub fn changed_since(&self, after: i64) -> anyhow::Result<u64> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT COUNT(*) FROM visits WHERE id > ?1 AND change = ?2",
+                rusqlite::params![after, Change::Changed.name()],
+                |r| r.get::<_, i64>(0),
+            )?
+            .max(0) as u64)
+    }
+
+    /// The id of the last visit recorded (0 when none).
+    pub fn last_visit(&self) -> anyhow::Result<i64> {
+        Ok(self
+            .conn
+            .query_row("SELECT COALESCE(MAX(id), 0) FROM visits", [], |r| r.get(0))?)
+    }
+
     /// How many visits are recorded.
     pub fn visit_count(&self) -> anyhow::Result<u64> {
         Ok(self

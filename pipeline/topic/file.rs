@@ -63,6 +63,9 @@ pub struct TopicFile {
     /// The document similarity graph.
     #[serde(default)]
     pub similarity: SimilaritySection,
+    /// How `glaneur monitor` schedules its revisits.
+    #[serde(default)]
+    pub monitor: MonitorSection,
     /// Crawl this recorded web (a WARC file, relative to the topic folder) instead of the live
     /// one: for demos, teaching, and comparing crawl settings on exactly the same web.
     /// `--replay` on the command line overrides it.
@@ -665,4 +668,31 @@ pub enum TreeTaggerLayout {
     PerCorpus,
     /// One file `treetagger/<doc id>.tt` per document.
     PerDocument,
+}
+
+/// `[monitor]`: how `glaneur monitor` schedules its revisits of the stored pages (its
+/// `--policy`, `--interval`, `--min-interval` and `--max-interval` override these).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MonitorSection {
+    /// `adaptive` (about `c/λ̂` for each page's estimated rate) or `poisson` (exponential
+    /// intervals of mean `interval_seconds`).
+    pub policy: crate::monitor::PolicyName,
+    /// Poisson: the mean interval between two visits of a page; adaptive: the first one.
+    pub interval_seconds: f64,
+    /// The shortest interval between two visits of a page (adaptive).
+    pub min_interval_seconds: f64,
+    /// The longest interval between two visits of a page (adaptive).
+    pub max_interval_seconds: f64,
+}
+
+impl Default for MonitorSection {
+    fn default() -> MonitorSection {
+        MonitorSection {
+            policy: crate::monitor::PolicyName::Adaptive,
+            interval_seconds: 86_400.0,
+            min_interval_seconds: 3_600.0,
+            max_interval_seconds: 60.0 * 86_400.0,
+        }
+    }
 }

@@ -257,6 +257,27 @@ pub const LIMITS: &[Limit] = &[
     limit("[score] other_language", 0.0, 1.0, "a factor", |f| {
         Some(Number::Real(f.score.other_language))
     }),
+    above(
+        "[monitor] interval_seconds",
+        0.0,
+        3650.0 * DAY,
+        SECONDS,
+        |f| Some(Number::Real(f.monitor.interval_seconds)),
+    ),
+    above(
+        "[monitor] min_interval_seconds",
+        0.0,
+        3650.0 * DAY,
+        SECONDS,
+        |f| Some(Number::Real(f.monitor.min_interval_seconds)),
+    ),
+    above(
+        "[monitor] max_interval_seconds",
+        0.0,
+        3650.0 * DAY,
+        SECONDS,
+        |f| Some(Number::Real(f.monitor.max_interval_seconds)),
+    ),
 ];
 
 /// The ranges of [`LIMITS`] as the guide's table shows them (`docs/GUIDE.md`) (a test keeps the two equal).
@@ -435,6 +456,14 @@ pub(super) fn validate(file: &TopicFile) -> anyhow::Result<()> {
                 "[search] `endpoint = \"{endpoint}\"` is not a URL ({e})"
             )),
         }
+    }
+    let m = &file.monitor;
+    if m.min_interval_seconds > m.max_interval_seconds {
+        problems.push(format!(
+            "[monitor] `min_interval_seconds = {:?}` is above `max_interval_seconds = {:?}`: the \
+             shortest interval between two visits must be at most the longest",
+            m.min_interval_seconds, m.max_interval_seconds
+        ));
     }
     if file.seeds.urls.is_empty()
         && file.seeds.result_pages.is_empty()

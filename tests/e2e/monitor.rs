@@ -139,7 +139,9 @@ fn topic(dir: &Path, web: &SimWeb) -> PathBuf {
         "name = \"surveillance\"\nlanguages = [\"fr\"]\n\n[seeds]\nurls = [{}]\n\n\
          [formula]\nexpression = '\"graphe\"'\n\n[domains]\nallow = [\".test\"]\n\n\
          [crawl]\nmax_pages = 10000\nmax_depth = 0\nconcurrency = 8\ntimeout_seconds = 5\n\n\
-         [politeness]\ncontact = \"mailto:test@example.org\"\ndelay_seconds = 0.02\n",
+         [politeness]\ncontact = \"mailto:test@example.org\"\ndelay_seconds = 0.02\n\n\
+         [monitor]\ninterval_seconds = 86400\nmin_interval_seconds = 21600\n\
+         max_interval_seconds = 2592000\n",
         seeds.join(", ")
     );
     let path = dir.join("topic.toml");
@@ -167,23 +169,9 @@ fn monitor_command(
         .arg(topic)
         .arg("--out")
         .arg(out)
-        .args([
-            "--proxy",
-            proxy,
-            "--for",
-            "800d",
-            "--interval",
-            "1d",
-            "--min-interval",
-            "6h",
-        ])
-        .args([
-            "--max-interval",
-            "30d",
-            "--quiet",
-            "--visits",
-            &visits.to_string(),
-        ])
+        // The schedule's bounds come from the topic's [monitor] table.
+        .args(["--proxy", proxy, "--for", "800d", "--quiet"])
+        .args(["--visits", &visits.to_string()])
         .arg("--virtual-clock")
         .arg(clock);
     cmd
@@ -309,7 +297,12 @@ fn a_monitor_killed_mid_round_resumes_and_keeps_every_visit() {
     let dir = tempfile::tempdir().unwrap();
     let clock = dir.path().join("clock");
     std::fs::write(&clock, format!("{T0}\n")).unwrap();
-    let (server, web) = start(SimWeb::new(30, 3, 11, clock.clone()));
+    let mut sim = SimWeb::new(30, 3, 11, clock.clone());
+    // A page in four never changes while watched: the refreshed corpus reads it from the cache.
+    for page in sim.pages.iter_mut().step_by(4) {
+        page.changes.retain(|&c| c < T0);
+    }
+    let (server, web) = start(sim);
     let topic = topic(dir.path(), &web);
     let out = dir.path().join("run");
     first_run(&topic, &out, &server.proxy(), &clock);
@@ -361,4 +354,92 @@ fn a_monitor_killed_mid_round_resumes_and_keeps_every_visit() {
         .unwrap();
     assert_eq!(short, 0);
     assert!(out.join("changes.csv").is_file());
+    corpus_is_refreshed(&topic, &out, &web, dir.path());
+}
+
+/// After a monitor that found new versions, the corpus holds each page's last stored version;
+/// only the pages stored again were read again; and it equals a full extraction.
+fn corpus_is_refreshed(topic: &Path, out: &Path, web: &SimWeb, dir: &Path) {
+    let conn = db(out);
+    // url → (version stored last: the time of its last first or changed visit).
+    let last: Vec<(String, f64)> = conn
+        .prepare(
+            "SELECT u.url, MAX(v.at) FROM visits v JOIN urls u ON u.id = v.url_id
+             WHERE v.change IN ('first', 'changed') GROUP BY u.url",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let stored_again: i64 = conn
+        .query_row(
+            "SELECT COUNT(DISTINCT url_id) FROM visits WHERE change = 'changed'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(stored_again > 0 && stored_again < web.pages.len() as i64);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let extract = &report["extract"];
+    let pages = extract["pages"].as_i64().unwrap();
+    let reused = extract["reused"].as_i64().unwrap_or(0);
+    assert_eq!(pages, web.pages.len() as i64, "{extract}");
+    eprintln!("refresh: {pages} pages, {reused} from the cache, {stored_again} stored again");
+    assert_eq!(pages - reused, stored_again, "{extract}");
+
+    let docs = std::fs::read_to_string(out.join("docs.jsonl")).unwrap();
+    let mut seen = 0;
+    for line in docs.lines() {
+        let doc: serde_json::Value = serde_json::from_str(line).unwrap();
+        let url = doc["url"].as_str().unwrap();
+        let i: usize = url
+            .rsplit("/p")
+            .next()
+            .and_then(|p| p.strip_suffix(".html"))
+            .and_then(|n| n.parse().ok())
+            .unwrap();
+        let at = last.iter().find(|(u, _)| u == url).unwrap().1;
+        let version = web.pages[i].changes.partition_point(|&c| c <= at);
+        let text = doc["paragraphs"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains(&format!("à sa version {version} :")),
+            "{url} at {at}: {text}"
+        );
+        seen += 1;
+    }
+    eprintln!("refresh: {seen} documents hold their last version");
+    assert!(seen > 0);
+
+    // A full extraction of the same stored copies gives the same corpus.
+    let full = dir.join("full");
+    std::fs::create_dir_all(&full).unwrap();
+    for name in ["crawl.sqlite", "topic.toml"] {
+        std::fs::copy(out.join(name), full.join(name)).unwrap();
+    }
+    let copy = |from: &Path, to: &Path| {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    };
+    copy(&out.join("warc"), &full.join("warc"));
+    let output = glaneur()
+        .arg("run")
+        .arg(topic)
+        .arg("--out")
+        .arg(&full)
+        .args(["--from", "extract", "--quiet"])
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(full.join("report.json")).unwrap()).unwrap();
+    assert!(report["extract"].get("reused").is_none(), "{report}");
+    assert_eq!(
+        std::fs::read_to_string(full.join("docs.jsonl")).unwrap(),
+        docs
+    );
 }
