@@ -20,9 +20,12 @@
 //! every step only narrows a range, so tokenizing is linear in the input (one 1 MB word made of
 //! brackets included) and allocates little besides the returned tokens.
 //!
-//! The French list of words that must not be split is derived from the fixtures (the exact
-//! content of TreeTagger's `french-abbreviations-utf8` file could not be found): see
-//! [`FRENCH_WORDS`]. The English, German, Italian and Spanish lists are glaneur's own.
+//! The French list of words that must not be split is TreeTagger's `french-abbreviations`
+//! file (see [`FRENCH_WORDS`]); the English, German, Italian and Spanish lists are glaneur's
+//! own. Measured against the script's output on three sets of real French text (the one the
+//! rules were written on, a second one examined while correcting them, and one drawn from
+//! five other sources before glaneur ever read it): 100 % of the tokens on each
+//! (`stages/tests/tokenize.rs`).
 //!
 //! Deliberate departure from the Perl script: it uses the characters U+00FE `þ` and U+00FF `ÿ`
 //! as internal separators, so it splits a word at those letters and drops them
@@ -240,7 +243,6 @@ fn is_trailing_punct(c: char) -> bool {
             | ':'
             | '!'
             | '?'
-            | '؟'
             | '%'
             | '‚'
             | '„'

@@ -116,40 +116,54 @@ pub(super) static NEUTRAL: Rules = Rules {
 };
 
 /// French words that TreeTagger's French pipeline keeps whole although its rules would split
-/// them.
+/// them: the entries of TreeTagger's `french-abbreviations` file (`utf8-tokenize.perl -f -a
+/// french-abbreviations-utf8`), looked up as the script does, exactly (case and apostrophe as
+/// written), once before any cut and once after a final period is set apart.
 ///
-/// Origin: TreeTagger's `french-abbreviations-utf8` (6,420 bytes) could not be found, so this
-/// list is derived from what its output in `tests/data/treetagger/tokenizer-fr/` shows. Seen
-/// kept whole there: `c'est-à-dire`, `d'abord`, `d'accord`, `D'accord`, `d'ailleurs`,
-/// `lui-même`, `elle-même`. Seen split there, hence absent: `etc.` (`etc` `.`), `cf.`, `et al.`,
-/// `jusqu'à`, `d'autre`, `d'entre`, `soi-même`, `celle-ci`. Added by analogy: the capitalised
-/// forms of the elided words (the fixture shows `D'accord`) and the other personal pronouns
-/// with `-même(s)`. Entries that the rules would leave whole anyway (`aujourd'hui`,
-/// `quelqu'un`) are pointless and left out.
+/// Origin: the file as distributed with TreeTagger's parameter files (38 lines), with which the
+/// script reproduces `tests/data/treetagger/tokenizer-fr/` byte for byte. It holds no
+/// abbreviation with a period, so `etc.`, `cf.`, `MM.` lose theirs. Two of its lines,
+/// `d'\u{9C}uvre` and `D'\u{9C}uvre`, are `d'œuvre` whose `œ` was lost in a Latin-1 conversion:
+/// they can match no text, so `d'œuvre` is split (`d'` `œuvre`) by TreeTagger and here, and they
+/// are left out. What the list implies: `vous-même`, `nous-même`, `soi-même` are split (only
+/// the plural `nous-mêmes`, `vous-mêmes` are listed) and `rendez-vous` is not.
 pub const FRENCH_WORDS: &[&str] = &[
-    "c'est-à-dire",
-    "C'est-à-dire",
+    "rendez-vous",
     "d'abord",
-    "D'abord",
     "d'accord",
-    "D'accord",
     "d'ailleurs",
-    "D'ailleurs",
+    "d'après",
+    "d'autant",
+    "d'oeuvre",
+    "c'est-à-dire",
     "moi-même",
     "toi-même",
     "lui-même",
     "elle-même",
-    "nous-même",
     "nous-mêmes",
-    "vous-même",
     "vous-mêmes",
     "eux-mêmes",
     "elles-mêmes",
+    "par-ci",
+    "par-là",
+    "Rendez-vous",
+    "D'abord",
+    "D'accord",
+    "D'ailleurs",
+    "D'après",
+    "D'autant",
+    "D'oeuvre",
+    "C'est-à-dire",
     "Moi-même",
+    "Toi-même",
     "Lui-même",
     "Elle-même",
+    "Nous-mêmes",
+    "Vous-mêmes",
     "Eux-mêmes",
     "Elles-mêmes",
+    "Par-ci",
+    "Par-là",
 ];
 
 /// English abbreviations kept whole with their period (glaneur's list; runs of single letters

@@ -107,6 +107,28 @@ fn french_listed_words() {
             "à"
         ]
     );
+    // The list is TreeTagger's: singular `vous-même` is not in it, `Rendez-vous` is (in these
+    // two case forms only), and an entry is looked up as written.
+    let t = tok(
+        "vous-même vous-mêmes Rendez-vous RENDEZ-VOUS Reportez-vous d'après d’après",
+        "fr",
+    );
+    assert_eq!(
+        strs(&t),
+        [
+            "vous",
+            "-même",
+            "vous-mêmes",
+            "Rendez-vous",
+            "RENDEZ",
+            "-VOUS",
+            "Reportez",
+            "-vous",
+            "d'après",
+            "d’",
+            "après"
+        ]
+    );
 }
 
 #[test]
