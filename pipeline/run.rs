@@ -271,6 +271,10 @@ pub(crate) fn run_locked(
             live_stage(&run_dir, "export");
             let bar = progress.stage("export", documents);
             report.export = Some(export::run(&topic, &mut store, &run_dir, &bar)?);
+            // The exports now hold every version the extraction saw.
+            if let Some(seen) = store.meta(extract::VISITS_EXTRACTED)? {
+                store.set_meta(extract::VISITS_EXPORTED, &seen)?;
+            }
             seeds::write_csv(&store, &run_dir)?;
         }
     }

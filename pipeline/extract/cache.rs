@@ -9,10 +9,12 @@
 //! still reads that record back (its gzip checksum checked), so a record damaged since is
 //! named `unreadable` as in a full extraction.
 //!
-//! **Invariants:** a cache written by another glaneur version, with other reading options
+//! **Invariants:** a cache written by another glaneur build, with other reading options
 //! (`[output] keep_everything`, `[text] paragraph_language`, the link and attribute caps, the
-//! robots product token) or for another crawl store is ignored whole; a cache that cannot be
-//! read or holds a damaged line costs a re-reading, never an error; the cache is only ever
+//! robots product token) or for another crawl store is ignored whole; a line is used only
+//! when the record read back now has the `WARC-Record-ID` it was read from and reading it
+//! had succeeded (an `unreadable` page is always read again); a cache that cannot be read or
+//! holds a damaged line costs a re-reading, never an error; the cache is only ever
 //! replaced by a completed extraction's pass 1 (the stage renames its scratch file), so its
 //! lines are what a full extraction would compute from the same stored copies. Only pass 1 is
 //! cached: host boilerplate, the decision and duplicates are corpus-wide and computed again
@@ -43,10 +45,32 @@ pub(super) fn stamp(
     serde_json::json!({
         "format": FORMAT,
         "glaneur": env!("CARGO_PKG_VERSION"),
+        "build": build(),
         "store": store_id,
         "options": crate::monitor::digest::md5_hex(options.as_bytes()),
     })
     .to_string()
+}
+
+/// This binary: its size and modification time. The reading code changes between builds
+/// without the version number changing, so a cache serves only the build that wrote it (one
+/// that cannot be identified serves nobody).
+fn build() -> String {
+    static BUILD: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    BUILD
+        .get_or_init(|| {
+            std::env::current_exe()
+                .and_then(std::fs::metadata)
+                .and_then(|m| {
+                    let since = m
+                        .modified()?
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .unwrap_or_default();
+                    Ok(format!("{}-{}", m.len(), since.as_nanos()))
+                })
+                .unwrap_or_else(|_| uuid::Uuid::new_v4().to_string())
+        })
+        .clone()
 }
 
 /// The part of a cached line that says which stored copy it was read from.

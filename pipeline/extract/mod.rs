@@ -39,9 +39,12 @@ mod spill;
 pub use cache::FILE as CACHE_FILE;
 pub use harvest::harvest;
 
-/// The meta key holding the last visit an extraction saw (`visits.id`): a monitor refreshes
-/// the corpus when a later visit found a new version.
+/// The meta key holding the last visit an extraction saw (`visits.id`).
 pub const VISITS_EXTRACTED: &str = "visits_extracted";
+
+/// The meta key holding the last visit seen by an extraction whose exports were then written:
+/// a monitor refreshes the corpus when a later visit found a new version.
+pub const VISITS_EXPORTED: &str = "visits_exported";
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -192,6 +195,10 @@ enum Judged {
 struct Spilled {
     page: StoredPage,
     outcome: Result<Processed, String>,
+    /// The `WARC-Record-ID` of the record read (the extract cache's proof that a record at the
+    /// same place is the same one).
+    #[serde(default)]
+    record: Option<String>,
     /// The host-boilerplate keys of its paragraphs (empty with `keep_everything`), hashed on
     /// the workers once, for the count of pass 1 and the marks of pass 2.
     keys: Vec<Option<u64>>,
@@ -350,29 +357,37 @@ pub fn run(
         listed,
         BATCH_BYTES,
         |listed: Listed| {
-            let page = match listed {
-                Listed::Fresh(page) => page,
-                // The record is still read back (a cheap gunzip next to parsing and cleaning),
-                // so that one damaged since the last extraction is named as unreadable.
-                Listed::Cached(page, line) => match (
-                    page::stored_record(&warc_dir, &page),
-                    serde_json::from_str::<Spilled>(&line),
-                ) {
-                    // The page's current row (depth, fetch time) with what its copy gave.
-                    (Ok(_), Ok(cached)) => {
-                        reused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        return Ok(Spilled { page, ..cached });
-                    }
-                    _ => page,
-                },
+            let (page, cached) = match listed {
+                Listed::Fresh(page) => (page, None),
+                Listed::Cached(page, line) => (page, Some(line)),
             };
-            let outcome = process(
-                &options,
-                topic.file.text.paragraph_language,
-                &product_token,
-                &warc_dir,
-                &page,
-            );
+            // The record is read back even for a cached page (a cheap gunzip next to parsing
+            // and cleaning): one damaged since is named, and its id must be the cached one.
+            let record = page::stored_record(&warc_dir, &page);
+            let record_id = record
+                .as_ref()
+                .ok()
+                .and_then(|r| r.record_id())
+                .map(str::to_string);
+            if let Some(line) = cached
+                && let Ok(cached) = serde_json::from_str::<Spilled>(&line)
+                && cached.outcome.is_ok()
+                && cached.record.is_some()
+                && cached.record == record_id
+            {
+                reused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                // The page's current row (depth, fetch time) with what its record gave.
+                return Ok(Spilled { page, ..cached });
+            }
+            let outcome = record.and_then(|record| {
+                process(
+                    &options,
+                    topic.file.text.paragraph_language,
+                    &product_token,
+                    &record,
+                    &page,
+                )
+            });
             let keys = match &outcome {
                 Ok(p) if boilerplate => {
                     let texts: Vec<&str> = p.paragraphs.iter().map(|x| x.text.as_str()).collect();
@@ -383,6 +398,7 @@ pub fn run(
             Ok(Spilled {
                 page,
                 outcome,
+                record: record_id,
                 keys,
             })
         },
@@ -429,6 +445,7 @@ pub fn run(
                 page,
                 outcome,
                 keys,
+                ..
             } = serde_json::from_str(&line).context("extract.tmp/pages.jsonl: damaged line")?;
             let i = page.id;
             let page = &page;
@@ -611,10 +628,15 @@ pub fn run(
     store.commit()?;
     store.set_meta(VISITS_EXTRACTED, &visits_seen.to_string())?;
     store.commit()?;
-    // Pass 1 of a completed extraction becomes the next one's cache.
+    // Pass 1 of a completed extraction becomes the next one's cache; without it the next
+    // extraction reads every page again, which is no reason to fail this one.
     let cache_path = cache::path(run_dir);
-    std::fs::rename(&processed_path, &cache_path)
-        .with_context(|| format!("cannot write {}", cache_path.display()))?;
+    if let Err(e) = std::fs::rename(&processed_path, &cache_path) {
+        eprintln!(
+            "glaneur: warning: cannot write {} ({e}): the next extraction reads every page again",
+            cache_path.display()
+        );
+    }
     std::fs::remove_dir_all(&scratch)
         .with_context(|| format!("cannot remove {}", scratch.display()))?;
     report.paragraphs_removed = paragraphs_removed;

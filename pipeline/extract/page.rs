@@ -136,14 +136,14 @@ pub(super) fn stored_record(
     Ok(record)
 }
 
+/// Reads and cleans the page's stored response `record`.
 pub(super) fn process(
     options: &ExtractOptions,
     paragraph_language: bool,
     product_token: &str,
-    warc_dir: &Path,
+    record: &stages::web::warc::Record,
     page: &StoredPage,
 ) -> Result<Processed, String> {
-    let record = stored_record(warc_dir, page)?;
     let http = stages::web::warc::parse_http_response(&record.block).map_err(|e| e.to_string())?;
     let url = url::Url::parse(&page.url).map_err(|e| e.to_string())?;
     let content_type = http.header("content-type").map(str::to_string);

@@ -210,8 +210,25 @@ fn refresh(options: &MonitorOptions, topic: Arc<Topic>, run_dir: &Path) -> anyho
     }
     let changed = {
         let store = Store::open(&run_dir.join("crawl.sqlite"))?;
+        // Without a topic the monitor runs with the demo's: it must not rebuild a corpus that
+        // another topic built.
+        if options.topic.is_none()
+            && store
+                .meta("topic")?
+                .is_some_and(|recorded| recorded != topic.to_toml())
+        {
+            eprintln!(
+                "glaneur: the corpus was not refreshed: {} was built with another topic than the \
+                 demo; give its topic (`glaneur monitor TOPIC --out {}`) or run `glaneur run \
+                 TOPIC --out {} --from extract`",
+                run_dir.display(),
+                run_dir.display(),
+                run_dir.display()
+            );
+            return Ok(());
+        }
         let since = store
-            .meta(crate::extract::VISITS_EXTRACTED)?
+            .meta(crate::extract::VISITS_EXPORTED)?
             .and_then(|v| v.parse::<i64>().ok())
             .unwrap_or(0);
         store.changed_since(since)?
@@ -553,6 +570,60 @@ mod tests {
         );
         options.policy = Some(PolicyName::Adaptive);
         assert_eq!(Schedule::of(&options, &topic).policy, PolicyName::Adaptive);
+    }
+
+    #[test]
+    fn a_monitor_without_its_topic_does_not_rebuild_another_topics_corpus() {
+        use crate::store::{Change, Digests, Via, VisitRow};
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path();
+        let mut store = Store::open(&run.join("crawl.sqlite")).unwrap();
+        store.set_meta("topic", "name = \"autre\"\n").unwrap();
+        let (id, _) = store
+            .insert_url("http://a.test/", "a.test", 0, None, Via::Seed, 1.0, 0.0)
+            .unwrap();
+        store
+            .visit(&VisitRow {
+                url_id: id,
+                at: 1.0,
+                status: Some(200),
+                length: Some(10),
+                digests: Digests::default(),
+                last_modified: None,
+                expires: None,
+                etag: None,
+                content_language: None,
+                server: None,
+                change: Change::Changed,
+                detail: None,
+                warc: None,
+            })
+            .unwrap();
+        store.commit().unwrap();
+        drop(store);
+        std::fs::write(run.join("docs.jsonl"), "{}\n").unwrap();
+        let demo = Arc::new(Topic::demo(PathBuf::from("corpora").join("demo")).unwrap());
+        let options = MonitorOptions {
+            topic: None,
+            out: Some(run.to_path_buf()),
+            duration: 1.0,
+            policy: None,
+            interval: None,
+            min_interval: None,
+            max_interval: None,
+            proxy: None,
+            virtual_clock: None,
+            visits: None,
+            refresh: true,
+            quiet: true,
+        };
+        refresh(&options, demo, run).unwrap();
+        // Nothing was run: the other topic's corpus is as it was.
+        assert_eq!(
+            std::fs::read_to_string(run.join("docs.jsonl")).unwrap(),
+            "{}\n"
+        );
+        assert!(!run.join("report.json").exists());
     }
 
     #[test]

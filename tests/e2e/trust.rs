@@ -251,3 +251,27 @@ fn a_warc_file_cut_short_is_refused_then_repaired_by_verify() {
     let after = verify(&out, &[]);
     assert_exit(&after, 0);
 }
+
+#[test]
+fn an_extraction_while_the_warc_was_away_is_not_remembered_once_it_is_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let (web, topic, out) = finished_chain(dir.path());
+    let docs = std::fs::read_to_string(out.join("docs.jsonl")).unwrap();
+    assert!(!docs.is_empty());
+    // The WARC folder away (an archive copy under way, a disk not mounted): every page is
+    // unreadable and the corpus empty.
+    let (warc, away) = (out.join("warc"), dir.path().join("warc-away"));
+    std::fs::rename(&warc, &away).unwrap();
+    let output = run_topic(&topic, &out, &web.proxy(), &["--from", "extract"]);
+    assert_exit(&output, 1);
+    assert!(unreadable(&out) > 0);
+    // Back: the extract stage's cache must not keep what it could not read.
+    std::fs::rename(&away, &warc).unwrap();
+    let output = run_topic(&topic, &out, &web.proxy(), &["--from", "extract"]);
+    assert_exit(&output, 0);
+    assert_eq!(unreadable(&out), 0);
+    assert_eq!(
+        std::fs::read_to_string(out.join("docs.jsonl")).unwrap(),
+        docs
+    );
+}
