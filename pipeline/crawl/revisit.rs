@@ -226,34 +226,33 @@ impl Crawler<'_> {
             None => Digests::default(),
         };
         let verdict = analysis.is_some_and(|a| a.facts.verdict);
-        if before.body.is_some() && digests.body == before.body {
-            let at_warc = self.warc.revisit(
+        // Same bytes: a WARC revisit record, not a second copy. Otherwise the response is
+        // archived whole, and the stored copy still stays when its clean text is the same.
+        let same_bytes = before.body.is_some() && digests.body == before.body;
+        let at_warc = if same_bytes {
+            self.warc.revisit(
                 url.as_str(),
                 response,
                 RevisitProfile::IdenticalPayload,
                 refers_to.as_deref(),
-            )?;
+            )?
+        } else {
+            self.archive(url, response, archive)?
+        };
+        let stays = if same_bytes {
+            Some(Change::SameBytes)
+        } else if before.text.is_some() && digests.text == before.text {
+            Some(Change::SameText)
+        } else {
+            None
+        };
+        if let Some(change) = stays {
             let visit = row(
                 entry.id,
                 at,
                 Some(response),
                 digests,
-                Change::SameBytes,
-                None,
-                Some(at_warc),
-            );
-            let page = Fetched::Page { on_topic: verdict };
-            self.stored_copy_stays(host_key, &visit, Revisit::Unchanged, page, now)?;
-            return Ok(true);
-        }
-        let at_warc = self.archive(url, response, archive)?;
-        if before.text.is_some() && digests.text == before.text {
-            let visit = row(
-                entry.id,
-                at,
-                Some(response),
-                digests,
-                Change::SameText,
+                change,
                 None,
                 Some(at_warc),
             );

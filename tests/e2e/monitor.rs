@@ -321,26 +321,14 @@ fn a_monitor_killed_mid_round_resumes_and_keeps_every_visit() {
     }
     child.kill().unwrap();
     child.wait().unwrap();
-    let before: Vec<(i64, i64, f64, String)> = db(&out)
-        .prepare("SELECT id, url_id, at, change FROM visits ORDER BY id")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let before = visit_rows(&out);
     assert!(before.len() >= 60, "{}", before.len());
 
     let output = monitor_command(&topic, &out, &server.proxy(), &clock, 8)
         .output()
         .unwrap();
     assert_exit(&output, 0);
-    let after: Vec<(i64, i64, f64, String)> = db(&out)
-        .prepare("SELECT id, url_id, at, change FROM visits ORDER BY id")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let after = visit_rows(&out);
     // Nothing recorded before the kill was lost or rewritten.
     assert_eq!(&after[..before.len()], &before[..]);
     // And the resumed monitor finished the job: 8 revisits for every page.
@@ -355,6 +343,17 @@ fn a_monitor_killed_mid_round_resumes_and_keeps_every_visit() {
     assert_eq!(short, 0);
     assert!(out.join("changes.csv").is_file());
     corpus_is_refreshed(&topic, &out, &web, dir.path());
+}
+
+/// Every visit row: id, page, time, change.
+fn visit_rows(out: &Path) -> Vec<(i64, i64, f64, String)> {
+    db(out)
+        .prepare("SELECT id, url_id, at, change FROM visits ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
 }
 
 /// After a monitor that found new versions, the corpus holds each page's last stored version;
