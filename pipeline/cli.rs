@@ -151,6 +151,15 @@ pub enum Command {
     Colloc(CollocArgs),
     /// Keywords of a run against a reference corpus (another run, or a frequency list).
     Keywords(KeywordsArgs),
+    /// Compare finished corpora: sizes, harvest, vocabulary, hosts and languages side by side;
+    /// per pair the overlap of documents and hosts, Kilgarriff's χ² similarity and the keywords
+    /// of each against the other (compare.csv, compare-pairs.csv, keywords.csv, compare.json,
+    /// compare.html).
+    Compare(CompareArgs),
+    /// Several topics crawled together in one process — each URL requested once for all of
+    /// them, each server asked by one topic at a time with the batch's largest delay — each
+    /// into its own run folder; then their corpora compared (batch/compare.csv, …).
+    Batch(BatchArgs),
     /// A local web interface over a folder of topics: start, stop and resume runs, follow a
     /// crawl live, read the decision log and the report (http://127.0.0.1:PORT/).
     Serve {
@@ -391,6 +400,60 @@ pub struct CollocArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+}
+
+/// Flags of `glaneur batch`.
+#[derive(Debug, clap::Args)]
+pub struct BatchArgs {
+    /// Topic files or folders; a folder without topic.toml stands for its sub-folders' topics
+    /// (`glaneur batch corpora/`). Two or more topics.
+    #[arg(required = true)]
+    pub topics: Vec<PathBuf>,
+    /// Folder of the batch's own files: batch.json and the comparison.
+    #[arg(long, default_value = "batch")]
+    pub out: PathBuf,
+    /// Put each topic's run folder here, under the topic's name (default: the topic's run/).
+    #[arg(long)]
+    pub runs: Option<PathBuf>,
+    /// HTTP proxy for every request.
+    #[arg(long)]
+    pub proxy: Option<String>,
+    /// Megabytes of responses kept in memory for the other topics; past it the oldest are
+    /// forgotten, and fetched again if another topic asks for them.
+    #[arg(long, default_value_t = 1024)]
+    pub cache_mb: usize,
+    /// Words compared by Kilgarriff's χ² in the comparison.
+    #[arg(long, default_value_t = 500)]
+    pub words: usize,
+    /// Keywords listed per corpus and reference in the comparison.
+    #[arg(long, default_value_t = 20)]
+    pub keywords: usize,
+}
+
+/// Flags of `glaneur compare`.
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// Run folders (or topic folders and topic files, whose `run/` is read): two or more.
+    #[arg(required = true, num_args = 2..)]
+    pub runs: Vec<PathBuf>,
+    /// Folder the tables and the page are written to.
+    #[arg(long, default_value = "compare")]
+    pub out: PathBuf,
+    /// Words compared by Kilgarriff's χ²: the most frequent of each pair joined.
+    #[arg(long, default_value_t = 500)]
+    pub words: usize,
+    /// Keywords listed per corpus and reference.
+    #[arg(long, default_value_t = 20)]
+    pub keywords: usize,
+    /// Simple maths' smoothing constant n (1 favours rare words, 100 or 1000 frequent ones).
+    #[arg(long, default_value_t = 1.0)]
+    pub n: f64,
+    /// Least frequency of a keyword in its corpus.
+    #[arg(long, default_value_t = 3)]
+    pub min_freq: u64,
+    /// Segment of the standardised type/token ratio, in words.
+    #[arg(long, default_value_t = 1000)]
+    pub segment: usize,
 }
 
 /// Flags of `glaneur keywords`.

@@ -185,6 +185,9 @@ pub enum Fetcher {
     Http(Arc<HttpFetcher>),
     /// A recorded web.
     Replay(Arc<Replay>),
+    /// A topic's own fetcher inside a batch: its requests go through the batch's hub, which
+    /// asks each URL once and each server one topic at a time (`crate::batch::hub`).
+    Shared(Arc<crate::batch::hub::Member>),
 }
 
 /// Validators of a stored copy, sent back to make a request conditional (RFC 9110 §13).
@@ -213,12 +216,30 @@ impl Fetcher {
         match self {
             Fetcher::Http(http) => http.fetch(url, validators).await,
             Fetcher::Replay(replay) => Ok(replay.fetch(url)),
+            Fetcher::Shared(member) => {
+                Box::pin(member.hub.fetch(&member.own, url, validators)).await
+            }
+        }
+    }
+
+    /// Whether this fetcher may reach private addresses (`[domains] allow_private_addresses`;
+    /// a recording reaches no network). A batch shares responses only between fetchers that
+    /// agree on it, so that no topic gets a page its own guard would have refused.
+    pub fn allows_private(&self) -> bool {
+        match self {
+            Fetcher::Http(http) => http.allow_private,
+            Fetcher::Replay(_) => true,
+            Fetcher::Shared(member) => member.own.allows_private(),
         }
     }
 
     /// Whether responses come from a recording (no server to be polite to).
     pub fn is_replay(&self) -> bool {
-        matches!(self, Fetcher::Replay(_))
+        match self {
+            Fetcher::Replay(_) => true,
+            Fetcher::Http(_) => false,
+            Fetcher::Shared(member) => member.own.is_replay(),
+        }
     }
 }
 

@@ -20,8 +20,10 @@
 //! stores its output in the run folder, so `--from STAGE` re-runs what follows without
 //! fetching again.
 
+pub mod batch;
 pub mod cli;
 pub mod clock;
+pub mod compare;
 pub mod corpus_index;
 pub mod crawl;
 pub mod doc_search;

@@ -191,6 +191,48 @@ fn main() -> ExitCode {
             &mut std::io::stderr().lock(),
         )
         .map(|()| ExitCode::SUCCESS),
+        Command::Batch(args) => {
+            let options = glaneur::batch::BatchOptions {
+                topics: args.topics,
+                out: args.out.clone(),
+                runs: args.runs,
+                proxy: args.proxy,
+                cache_bytes: args.cache_mb.saturating_mul(1 << 20),
+                compare: glaneur::compare::CompareOptions {
+                    runs: Vec::new(),
+                    out: args.out,
+                    words: args.words,
+                    keywords: args.keywords,
+                    n: 1.0,
+                    min_freq: 3,
+                    segment: 1000,
+                },
+            };
+            glaneur::batch::batch(&options).map(|(report, worst)| {
+                print!("{}", glaneur::batch::summary(&report));
+                match worst {
+                    Some(Ending::Corpus | Ending::Stopped) => ExitCode::SUCCESS,
+                    Some(Ending::Empty) => ExitCode::from(1),
+                    Some(Ending::Interrupted) => ExitCode::from(130),
+                    None => ExitCode::from(2),
+                }
+            })
+        }
+        Command::Compare(args) => {
+            let options = glaneur::compare::CompareOptions {
+                runs: args.runs,
+                out: args.out,
+                words: args.words,
+                keywords: args.keywords,
+                n: args.n,
+                min_freq: args.min_freq,
+                segment: args.segment,
+            };
+            glaneur::compare::compare(&options).map(|c| {
+                print!("{}", glaneur::compare::summary(&c, &options.out));
+                ExitCode::SUCCESS
+            })
+        }
         Command::Serve {
             dir,
             port,

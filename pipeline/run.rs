@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -105,6 +105,14 @@ pub enum Ending {
 
 /// Runs the pipeline; prints the summary on stdout.
 pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
+    run_with(options, None)
+}
+
+/// [`run`], with the crawl's requests going through a batch's hub when one is given.
+pub(crate) fn run_with(
+    options: &RunOptions,
+    hub: Option<&Arc<crate::batch::hub::Hub>>,
+) -> anyhow::Result<Ending> {
     let started = Instant::now();
     let topic = match &options.topic {
         Some(path) => Topic::load(path)?,
@@ -140,7 +148,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
             run_dir.display()
         );
     }
-    let ending = run_locked(options, topic, &run_dir, started)
+    let ending = run_locked(options, topic, &run_dir, started, hub)
         .map_err(|error| name_the_cause(error, &run_dir));
     drop(lock);
     ending
@@ -152,6 +160,7 @@ pub(crate) fn run_locked(
     topic: Arc<Topic>,
     run_dir: &Path,
     started: Instant,
+    hub: Option<&Arc<crate::batch::hub::Hub>>,
 ) -> anyhow::Result<Ending> {
     let started_iso = crate::clock::now_iso();
     let run_dir = run_dir.to_path_buf();
@@ -249,10 +258,11 @@ pub(crate) fn run_locked(
             proxy: options.proxy.as_deref(),
             progress: &progress,
             runtime: &runtime,
+            hub,
         };
-        crawling.store(true, Ordering::SeqCst);
+        crawling.fetch_add(1, Ordering::SeqCst);
         let outcome = stage.run(&mut store, shutdown, pass)?;
-        crawling.store(false, Ordering::SeqCst);
+        crawling.fetch_sub(1, Ordering::SeqCst);
         progress.finish();
         interrupted = outcome.interrupted;
         report.crawl = Some(outcome);
@@ -358,6 +368,8 @@ pub(crate) struct CrawlStage<'a> {
     pub(crate) proxy: Option<&'a str>,
     pub(crate) progress: &'a Progress,
     pub(crate) runtime: &'a tokio::runtime::Runtime,
+    /// A batch's hub: the requests go through it (None: a run of its own).
+    pub(crate) hub: Option<&'a Arc<crate::batch::hub::Hub>>,
 }
 
 impl CrawlStage<'_> {
@@ -387,6 +399,13 @@ impl CrawlStage<'_> {
                 topic.file.politeness.connections_per_host as usize,
                 topic.file.domains.allow_private_addresses,
             )?)),
+        };
+        let fetcher = match self.hub {
+            Some(hub) => Fetcher::Shared(Arc::new(crate::batch::hub::Member {
+                hub: hub.clone(),
+                own: fetcher,
+            })),
+            None => fetcher,
         };
         let (mut warc, opened) = WarcFile::open(&self.run_dir.join("warc"), store.warc_horizon()?)?;
         if opened.truncated_bytes > 0 {
@@ -488,13 +507,13 @@ fn check_writable(dir: &Path) -> anyhow::Result<()> {
 /// The signals are awaited on a thread of their own, with its own small runtime, started once
 /// per process: the run's runtime is only driven while the crawl (or the search) blocks on it,
 /// and a signal that arrived during the extract or export stages would otherwise wait, unseen,
-/// for a poll that never comes. Returns the flag to set while crawling and a receiver that
-/// turns true on the graceful stop.
-pub(crate) fn signals() -> (Arc<AtomicBool>, watch::Receiver<bool>) {
-    static SIGNALS: std::sync::OnceLock<(Arc<AtomicBool>, watch::Sender<bool>)> =
+/// for a poll that never comes. Returns the count of crawls under way (a batch runs several)
+/// and a receiver that turns true on the graceful stop.
+pub(crate) fn signals() -> (Arc<AtomicUsize>, watch::Receiver<bool>) {
+    static SIGNALS: std::sync::OnceLock<(Arc<AtomicUsize>, watch::Sender<bool>)> =
         std::sync::OnceLock::new();
     let (crawling, tx) = SIGNALS.get_or_init(|| {
-        let crawling = Arc::new(AtomicBool::new(false));
+        let crawling = Arc::new(AtomicUsize::new(0));
         let (tx, _) = watch::channel(false);
         let (ready_tx, ready_rx) = std::sync::mpsc::channel::<()>();
         let (flag, sender) = (crawling.clone(), tx.clone());
@@ -515,7 +534,7 @@ pub(crate) fn signals() -> (Arc<AtomicBool>, watch::Receiver<bool>) {
                         waiter.wait().await;
                         // The first one during a crawl stops it gracefully; any other one ends
                         // the process.
-                        if flag.load(Ordering::SeqCst) && !*sender.borrow() {
+                        if flag.load(Ordering::SeqCst) > 0 && !*sender.borrow() {
                             sender.send_replace(true);
                         } else {
                             eprintln!(

@@ -252,7 +252,13 @@ fn refresh(options: &MonitorOptions, topic: Arc<Topic>, run_dir: &Path) -> anyho
         revisit: false,
         virtual_clock: None,
     };
-    run::run_locked(&run_options, topic, run_dir, std::time::Instant::now())?;
+    run::run_locked(
+        &run_options,
+        topic,
+        run_dir,
+        std::time::Instant::now(),
+        None,
+    )?;
     Ok(())
 }
 
@@ -284,6 +290,7 @@ fn watch(options: &MonitorOptions, topic: Arc<Topic>, run_dir: &Path) -> anyhow:
         proxy: options.proxy.as_deref(),
         progress: &quiet,
         runtime: &runtime,
+        hub: None,
     };
     let schedule = Schedule::of(options, &topic);
     let policy = match schedule.policy {
@@ -401,13 +408,13 @@ fn watch(options: &MonitorOptions, topic: Arc<Topic>, run_dir: &Path) -> anyhow:
         }
         store.mark_due(&due)?;
         store.commit()?;
-        crawling.store(true, Ordering::SeqCst);
+        crawling.fetch_add(1, Ordering::SeqCst);
         let pass = crate::crawl::Pass {
             monitor: true,
             at: clock.pass_time()?,
         };
         let outcome = stage.run(&mut store, shutdown.clone(), pass)?;
-        crawling.store(false, Ordering::SeqCst);
+        crawling.fetch_sub(1, Ordering::SeqCst);
         rounds += 1;
         if outcome.interrupted {
             ending = Ending::Interrupted;

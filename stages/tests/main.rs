@@ -12,6 +12,7 @@ mod formula;
 mod lang;
 mod robots;
 mod serp;
+mod similarity;
 mod skim;
 mod tagged;
 mod tokenize;

@@ -7,7 +7,9 @@
 // Test helpers may panic: a failed unwrap is a failed test, with its message.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod batch;
 mod browser;
+mod compare;
 mod crawl;
 mod dedup;
 mod demo;

@@ -1,12 +1,13 @@
 //! Querying a corpus: the positional index, CQL concordances, frequency lists, collocations
 //! and keywords — the engine behind `glaneur kwic`, `freq`, `colloc` and `keywords`, and what
-//! the web interface will call.
+//! the web interface calls — and the figures that compare corpora (`glaneur compare`).
 //!
 //! **In:** a CWB vertical file (the export's `vrt/corpus.vrt`, word only or `word pos lemma`
 //! after tagging), read line by line by [`build`]; queries in CQL ([`cql`]).
 //!
 //! **Out:** an [`index::Index`] (lexicons, forward index, postings, regions), hits of a query
-//! ([`query`]), concordance lines ([`concord`]), statistics ([`stats`]).
+//! ([`query`]), concordance lines ([`concord`]), statistics ([`stats`]), comparisons of corpora
+//! ([`compare`]).
 //!
 //! **Invariants:** pure: the large arrays are read through [`index::Columns`], which the
 //! pipeline implements over files; the same query on the same corpus gives the same hits
@@ -14,6 +15,7 @@
 //! token stream).
 
 pub mod build;
+pub mod compare;
 pub mod concord;
 pub mod cql;
 pub mod index;
