@@ -178,6 +178,17 @@ pub struct Failure {
     pub elapsed: Duration,
 }
 
+/// The key under which a batch shares responses between topics (see
+/// [`Fetcher::sharing_key`]): from a recording or the network, private addresses allowed,
+/// body size limit.
+pub fn sharing_key(replay: bool, allow_private: bool, max_body_bytes: u64) -> String {
+    format!(
+        "{} {} {max_body_bytes}",
+        if replay { "replay" } else { "live" },
+        if allow_private { "private" } else { "public" }
+    )
+}
+
 /// Where responses come from.
 #[derive(Clone)]
 pub enum Fetcher {
@@ -222,14 +233,15 @@ impl Fetcher {
         }
     }
 
-    /// Whether this fetcher may reach private addresses (`[domains] allow_private_addresses`;
-    /// a recording reaches no network). A batch shares responses only between fetchers that
-    /// agree on it, so that no topic gets a page its own guard would have refused.
-    pub fn allows_private(&self) -> bool {
+    /// What must be alike for two topics of a batch to share this fetcher's responses: where
+    /// they come from (the network or a recording), whether private addresses may be reached,
+    /// and the body size limit. No topic is handed a page its own fetcher would have refused,
+    /// cut or recorded elsewhere ([`sharing_key`]).
+    pub fn sharing_key(&self) -> String {
         match self {
-            Fetcher::Http(http) => http.allow_private,
-            Fetcher::Replay(_) => true,
-            Fetcher::Shared(member) => member.own.allows_private(),
+            Fetcher::Http(http) => sharing_key(false, http.allow_private, http.max_body_bytes),
+            Fetcher::Replay(replay) => sharing_key(true, true, replay.max_body_bytes),
+            Fetcher::Shared(member) => member.own.sharing_key(),
         }
     }
 

@@ -260,9 +260,10 @@ pub(crate) fn run_locked(
             runtime: &runtime,
             hub,
         };
-        crawling.fetch_add(1, Ordering::SeqCst);
-        let outcome = stage.run(&mut store, shutdown, pass)?;
-        crawling.fetch_sub(1, Ordering::SeqCst);
+        let outcome = {
+            let _crawling = Crawling::start(&crawling);
+            stage.run(&mut store, shutdown, pass)?
+        };
         progress.finish();
         interrupted = outcome.interrupted;
         report.crawl = Some(outcome);
@@ -497,6 +498,24 @@ fn check_writable(dir: &Path) -> anyhow::Result<()> {
         .with_context(|| format!("the run folder {} is not writable", dir.display()))?;
     let _ = std::fs::remove_file(&probe);
     Ok(())
+}
+
+/// One crawl under way, counted for the signal handler while it lives (an error that ends the
+/// crawl ends the count too).
+pub(crate) struct Crawling(Arc<AtomicUsize>);
+
+impl Crawling {
+    /// Counts a crawl starting.
+    pub(crate) fn start(count: &Arc<AtomicUsize>) -> Crawling {
+        count.fetch_add(1, Ordering::SeqCst);
+        Crawling(count.clone())
+    }
+}
+
+impl Drop for Crawling {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// During the crawl, the first Ctrl-C / SIGTERM is a graceful stop (in-flight requests finish

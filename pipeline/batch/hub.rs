@@ -95,6 +95,8 @@ pub struct Hub {
     /// of them is given.
     tokens: Vec<String>,
     cache_bytes: usize,
+    /// How long a robots.txt answer is handed out (the topics' shortest `robots_ttl_seconds`).
+    robots_ttl: Duration,
     slots: Mutex<Slots>,
     servers: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Server>>>>,
     asked: AtomicU64,
@@ -109,12 +111,13 @@ pub struct Hub {
 
 #[derive(Default)]
 struct Slots {
-    by_url: HashMap<String, Arc<OnceCell<Outcome>>>,
+    /// Each URL's answer, and when it was first asked for.
+    by_url: HashMap<String, (Arc<OnceCell<Outcome>>, Instant)>,
     /// URLs with a kept outcome, oldest first, with the bytes each holds.
     order: VecDeque<(String, usize)>,
     held: usize,
-    /// URLs fetched and then forgotten.
-    forgotten: std::collections::HashSet<String>,
+    /// Hashes of the URLs fetched and then forgotten (8 bytes each), to count refetches.
+    forgotten: std::collections::HashSet<u64>,
 }
 
 #[derive(Default)]
@@ -128,10 +131,16 @@ struct Server {
 
 impl Hub {
     /// A hub for topics with these settings and robots.txt product `tokens`, keeping at most
-    /// `cache_bytes` of responses.
-    pub fn new(topics: Vec<TopicPoliteness>, tokens: Vec<String>, cache_bytes: usize) -> Hub {
+    /// `cache_bytes` of responses and a robots.txt answer for `robots_ttl`.
+    pub fn new(
+        topics: Vec<TopicPoliteness>,
+        tokens: Vec<String>,
+        cache_bytes: usize,
+        robots_ttl: Duration,
+    ) -> Hub {
         Hub {
             topics,
+            robots_ttl,
             tokens,
             cache_bytes,
             slots: Mutex::default(),
@@ -164,16 +173,27 @@ impl Hub {
             // A revisit asks the server whether its copy changed: never answered from memory.
             return self.politely(inner, url, validators).await;
         }
-        // Topics whose network guards differ do not share: a page fetched by a topic allowed
-        // to reach private addresses is not handed to one that is not.
-        let key = if inner.allows_private() {
-            format!("private {url}")
-        } else {
-            url.to_string()
-        };
+        // Topics whose fetchers differ in what they may reach or keep do not share.
+        let key = format!("{} {url}", inner.sharing_key());
         let cell = {
             let mut slots = lock(&self.slots);
-            slots.by_url.entry(key.clone()).or_default().clone()
+            let now = Instant::now();
+            // A robots.txt is read again when the topics' shortest robots_ttl_seconds has
+            // passed, as a single run would.
+            let stale = url.path() == "/robots.txt"
+                && slots
+                    .by_url
+                    .get(&key)
+                    .is_some_and(|(_, at)| now.duration_since(*at) >= self.robots_ttl);
+            if stale {
+                slots.by_url.remove(&key);
+            }
+            slots
+                .by_url
+                .entry(key.clone())
+                .or_insert_with(|| (Arc::default(), now))
+                .0
+                .clone()
         };
         let mut mine = false;
         let outcome = cell
@@ -198,9 +218,10 @@ impl Hub {
 
     /// Remembers the responses stored in a topic's run folder (`run`, with its `crawl.sqlite`
     /// and `warc/`) before the batch starts, so that another topic asking for one of them reads
-    /// the stored copy instead of asking the server again. `private`: the topic may reach
-    /// private addresses (only topics alike share). Returns how many were remembered.
-    pub fn remember_stored(&self, run: &std::path::Path, private: bool) -> anyhow::Result<usize> {
+    /// the stored copy instead of asking the server again. `sharing`: the topic's
+    /// [`crate::fetch::sharing_key`] (only topics alike share). Returns how many were
+    /// remembered.
+    pub fn remember_stored(&self, run: &std::path::Path, sharing: &str) -> anyhow::Result<usize> {
         let store = crate::store::Store::open_read_only(&run.join("crawl.sqlite"))?;
         let records = store.stored_records()?;
         let mut files: HashMap<String, Arc<std::path::PathBuf>> = HashMap::new();
@@ -211,11 +232,7 @@ impl Hub {
                 .entry(r.file.clone())
                 .or_insert_with(|| Arc::new(run.join("warc").join(&r.file)))
                 .clone();
-            let key = if private {
-                format!("private {}", r.url)
-            } else {
-                r.url
-            };
+            let key = format!("{sharing} {}", r.url);
             on_disk.entry(key).or_insert((file, r.offset, r.length));
         }
         Ok(on_disk.len() - before)
@@ -250,7 +267,7 @@ impl Hub {
     /// kept ones past the memory bound.
     fn keep(&self, key: &str, cell: &Arc<OnceCell<Outcome>>, outcome: &Outcome) {
         let mut slots = lock(&self.slots);
-        if slots.forgotten.remove(key) {
+        if slots.forgotten.remove(&hash(key)) {
             self.fetched_again.fetch_add(1, Ordering::Relaxed);
         }
         let transient = match outcome {
@@ -258,15 +275,16 @@ impl Hub {
             Ok(r) => r.status == 429 || (500..600).contains(&r.status),
         };
         if transient {
-            if slots.by_url.get(key).is_some_and(|c| Arc::ptr_eq(c, cell)) {
+            if slots
+                .by_url
+                .get(key)
+                .is_some_and(|(c, _)| Arc::ptr_eq(c, cell))
+            {
                 slots.by_url.remove(key);
             }
             return;
         }
-        let bytes = outcome
-            .as_ref()
-            .map_or(0, |r| r.held_bytes() + r.request_block.len())
-            + key.len();
+        let bytes = outcome.as_ref().map_or(0, Response::held_bytes) + key.len();
         slots.order.push_back((key.to_string(), bytes));
         slots.held += bytes;
         while slots.held > self.cache_bytes {
@@ -275,7 +293,7 @@ impl Hub {
             };
             slots.held = slots.held.saturating_sub(size);
             slots.by_url.remove(&old);
-            slots.forgotten.insert(old);
+            slots.forgotten.insert(hash(&old));
         }
     }
 
@@ -303,6 +321,9 @@ impl Hub {
         if let Some(next) = state.next {
             tokio::time::sleep_until(tokio::time::Instant::from_std(next)).await;
         }
+        // Should this request be dropped half-way (its topic stopped), the next one still
+        // waits the delay from its start.
+        state.next = Some(Instant::now() + state.politeness.delay);
         self.fetched.fetch_add(1, Ordering::Relaxed);
         let outcome = inner.fetch_if_changed(url, validators).await;
         let elapsed = match &outcome {
@@ -358,6 +379,13 @@ impl Hub {
     }
 }
 
+fn hash(key: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    key.hash(&mut h);
+    h.finish()
+}
+
 /// A poisoned lock only means another topic's thread panicked while holding it; the maps stay
 /// usable.
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -395,6 +423,7 @@ mod tests {
             ],
             vec![],
             0,
+            Duration::MAX,
         );
         let delay = |host: &str| hub.politeness_of(host).delay;
         assert_eq!(delay("a.test"), Duration::from_millis(300));
@@ -406,6 +435,11 @@ mod tests {
     }
 
     fn recording(pages: &[(&str, &str)]) -> Fetcher {
+        recording_limited(pages, 1 << 20)
+    }
+
+    /// A recorded web whose bodies are cut at `max_body_bytes`.
+    fn recording_limited(pages: &[(&str, &str)], max_body_bytes: u64) -> Fetcher {
         use stages::web::warc;
         let mut data = Vec::new();
         for (i, (url, body)) in pages.iter().enumerate() {
@@ -424,7 +458,7 @@ mod tests {
         }
         let canon = stages::web::urlnorm::Canonicalizer::default();
         Fetcher::Replay(Arc::new(
-            crate::fetch::Replay::from_bytes(&data, &canon, 1 << 20).unwrap(),
+            crate::fetch::Replay::from_bytes(&data, &canon, max_body_bytes).unwrap(),
         ))
     }
 
@@ -442,7 +476,12 @@ mod tests {
             ("http://a.test/", "<p>a</p>"),
             ("http://a.test/b", "<p>b</p>"),
         ]);
-        let hub = Hub::new(politeness(0), vec!["glaneur".into()], 1 << 20);
+        let hub = Hub::new(
+            politeness(0),
+            vec!["glaneur".into()],
+            1 << 20,
+            Duration::MAX,
+        );
         let url = url::Url::parse("http://a.test/").unwrap();
         let none = Validators::default();
         block_on(async {
@@ -469,7 +508,7 @@ mod tests {
             ("http://a.test/b", "<p>b</p>"),
         ]);
         // Room for one response only.
-        let hub = Hub::new(politeness(0), vec!["glaneur".into()], 200);
+        let hub = Hub::new(politeness(0), vec!["glaneur".into()], 200, Duration::MAX);
         let (a, b) = (
             url::Url::parse("http://a.test/").unwrap(),
             url::Url::parse("http://a.test/b").unwrap(),
@@ -485,9 +524,39 @@ mod tests {
     }
 
     #[test]
+    fn topics_with_other_limits_do_not_share_and_robots_txt_expires() {
+        let pages = [
+            ("http://a.test/", "<p>a</p>"),
+            ("http://a.test/robots.txt", ""),
+        ];
+        let small = recording_limited(&pages, 4);
+        let large = recording(&pages);
+        let hub = Hub::new(politeness(0), vec![], 1 << 20, Duration::ZERO);
+        let page = url::Url::parse("http://a.test/").unwrap();
+        let robots = url::Url::parse("http://a.test/robots.txt").unwrap();
+        let none = Validators::default();
+        block_on(async {
+            let cut = hub.fetch(&small, &page, &none).await.unwrap();
+            let whole = hub.fetch(&large, &page, &none).await.unwrap();
+            assert!(cut.truncated && !whole.truncated);
+            assert_eq!(whole.body(), b"<p>a</p>");
+            // robots_ttl 0: every ask reads it again.
+            hub.fetch(&large, &robots, &none).await.unwrap();
+            hub.fetch(&large, &robots, &none).await.unwrap();
+        });
+        let counts = hub.counts();
+        assert_eq!((counts.fetched, counts.reused), (4, 0), "{counts:?}");
+    }
+
+    #[test]
     fn a_revisit_is_never_answered_from_memory() {
         let inner = recording(&[("http://a.test/", "<p>a</p>")]);
-        let hub = Hub::new(politeness(0), vec!["glaneur".into()], 1 << 20);
+        let hub = Hub::new(
+            politeness(0),
+            vec!["glaneur".into()],
+            1 << 20,
+            Duration::MAX,
+        );
         let url = url::Url::parse("http://a.test/").unwrap();
         let conditional = Validators {
             etag: Some("\"x\"".into()),

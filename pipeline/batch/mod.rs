@@ -105,6 +105,8 @@ fn topic_files(arg: &Path) -> anyhow::Result<Vec<PathBuf>> {
 /// and the worst ending (an error counts as the worst).
 pub fn batch(options: &BatchOptions) -> anyhow::Result<(BatchReport, Option<Ending>)> {
     let started = Instant::now();
+    // The comparison's settings are checked before hours of crawling, not after.
+    crate::compare::check(&options.compare)?;
     let mut files = Vec::new();
     for arg in &options.topics {
         files.extend(topic_files(arg)?);
@@ -124,8 +126,13 @@ pub fn batch(options: &BatchOptions) -> anyhow::Result<(BatchReport, Option<Endi
     if topics.len() < 2 {
         bail!("a batch needs at least two topics ({} given)", topics.len());
     }
+    // The same folder written two ways (`./t/run`, `t/run`) is the same folder.
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     for (i, (file, topic, run)) in topics.iter().enumerate() {
-        if let Some((other, _, _)) = topics[..i].iter().find(|(_, _, r)| r == run) {
+        if let Some((other, _, _)) = topics[..i]
+            .iter()
+            .find(|(_, _, r)| absolute(r) == absolute(run))
+        {
             bail!(
                 "{} and {} would share the run folder {}: give each topic its own folder or name \
                  (with --runs, the folder is the topic's name: `{}`)",
@@ -156,16 +163,27 @@ pub fn batch(options: &BatchOptions) -> anyhow::Result<(BatchReport, Option<Endi
             .map(|(_, t, _)| stages::web::robots::product_token(&t.user_agent()))
             .collect(),
         options.cache_bytes,
+        topics
+            .iter()
+            .map(|(_, t, _)| crate::topic::seconds(t.file.politeness.robots_ttl_seconds))
+            .min()
+            .unwrap_or(std::time::Duration::MAX),
     ));
 
     // What an earlier, interrupted batch (or a topic's own run) stored is read back rather
     // than asked for again.
     for (file, topic, run) in &topics {
+        let sharing = crate::fetch::sharing_key(
+            topic.file.replay.is_some(),
+            topic.file.domains.allow_private_addresses,
+            topic.file.crawl.max_body_bytes,
+        );
         if run.join("crawl.sqlite").is_file()
-            && let Err(e) = hub.remember_stored(run, topic.file.domains.allow_private_addresses)
+            && let Err(e) = hub.remember_stored(run, &sharing)
         {
             eprintln!(
-                "glaneur: warning: topic {}: the pages its run folder holds are not offered to                  the other topics: {e:#}",
+                "glaneur: warning: topic {}: the pages its run folder holds are not offered to \
+                 the other topics: {e:#}",
                 file.display()
             );
         }
@@ -274,10 +292,11 @@ pub fn summary(report: &BatchReport) -> String {
     let r = &report.requests;
     let _ = writeln!(
         s,
-        "  requests: {} asked by the topics, {} answered from another topic's fetch, {} sent to \
-         servers{} ({:.1} s)",
+        "  requests: {} asked by the topics, {} answered from another topic's fetch, {} from a \
+         copy stored in a topic's folder, {} sent to servers{} ({:.1} s)",
         r.asked,
         r.reused,
+        r.stored,
         r.fetched,
         if r.fetched_again > 0 {
             format!(

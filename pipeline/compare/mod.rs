@@ -178,18 +178,7 @@ pub fn compare(options: &CompareOptions) -> anyhow::Result<Comparison> {
     if options.runs.len() < 2 {
         bail!("give at least two runs to compare");
     }
-    if options.words < 2 {
-        bail!("--words must be at least 2 (Kilgarriff used 320 to 500)");
-    }
-    if options.segment == 0 {
-        bail!("--segment must be at least 1 word (WordSmith uses 1,000)");
-    }
-    if !(options.n.is_finite() && options.n > 0.0) {
-        bail!(
-            "--n must be a positive number (1, 10, 100…), not {}",
-            options.n
-        );
-    }
+    check(options)?;
     let mut loaded = Vec::new();
     for path in &options.runs {
         loaded.push(load(&run_folder(path)?, options.segment)?);
@@ -233,6 +222,23 @@ pub fn compare(options: &CompareOptions) -> anyhow::Result<Comparison> {
     };
     write(&comparison, &options.out)?;
     Ok(comparison)
+}
+
+/// Checks the settings (not the runs): what `glaneur batch` checks before it crawls.
+pub fn check(options: &CompareOptions) -> anyhow::Result<()> {
+    if options.words < 2 {
+        bail!("--words must be at least 2 (Kilgarriff used 320 to 500)");
+    }
+    if options.segment == 0 {
+        bail!("--segment must be at least 1 word (WordSmith uses 1,000)");
+    }
+    if !(options.n.is_finite() && options.n > 0.0) {
+        bail!(
+            "--n must be a positive number (1, 10, 100…), not {}",
+            options.n
+        );
+    }
+    Ok(())
 }
 
 /// The run folder a path names: a run folder itself (it holds `crawl.sqlite`), else the `run/`
@@ -414,12 +420,14 @@ fn folder_name(run: &Path) -> String {
     }
 }
 
-/// Two runs of the same topic get their folders' names after the topic's.
+/// Two runs of the same topic get their folders' names after the topic's (and so does a topic
+/// named like the reference of all the others, [`OTHERS`]).
 fn unique_names(loaded: &mut [Loaded]) {
     let mut seen: FxHashMap<String, usize> = FxHashMap::default();
     for l in loaded.iter() {
         *seen.entry(l.corpus.topic.clone()).or_default() += 1;
     }
+    seen.entry(OTHERS.to_string()).and_modify(|n| *n += 1);
     let mut used: FxHashSet<String> = FxHashSet::default();
     for l in loaded.iter_mut() {
         if seen[&l.corpus.topic] > 1 {
@@ -490,7 +498,7 @@ fn keywords(loaded: &[Loaded], options: &CompareOptions) -> Vec<KeywordRow> {
 }
 
 /// The reference name of the keywords against all the other corpora joined.
-pub const OTHERS: &str = "others";
+pub const OTHERS: &str = "(others)";
 
 fn write(c: &Comparison, out: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;

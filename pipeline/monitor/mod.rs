@@ -28,7 +28,6 @@ pub mod history;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use anyhow::{Context, bail};
 use rand::{Rng, SeedableRng};
@@ -408,13 +407,14 @@ fn watch(options: &MonitorOptions, topic: Arc<Topic>, run_dir: &Path) -> anyhow:
         }
         store.mark_due(&due)?;
         store.commit()?;
-        crawling.fetch_add(1, Ordering::SeqCst);
         let pass = crate::crawl::Pass {
             monitor: true,
             at: clock.pass_time()?,
         };
-        let outcome = stage.run(&mut store, shutdown.clone(), pass)?;
-        crawling.fetch_sub(1, Ordering::SeqCst);
+        let outcome = {
+            let _crawling = run::Crawling::start(&crawling);
+            stage.run(&mut store, shutdown.clone(), pass)?
+        };
         rounds += 1;
         if outcome.interrupted {
             ending = Ending::Interrupted;

@@ -113,7 +113,7 @@ fn check(name: &str, a: &[String], b: &[String]) {
     );
     assert!((rho - 1.0).abs() < 1e-12, "{name}: Spearman {rho}");
     assert!(
-        pairs >= 0.95,
+        (pairs - 1.0).abs() < 1e-12,
         "{name}: {:.1} % of KSC pairs in order",
         pairs * 100.0
     );

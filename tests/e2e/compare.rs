@@ -256,7 +256,7 @@ pub(crate) fn check_planted_keywords(out: &Path) {
     for (name, _, planted) in TOPICS {
         let top: BTreeSet<&str> = keywords
             .iter()
-            .filter(|k| k["focus"] == name && k["reference"] == "others")
+            .filter(|k| k["focus"] == name && k["reference"] == "(others)")
             .map(|k| k["word"].as_str())
             .collect();
         assert_eq!(top.len(), 20, "{name}: {top:?}");
