@@ -428,6 +428,15 @@ pub struct BatchArgs {
     /// Keywords listed per corpus and reference in the comparison.
     #[arg(long, default_value_t = 20)]
     pub keywords: usize,
+    /// Simple maths' smoothing constant n in the comparison's keywords.
+    #[arg(long, default_value_t = 1.0)]
+    pub n: f64,
+    /// Least frequency of a keyword in its corpus.
+    #[arg(long, default_value_t = 3)]
+    pub min_freq: u64,
+    /// Segment of the standardised type/token ratio, in words.
+    #[arg(long, default_value_t = 1000)]
+    pub segment: usize,
 }
 
 /// Flags of `glaneur compare`.

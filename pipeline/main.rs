@@ -203,9 +203,9 @@ fn main() -> ExitCode {
                     out: args.out,
                     words: args.words,
                     keywords: args.keywords,
-                    n: 1.0,
-                    min_freq: 3,
-                    segment: 1000,
+                    n: args.n,
+                    min_freq: args.min_freq,
+                    segment: args.segment,
                 },
             };
             glaneur::batch::batch(&options).map(|(report, worst)| {

@@ -4,13 +4,16 @@
 //! the topics whose `[domains]` hold it (each topic's own site: its delay; the shared site: the
 //! largest); each topic's corpus must be the one its single run gives; the batch's comparison
 //! must find each topic's planted words. One topic is crawled alone first: what it stored is
-//! read back for the others; started again, the batch resumes without asking again.
+//! read back for the others; started again, the batch resumes without asking again. A batch
+//! killed with kill -9 mid-crawl and started again gives the single runs' corpora, asking again
+//! at most the requests that were in flight.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::Duration;
 
 use crate::compare::{TOPICS, build_web, check_planted_keywords, csv_rows};
+use crate::resume::wait_for_pages;
 use crate::server::TestWeb;
 use crate::support::{assert_exit, docs, glaneur, per_host, run_topic};
 
@@ -194,4 +197,68 @@ fn batch_refuses_bad_topics_before_running_any() {
         .unwrap();
     assert_exit(&one, 2);
     assert!(String::from_utf8_lossy(&one.stderr).contains("at least two topics"));
+}
+
+#[test]
+fn a_batch_killed_mid_crawl_resumes_to_the_single_runs_corpora() {
+    let web_dir = tempfile::tempdir().unwrap();
+    let topics = build_web(web_dir.path(), DELAYS);
+    let work = tempfile::tempdir().unwrap();
+    let single_web = TestWeb::start(web_dir.path());
+    let singles: Vec<BTreeSet<(String, String)>> = topics
+        .iter()
+        .zip(TOPICS)
+        .map(|(topic, (name, _, _))| {
+            let out = work.path().join("single").join(name);
+            assert_exit(&run_topic(topic, &out, &single_web.proxy(), &[]), 0);
+            corpus(&out)
+        })
+        .collect();
+
+    let web = TestWeb::start(web_dir.path());
+    let runs = work.path().join("runs");
+    let out = work.path().join("batch");
+    let batch = || {
+        let mut cmd = glaneur();
+        cmd.arg("batch")
+            .args(&topics)
+            .arg("--runs")
+            .arg(&runs)
+            .arg("--out")
+            .arg(&out)
+            .arg("--proxy")
+            .arg(web.proxy());
+        cmd
+    };
+    let mut child = batch()
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_pages(&web, 15);
+    // kill -9: no topic has a chance to flush anything.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before: usize = web.log().len();
+
+    assert_exit(&batch().output().unwrap(), 0);
+    for ((name, _, _), single) in TOPICS.iter().zip(&singles) {
+        assert_eq!(
+            &corpus(&runs.join(name)),
+            single,
+            "{name}: the resumed batch's corpus differs"
+        );
+    }
+    // Asked twice: at most the requests in flight at the kill, one per server (four servers).
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for hit in web.log().iter().filter(|h| h.path != "/robots.txt") {
+        *counts
+            .entry(format!("{}{}", hit.host, hit.path))
+            .or_default() += 1;
+    }
+    let twice: Vec<_> = counts.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(
+        twice.len() <= 4,
+        "asked again after the kill ({before} requests before it): {twice:?}"
+    );
 }
