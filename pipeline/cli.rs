@@ -157,8 +157,9 @@ pub enum Command {
     /// compare.html).
     Compare(CompareArgs),
     /// Several topics crawled together in one process — each URL requested once for all of
-    /// them, each server asked by one topic at a time with the batch's largest delay — each
-    /// into its own run folder; then their corpora compared (batch/compare.csv, …).
+    /// them, each server asked by one topic at a time with the largest delay of the topics that
+    /// may ask it — each into its own run folder; then their corpora compared
+    /// (batch/compare.csv, …).
     Batch(BatchArgs),
     /// A local web interface over a folder of topics: start, stop and resume runs, follow a
     /// crawl live, read the decision log and the report (http://127.0.0.1:PORT/).
@@ -422,21 +423,9 @@ pub struct BatchArgs {
     /// forgotten, and fetched again if another topic asks for them.
     #[arg(long, default_value_t = 1024)]
     pub cache_mb: usize,
-    /// Words compared by Kilgarriff's χ² in the comparison.
-    #[arg(long, default_value_t = 500)]
-    pub words: usize,
-    /// Keywords listed per corpus and reference in the comparison.
-    #[arg(long, default_value_t = 20)]
-    pub keywords: usize,
-    /// Simple maths' smoothing constant n in the comparison's keywords.
-    #[arg(long, default_value_t = 1.0)]
-    pub n: f64,
-    /// Least frequency of a keyword in its corpus.
-    #[arg(long, default_value_t = 3)]
-    pub min_freq: u64,
-    /// Segment of the standardised type/token ratio, in words.
-    #[arg(long, default_value_t = 1000)]
-    pub segment: usize,
+    /// The comparison of the corpora at the end.
+    #[command(flatten)]
+    pub comparison: ComparisonArgs,
 }
 
 /// Flags of `glaneur compare`.
@@ -448,6 +437,14 @@ pub struct CompareArgs {
     /// Folder the tables and the page are written to.
     #[arg(long, default_value = "compare")]
     pub out: PathBuf,
+    /// The comparison's settings.
+    #[command(flatten)]
+    pub comparison: ComparisonArgs,
+}
+
+/// The settings of a comparison of corpora (`glaneur compare`, and the end of `glaneur batch`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct ComparisonArgs {
     /// Words compared by Kilgarriff's χ²: the most frequent of each pair joined.
     #[arg(long, default_value_t = 500)]
     pub words: usize,
@@ -463,6 +460,21 @@ pub struct CompareArgs {
     /// Segment of the standardised type/token ratio, in words.
     #[arg(long, default_value_t = 1000)]
     pub segment: usize,
+}
+
+impl ComparisonArgs {
+    /// The comparison of `runs`, written to `out`, with these settings.
+    pub fn options(&self, runs: Vec<PathBuf>, out: PathBuf) -> crate::compare::CompareOptions {
+        crate::compare::CompareOptions {
+            runs,
+            out,
+            words: self.words,
+            keywords: self.keywords,
+            n: self.n,
+            min_freq: self.min_freq,
+            segment: self.segment,
+        }
+    }
 }
 
 /// Flags of `glaneur keywords`.

@@ -198,15 +198,7 @@ fn main() -> ExitCode {
                 runs: args.runs,
                 proxy: args.proxy,
                 cache_bytes: args.cache_mb.saturating_mul(1 << 20),
-                compare: glaneur::compare::CompareOptions {
-                    runs: Vec::new(),
-                    out: args.out,
-                    words: args.words,
-                    keywords: args.keywords,
-                    n: args.n,
-                    min_freq: args.min_freq,
-                    segment: args.segment,
-                },
+                compare: args.comparison.options(Vec::new(), args.out),
             };
             glaneur::batch::batch(&options).map(|(report, worst)| {
                 print!("{}", glaneur::batch::summary(&report));
@@ -219,15 +211,7 @@ fn main() -> ExitCode {
             })
         }
         Command::Compare(args) => {
-            let options = glaneur::compare::CompareOptions {
-                runs: args.runs,
-                out: args.out,
-                words: args.words,
-                keywords: args.keywords,
-                n: args.n,
-                min_freq: args.min_freq,
-                segment: args.segment,
-            };
+            let options = args.comparison.options(args.runs, args.out);
             glaneur::compare::compare(&options).map(|c| {
                 print!("{}", glaneur::compare::summary(&c, &options.out));
                 ExitCode::SUCCESS

@@ -402,6 +402,16 @@ mod tests {
         vec![topic(&[], delay_ms)]
     }
 
+    /// A hub for one topic without delay, keeping `cache_bytes` of responses.
+    fn hub(cache_bytes: usize) -> Hub {
+        Hub::new(
+            politeness(0),
+            vec!["glaneur".into()],
+            cache_bytes,
+            Duration::MAX,
+        )
+    }
+
     fn topic(allow: &[&str], delay_ms: u64) -> TopicPoliteness {
         let allow: Vec<String> = allow.iter().map(|s| s.to_string()).collect();
         TopicPoliteness {
@@ -476,12 +486,7 @@ mod tests {
             ("http://a.test/", "<p>a</p>"),
             ("http://a.test/b", "<p>b</p>"),
         ]);
-        let hub = Hub::new(
-            politeness(0),
-            vec!["glaneur".into()],
-            1 << 20,
-            Duration::MAX,
-        );
+        let hub = hub(1 << 20);
         let url = url::Url::parse("http://a.test/").unwrap();
         let none = Validators::default();
         block_on(async {
@@ -508,7 +513,7 @@ mod tests {
             ("http://a.test/b", "<p>b</p>"),
         ]);
         // Room for one response only.
-        let hub = Hub::new(politeness(0), vec!["glaneur".into()], 200, Duration::MAX);
+        let hub = hub(200);
         let (a, b) = (
             url::Url::parse("http://a.test/").unwrap(),
             url::Url::parse("http://a.test/b").unwrap(),
@@ -551,12 +556,7 @@ mod tests {
     #[test]
     fn a_revisit_is_never_answered_from_memory() {
         let inner = recording(&[("http://a.test/", "<p>a</p>")]);
-        let hub = Hub::new(
-            politeness(0),
-            vec!["glaneur".into()],
-            1 << 20,
-            Duration::MAX,
-        );
+        let hub = hub(1 << 20);
         let url = url::Url::parse("http://a.test/").unwrap();
         let conditional = Validators {
             etag: Some("\"x\"".into()),

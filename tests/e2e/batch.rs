@@ -9,7 +9,8 @@
 //! at most the requests that were in flight.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::Duration;
 
 use crate::compare::{TOPICS, build_web, check_planted_keywords, csv_rows};
@@ -32,39 +33,54 @@ fn corpus(run: &Path) -> BTreeSet<(String, String)> {
         .collect()
 }
 
+/// Each topic run on its own (into `work/single/<name>`), on a server of its own: the corpora,
+/// and the requests the three runs made.
+fn single_runs(
+    web_dir: &Path,
+    topics: &[PathBuf],
+    work: &Path,
+) -> (Vec<BTreeSet<(String, String)>>, usize) {
+    let web = TestWeb::start(web_dir);
+    let corpora = topics
+        .iter()
+        .zip(TOPICS)
+        .map(|(topic, (name, _, _))| {
+            let out = work.join("single").join(name);
+            assert_exit(&run_topic(topic, &out, &web.proxy(), &[]), 0);
+            corpus(&out)
+        })
+        .collect();
+    (corpora, web.log().len())
+}
+
+/// `glaneur batch TOPICS --runs RUNS --out OUT --proxy PROXY`.
+fn batch_command(topics: &[PathBuf], runs: &Path, out: &Path, proxy: &str) -> Command {
+    let mut cmd = glaneur();
+    cmd.arg("batch")
+        .args(topics)
+        .arg("--runs")
+        .arg(runs)
+        .arg("--out")
+        .arg(out)
+        .arg("--proxy")
+        .arg(proxy);
+    cmd
+}
+
 #[test]
 fn batch_fetches_each_url_once_politely_and_gives_the_single_runs_corpora() {
     let web_dir = tempfile::tempdir().unwrap();
     let topics = build_web(web_dir.path(), DELAYS);
     let work = tempfile::tempdir().unwrap();
 
-    // The single runs, on a server of their own.
-    let single_web = TestWeb::start(web_dir.path());
-    let singles: Vec<BTreeSet<(String, String)>> = topics
-        .iter()
-        .zip(TOPICS)
-        .map(|(topic, (name, _, _))| {
-            let out = work.path().join("single").join(name);
-            assert_exit(&run_topic(topic, &out, &single_web.proxy(), &[]), 0);
-            corpus(&out)
-        })
-        .collect();
-    let single_requests = single_web.log().len();
+    let (singles, single_requests) = single_runs(web_dir.path(), &topics, work.path());
 
     // The batch, on another server.
     let web = TestWeb::start(web_dir.path());
     let runs = work.path().join("runs");
     let out = work.path().join("batch");
     let batch = || {
-        glaneur()
-            .arg("batch")
-            .args(&topics)
-            .arg("--runs")
-            .arg(&runs)
-            .arg("--out")
-            .arg(&out)
-            .arg("--proxy")
-            .arg(web.proxy())
+        batch_command(&topics, &runs, &out, &web.proxy())
             .output()
             .unwrap()
     };
@@ -204,32 +220,12 @@ fn a_batch_killed_mid_crawl_resumes_to_the_single_runs_corpora() {
     let web_dir = tempfile::tempdir().unwrap();
     let topics = build_web(web_dir.path(), DELAYS);
     let work = tempfile::tempdir().unwrap();
-    let single_web = TestWeb::start(web_dir.path());
-    let singles: Vec<BTreeSet<(String, String)>> = topics
-        .iter()
-        .zip(TOPICS)
-        .map(|(topic, (name, _, _))| {
-            let out = work.path().join("single").join(name);
-            assert_exit(&run_topic(topic, &out, &single_web.proxy(), &[]), 0);
-            corpus(&out)
-        })
-        .collect();
+    let (singles, _) = single_runs(web_dir.path(), &topics, work.path());
 
     let web = TestWeb::start(web_dir.path());
     let runs = work.path().join("runs");
     let out = work.path().join("batch");
-    let batch = || {
-        let mut cmd = glaneur();
-        cmd.arg("batch")
-            .args(&topics)
-            .arg("--runs")
-            .arg(&runs)
-            .arg("--out")
-            .arg(&out)
-            .arg("--proxy")
-            .arg(web.proxy());
-        cmd
-    };
+    let batch = || batch_command(&topics, &runs, &out, &web.proxy());
     let mut child = batch()
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
