@@ -151,6 +151,16 @@ fn language_tld(language: &str) -> Option<&'static str> {
         "slovak" => "sk",
         "slovene" => "si",
         "spanish" => "es",
+        "bulgarian" => "bg",
+        "estonian" => "ee",
+        "greek" => "gr",
+        "hebrew" => "il",
+        "latvian" => "lv",
+        "lithuanian" => "lt",
+        "thai" => "th",
+        "turkish" => "tr",
+        "ukrainian" => "ua",
+        "vietnamese" => "vn",
         _ => return None,
     })
 }
@@ -167,10 +177,12 @@ struct Run {
     skipped: BTreeMap<String, usize>,
 }
 
-fn run_labelled(use_tld: bool) -> Run {
-    let dir = common::test_data().join("encoding/labelled-text");
+/// Decodes every file of the labelled set `tests/data/encoding/<set>/` (folders
+/// `<label>-<language>`).
+fn run_labelled(set: &str, use_tld: bool) -> Run {
+    let dir = common::test_data().join("encoding").join(set);
     let mut folders: Vec<PathBuf> = fs::read_dir(&dir)
-        .expect("read labelled-text")
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("dir entry").path())
         .filter(|p| p.is_dir())
         .collect();
@@ -235,16 +247,9 @@ fn percent(correct: usize, files: usize) -> f64 {
     100.0 * correct as f64 / files.max(1) as f64
 }
 
-/// Undeclared detection on real text: each file decoded with no Content-Type must give the
-/// same text as decoding it with its folder's encoding. The measure is the run with the TLD of
-/// the language where one is sensible (see `language_tld`), the way the crawler calls
-/// `decode`: it must reach 98 %. The run with no TLD at all is printed beside it and guarded
-/// at 97 %: without a TLD, Hungarian `ő`/`ű` (ISO-8859-2) and `õ`/`û` (windows-1252) are
-/// letters either way, and only the TLD tells them apart.
-#[test]
-fn labelled_text_detection() {
-    let with_tld = run_labelled(true);
-    let without_tld = run_labelled(false);
+/// Prints the table of a set decoded with and without TLD; returns (files, correct) of both.
+fn report(set: &str, with_tld: &Run, without_tld: &Run) -> ((usize, usize), (usize, usize)) {
+    println!("{set}:");
     println!(
         "{:<14} {:>6} {:>8} {:>7}   (no TLD: {:>7} {:>7})",
         "encoding", "files", "correct", "%", "correct", "%"
@@ -261,8 +266,8 @@ fn labelled_text_detection() {
             percent(bare.correct, bare.files)
         );
     }
-    let (files, correct) = overall(&with_tld);
-    let (bare_files, bare_correct) = overall(&without_tld);
+    let (files, correct) = overall(with_tld);
+    let (bare_files, bare_correct) = overall(without_tld);
     println!(
         "{:<14} {:>6} {:>8} {:>6.1}%   (no TLD: {:>7} {:>6.1}%)",
         "overall",
@@ -284,6 +289,21 @@ fn labelled_text_detection() {
     for failure in &without_tld.failures {
         println!("  {failure}");
     }
+    ((files, correct), (bare_files, bare_correct))
+}
+
+/// Undeclared detection on real text: each file decoded with no Content-Type must give the
+/// same text as decoding it with its folder's encoding. The measure is the run with the TLD of
+/// the language where one is sensible (see `language_tld`), the way the crawler calls
+/// `decode`: it must reach 98 %. The run with no TLD at all is printed beside it and guarded
+/// at 97 %: without a TLD, Hungarian `ő`/`ű` (ISO-8859-2) and `õ`/`û` (windows-1252) are
+/// letters either way, and only the TLD tells them apart.
+#[test]
+fn labelled_text_detection() {
+    let with_tld = run_labelled("labelled-text", true);
+    let without_tld = run_labelled("labelled-text", false);
+    let ((files, correct), (bare_files, bare_correct)) =
+        report("labelled-text", &with_tld, &without_tld);
     assert!(files >= 300, "the labelled-text folders were not all read");
     assert!(
         percent(correct, files) >= 98.0,
@@ -293,4 +313,32 @@ fn labelled_text_detection() {
         percent(bare_correct, bare_files) >= 97.0,
         "without TLD: {bare_correct}/{bare_files} correct"
     );
+}
+
+/// The same measure on labelled text built from Debian's translated man pages and message
+/// catalogues (`tests/data/encoding/labelled-debian-dev/METHOD.md`): 72 encoding × language
+/// folders, a development set and an unseen set split by package. The goal is 98 % with the
+/// TLD on both, not reached yet: the detector never answers `macintosh` or `x-mac-cyrillic`
+/// (72 files of each set) and takes most ISO-8859-16 Romanian for windows-1250. The figures of
+/// today (development 85.4 % / 84.6 % without TLD, unseen 83.7 % / 81.6 %) are guarded so that
+/// they do not fall; printed with `--nocapture`, and in docs/BENCHMARKS.md.
+#[test]
+fn labelled_debian_detection() {
+    for (set, floor, bare_floor) in [
+        ("labelled-debian-dev", 85.3, 84.6),
+        ("labelled-debian-unseen", 83.6, 81.5),
+    ] {
+        let with_tld = run_labelled(set, true);
+        let without_tld = run_labelled(set, false);
+        let ((files, correct), (bare_files, bare_correct)) = report(set, &with_tld, &without_tld);
+        assert!(files >= 500, "{set}: the folders were not all read");
+        assert!(
+            percent(correct, files) >= floor,
+            "{set}: with TLD {correct}/{files} correct"
+        );
+        assert!(
+            percent(bare_correct, bare_files) >= bare_floor,
+            "{set}: without TLD {bare_correct}/{bare_files} correct"
+        );
+    }
 }
