@@ -1,6 +1,7 @@
 //! Detection, and the checks that overrule a declaration: BOM-less UTF-16 by its byte pattern, then
-//! chardetng (UTF-8 allowed, TLD hint), then a second opinion among the Latin single-byte
-//! encodings; and whether the bytes contradict a declared encoding.
+//! chardetng (UTF-8 allowed, TLD hint), then a second opinion among the Latin (Mac Roman
+//! included) or the Cyrillic (Mac Cyrillic included) single-byte encodings; and whether the
+//! bytes contradict a declared encoding.
 //!
 //! **In:** a bounded prefix of the body and the top-level domain if known. **Out:** an encoding
 //! (never `replacement`), or whether a declaration is contradicted.
@@ -9,8 +10,8 @@
 
 use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
 use encoding_rs::{
-    Encoding, ISO_8859_2, ISO_8859_15, ISO_8859_16, UTF_8, UTF_16BE, UTF_16LE, WINDOWS_1250,
-    WINDOWS_1252,
+    Encoding, ISO_8859_2, ISO_8859_15, ISO_8859_16, MACINTOSH, UTF_8, UTF_16BE, UTF_16LE,
+    WINDOWS_1250, WINDOWS_1251, WINDOWS_1252, X_MAC_CYRILLIC,
 };
 
 use super::{DETECT_MAX, DETECT_PREFIX, ENOUGH_NON_ASCII};
@@ -120,34 +121,44 @@ pub fn detect(body: &[u8], tld: Option<&str>) -> &'static Encoding {
     }
     let hint = tld.and_then(tld_hint);
     let guess = detector.guess(hint.as_deref().map(str::as_bytes), Utf8Detection::Allow);
-    refine_latin(guess, prefix)
+    refine(guess, prefix)
 }
 
-/// The Latin single-byte encodings chardetng conflates or never returns (ISO-8859-15 and
-/// ISO-8859-16 are WHATWG encodings it has no model for), most common first: on a tie the
-/// earlier one wins.
-const LATIN_SIBLINGS: [&Encoding; 5] = [
+/// The Latin single-byte encodings chardetng conflates or never returns (ISO-8859-15,
+/// ISO-8859-16 and Mac Roman are WHATWG encodings it has no model for), most common first: on
+/// a tie the earlier one wins.
+const LATIN_SIBLINGS: [&Encoding; 6] = [
     WINDOWS_1252,
     ISO_8859_15,
     WINDOWS_1250,
     ISO_8859_2,
     ISO_8859_16,
+    MACINTOSH,
 ];
 
-/// Second opinion on a Latin guess of chardetng. When decoding with the guess produces
-/// characters real text does not have (see [`implausible`]) and a sibling encoding produces
-/// strictly fewer, the sibling wins: `c½ur` is not French but `cœur` is (ISO-8859-15), nor is
-/// `by˘a` Polish. chardetng scores letter pairs, so it cannot see these shape errors.
-fn refine_latin(guess: &'static Encoding, prefix: &[u8]) -> &'static Encoding {
-    if !LATIN_SIBLINGS.contains(&guess) {
+/// The Cyrillic pair chardetng never tells apart (it does not return Mac Cyrillic): the same
+/// lower-case letters, the capitals and `я` elsewhere.
+const CYRILLIC_SIBLINGS: [&Encoding; 2] = [WINDOWS_1251, X_MAC_CYRILLIC];
+
+/// Second opinion on a Latin or Cyrillic guess of chardetng. When decoding with the guess
+/// produces characters real text does not have (see [`implausible`]) and a sibling encoding
+/// produces strictly fewer, the sibling wins: `c½ur` is not French but `cœur` is (ISO-8859-15),
+/// nor is `by˘a` Polish, `fŸr` German (Mac Roman) or `моЯ` Russian (Mac Cyrillic). chardetng
+/// scores letter pairs, so it cannot see these shape errors.
+fn refine(guess: &'static Encoding, prefix: &[u8]) -> &'static Encoding {
+    let siblings: &[&'static Encoding] = if LATIN_SIBLINGS.contains(&guess) {
+        &LATIN_SIBLINGS
+    } else if CYRILLIC_SIBLINGS.contains(&guess) {
+        &CYRILLIC_SIBLINGS
+    } else {
         return guess;
-    }
+    };
     let mut best = guess;
     let mut best_score = implausible(guess, prefix);
     if best_score == 0 {
         return guess;
     }
-    for sibling in LATIN_SIBLINGS {
+    for &sibling in siblings {
         if sibling == guess {
             continue;
         }
@@ -163,8 +174,11 @@ fn refine_latin(guess: &'static Encoding, prefix: &[u8]) -> &'static Encoding {
 /// Number of characters that real text does not contain, when `bytes` are decoded with the
 /// single-byte `encoding`: control or unmapped characters (weight 2); a non-ASCII symbol
 /// between two letters (`by³a`, except apostrophes, dashes and the middle dot); a non-ASCII
-/// letter standing alone between non-letters (`Ł825`, `Home ť Black`); and the spacing
-/// diacritics and `¤` that legacy text uses only as misread letters or euro signs.
+/// letter standing alone between non-letters (`Ł825`, `Home ť Black`); a non-ASCII capital
+/// right after a lower-case letter (`fŸr`, `perchÈ`, `моЯ`: words do not go on with a capital,
+/// Irish `hÉireann` aside);
+/// and the spacing diacritics and `¤` that legacy text uses only as misread letters or euro
+/// signs.
 fn implausible(encoding: &'static Encoding, bytes: &[u8]) -> usize {
     let table = single_byte_table(encoding);
     let char_at = |i: usize| bytes.get(i).map(|b| table[usize::from(*b)]);
@@ -178,14 +192,20 @@ fn implausible(encoding: &'static Encoding, bytes: &[u8]) -> usize {
             score += 2;
             continue;
         }
-        if matches!(c, '¤' | '¨' | '¸' | '¯' | '˘' | '˙' | '˛' | '˝' | 'ˇ') {
+        if matches!(
+            c,
+            '¤' | '¨' | '¸' | '¯' | '˘' | '˙' | '˛' | '˝' | 'ˇ' | 'ˆ' | '˜'
+        ) {
             score += 1;
             continue;
         }
         let letter_before = i > 0 && char_at(i - 1).is_some_and(char::is_alphabetic);
         let letter_after = char_at(i + 1).is_some_and(char::is_alphabetic);
         if c.is_alphabetic() {
-            if !letter_before && !letter_after {
+            let lower = |c: Option<char>| c.is_some_and(char::is_lowercase);
+            let alone = !letter_before && !letter_after;
+            let capital_after_lower = c.is_uppercase() && lower(char_at(i.wrapping_sub(1)));
+            if alone || capital_after_lower {
                 score += 1;
             }
         } else if letter_before
