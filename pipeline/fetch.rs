@@ -586,6 +586,18 @@ pub fn request_target(url: &url::Url) -> String {
     }
 }
 
+/// The request block archived for a response that was not requested from the server itself
+/// (a recording's, or one a batch reads back from another topic's folder): the request line
+/// and `Host`, nothing a client would add.
+pub fn bare_request(url: &url::Url) -> Vec<u8> {
+    format!(
+        "GET {} HTTP/1.1\r\nHost: {}\r\n\r\n",
+        request_target(url),
+        host_header(url)
+    )
+    .into_bytes()
+}
+
 fn host_header(url: &url::Url) -> String {
     let host = url.host_str().unwrap_or("");
     match url.port() {
@@ -641,12 +653,7 @@ impl Replay {
     }
 
     fn fetch(&self, url: &url::Url) -> Response {
-        let request_block = format!(
-            "GET {} HTTP/1.1\r\nHost: {}\r\n\r\n",
-            request_target(url),
-            host_header(url)
-        )
-        .into_bytes();
+        let request_block = bare_request(url);
         let Some(page) = self.pages.get(url.as_str()) else {
             let body = b"not in the recording".to_vec();
             let headers = vec![

@@ -250,15 +250,7 @@ impl Hub {
         if response.status == 429 || (500..600).contains(&response.status) {
             return None;
         }
-        let host = match url.port() {
-            Some(port) => format!("{}:{port}", url.host_str().unwrap_or_default()),
-            None => url.host_str().unwrap_or_default().to_string(),
-        };
-        response.request_block = format!(
-            "GET {} HTTP/1.1\r\nHost: {host}\r\n\r\n",
-            crate::fetch::request_target(url)
-        )
-        .into_bytes();
+        response.request_block = crate::fetch::bare_request(url);
         self.stored.fetch_add(1, Ordering::Relaxed);
         Some(response)
     }

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
-use stages::explore::compare::{Similarity, concentration, jaccard, kilgarriff, sttr};
+use stages::explore::compare::{Similarity, concentration, jaccard, kilgarriff, overlap, sttr};
 use stages::explore::stats;
 
 use crate::corpus_index;
@@ -187,15 +187,12 @@ pub fn compare(options: &CompareOptions) -> anyhow::Result<Comparison> {
     let mut pairs = Vec::new();
     for (i, a) in loaded.iter().enumerate() {
         for b in &loaded[i + 1..] {
+            let (documents_shared, documents_jaccard) = overlap(&a.documents, &b.documents);
             pairs.push(Pair {
                 a: a.corpus.topic.clone(),
                 b: b.corpus.topic.clone(),
-                documents_jaccard: jaccard(&a.documents, &b.documents),
-                documents_shared: a
-                    .documents
-                    .iter()
-                    .filter(|u| b.documents.contains(*u))
-                    .count() as u64,
+                documents_jaccard,
+                documents_shared: documents_shared as u64,
                 fetched_jaccard: jaccard(&a.fetched, &b.fetched),
                 hosts_jaccard: jaccard(&a.hosts, &b.hosts),
                 similarity: kilgarriff(

@@ -100,16 +100,22 @@ pub fn kilgarriff(
     }
 }
 
-/// Jaccard index of two sets.
-pub fn jaccard(a: &FxHashSet<String>, b: &FxHashSet<String>) -> f64 {
+/// The members two sets share, and their Jaccard index.
+pub fn overlap(a: &FxHashSet<String>, b: &FxHashSet<String>) -> (usize, f64) {
     let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     let both = small.iter().filter(|x| large.contains(*x)).count();
     let either = a.len() + b.len() - both;
-    if either == 0 {
+    let jaccard = if either == 0 {
         0.0
     } else {
         both as f64 / either as f64
-    }
+    };
+    (both, jaccard)
+}
+
+/// Jaccard index of two sets.
+pub fn jaccard(a: &FxHashSet<String>, b: &FxHashSet<String>) -> f64 {
+    overlap(a, b).1
 }
 
 /// Standardised type/token ratio of the running words `words` (any ids standing for word
@@ -209,6 +215,7 @@ mod tests {
         };
         assert!((jaccard(&set(&["a", "b", "c"]), &set(&["b", "c", "d"])) - 0.5).abs() < 1e-12);
         assert_eq!(jaccard(&set(&["a"]), &set(&["a"])), 1.0);
+        assert_eq!(overlap(&set(&["a", "b", "c"]), &set(&["b", "c", "d"])).0, 2);
     }
 
     #[test]
