@@ -1,7 +1,7 @@
 //! Detection, and the checks that overrule a declaration: BOM-less UTF-16 by its byte pattern, then
-//! chardetng (UTF-8 allowed, TLD hint), then a second opinion among the Latin (Mac Roman
-//! included) or the Cyrillic (Mac Cyrillic included) single-byte encodings; and whether the
-//! bytes contradict a declared encoding.
+//! chardetng (UTF-8 allowed, TLD hint), then a second opinion among the Latin (Mac Roman and
+//! Baltic included; letters checked against the text's language) or the Cyrillic (Mac Cyrillic
+//! included) single-byte encodings; and whether the bytes contradict a declared encoding.
 //!
 //! **In:** a bounded prefix of the body and the top-level domain if known. **Out:** an encoding
 //! (never `replacement`), or whether a declaration is contradicted.
@@ -10,11 +10,11 @@
 
 use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
 use encoding_rs::{
-    Encoding, ISO_8859_2, ISO_8859_15, ISO_8859_16, MACINTOSH, UTF_8, UTF_16BE, UTF_16LE,
-    WINDOWS_1250, WINDOWS_1251, WINDOWS_1252, X_MAC_CYRILLIC,
+    Encoding, ISO_8859_2, ISO_8859_4, ISO_8859_13, ISO_8859_15, ISO_8859_16, MACINTOSH, UTF_8,
+    UTF_16BE, UTF_16LE, WINDOWS_1250, WINDOWS_1251, WINDOWS_1252, WINDOWS_1257, X_MAC_CYRILLIC,
 };
 
-use super::{DETECT_MAX, DETECT_PREFIX, ENOUGH_NON_ASCII};
+use super::{DETECT_MAX, DETECT_PREFIX, ENOUGH_NON_ASCII, alphabet};
 
 /// Non-ASCII UTF-8 sequences needed before valid UTF-8 outweighs a multi-byte legacy
 /// declaration: short runs of legacy CJK text can be valid UTF-8 by chance (about one chance
@@ -125,15 +125,18 @@ pub fn detect(body: &[u8], tld: Option<&str>) -> &'static Encoding {
 }
 
 /// The Latin single-byte encodings chardetng conflates or never returns (ISO-8859-15,
-/// ISO-8859-16 and Mac Roman are WHATWG encodings it has no model for), most common first: on
-/// a tie the earlier one wins.
-const LATIN_SIBLINGS: [&Encoding; 6] = [
+/// ISO-8859-16 and Mac Roman are WHATWG encodings it has no model for), Western, Central
+/// European, Romanian, Mac and Baltic, most common first: on a tie the earlier one wins.
+const LATIN_SIBLINGS: [&Encoding; 9] = [
     WINDOWS_1252,
     ISO_8859_15,
     WINDOWS_1250,
     ISO_8859_2,
     ISO_8859_16,
     MACINTOSH,
+    WINDOWS_1257,
+    ISO_8859_13,
+    ISO_8859_4,
 ];
 
 /// The Cyrillic pair chardetng never tells apart (it does not return Mac Cyrillic): the same
@@ -141,20 +144,36 @@ const LATIN_SIBLINGS: [&Encoding; 6] = [
 const CYRILLIC_SIBLINGS: [&Encoding; 2] = [WINDOWS_1251, X_MAC_CYRILLIC];
 
 /// Second opinion on a Latin or Cyrillic guess of chardetng. When decoding with the guess
-/// produces characters real text does not have (see [`implausible`]) and a sibling encoding
-/// produces strictly fewer, the sibling wins: `c½ur` is not French but `cœur` is (ISO-8859-15),
-/// nor is `by˘a` Polish, `fŸr` German (Mac Roman) or `моЯ` Russian (Mac Cyrillic). chardetng
-/// scores letter pairs, so it cannot see these shape errors.
+/// produces characters real text does not have (see [`implausible`]), or, for Latin text,
+/// letters outside the alphabet of the language it is written in ([`alphabet`]), and a sibling
+/// encoding produces strictly fewer, the sibling wins: `c½ur` is not French but `cœur` is
+/// (ISO-8859-15), nor is `by˘a` Polish, `fŸr` German (Mac Roman), `моЯ` Russian (Mac
+/// Cyrillic), `ðiff` Estonian (windows-1257) or `Ącuvânt` Romanian (ISO-8859-16). chardetng
+/// scores letter pairs of a few language families, so it cannot see these errors.
+///
+/// Where two encodings give a language's text the same letters but for a variant (Romanian
+/// `ș` in ISO-8859-16, `ş` in windows-1250 and ISO-8859-2: the same bytes), nothing in the
+/// bytes tells them apart and the guess stays.
 fn refine(guess: &'static Encoding, prefix: &[u8]) -> &'static Encoding {
-    let siblings: &[&'static Encoding] = if LATIN_SIBLINGS.contains(&guess) {
+    let latin = LATIN_SIBLINGS.contains(&guess);
+    let siblings: &[&'static Encoding] = if latin {
         &LATIN_SIBLINGS
     } else if CYRILLIC_SIBLINGS.contains(&guess) {
         &CYRILLIC_SIBLINGS
     } else {
         return guess;
     };
+    if prefix.is_ascii() {
+        return guess;
+    }
+    let letters = if latin {
+        alphabet::of_text(&guess.decode_without_bom_handling(prefix).0)
+    } else {
+        None
+    };
+    let score = |encoding| implausible(encoding, prefix, letters);
     let mut best = guess;
-    let mut best_score = implausible(guess, prefix);
+    let mut best_score = score(guess);
     if best_score == 0 {
         return guess;
     }
@@ -162,7 +181,7 @@ fn refine(guess: &'static Encoding, prefix: &[u8]) -> &'static Encoding {
         if sibling == guess {
             continue;
         }
-        let score = implausible(sibling, prefix);
+        let score = score(sibling);
         if score < best_score {
             best = sibling;
             best_score = score;
@@ -178,8 +197,9 @@ fn refine(guess: &'static Encoding, prefix: &[u8]) -> &'static Encoding {
 /// right after a lower-case letter (`fŸr`, `perchÈ`, `моЯ`: words do not go on with a capital,
 /// Irish `hÉireann` aside);
 /// and the spacing diacritics and `¤` that legacy text uses only as misread letters or euro
-/// signs.
-fn implausible(encoding: &'static Encoding, bytes: &[u8]) -> usize {
+/// signs. When the `alphabet` of the text's language is known, a letter outside it counts too,
+/// and a lone letter inside it does not: it is a word (Italian `è`, French `à`, Swedish `ö`).
+fn implausible(encoding: &'static Encoding, bytes: &[u8], alphabet: Option<&str>) -> usize {
     let table = single_byte_table(encoding);
     let char_at = |i: usize| bytes.get(i).map(|b| table[usize::from(*b)]);
     let mut score = 0;
@@ -203,7 +223,12 @@ fn implausible(encoding: &'static Encoding, bytes: &[u8]) -> usize {
         let letter_after = char_at(i + 1).is_some_and(char::is_alphabetic);
         if c.is_alphabetic() {
             let lower = |c: Option<char>| c.is_some_and(char::is_lowercase);
-            let alone = !letter_before && !letter_after;
+            let foreign = alphabet.map(|a| alphabet::foreign(c, a));
+            if foreign == Some(true) {
+                score += 1;
+                continue;
+            }
+            let alone = !letter_before && !letter_after && foreign.is_none();
             let capital_after_lower = c.is_uppercase() && lower(char_at(i.wrapping_sub(1)));
             if alone || capital_after_lower {
                 score += 1;

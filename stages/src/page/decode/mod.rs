@@ -17,8 +17,9 @@
 //!    "change the encoding" step would find it ([`Decision::MetaPrescan`]);
 //! 4. detection over a bounded prefix of the body ([`detect`], [`Decision::Detected`]):
 //!    BOM-less UTF-16 by its byte pattern, then chardetng (UTF-8 allowed, TLD hint), then a
-//!    second opinion among the Latin single-byte encodings chardetng conflates or cannot name
-//!    (ISO-8859-15, ISO-8859-16), based on characters real text does not contain;
+//!    second opinion among the single-byte encodings chardetng conflates or cannot name
+//!    (ISO-8859-15, ISO-8859-16, the Mac and Baltic code pages), based on characters real text
+//!    does not contain and on the alphabet of the text's language;
 //! 5. windows-1252 when there is nothing to decide on (an empty body) ([`Decision::Fallback`]).
 //!
 //! A declaration (HTTP or in-document) that the bytes contradict — UTF-8 declared but the body
@@ -33,13 +34,14 @@
 //!
 //! **Files**, in data-flow order: this file (the order of decisions, `Content-Type`, NFC) →
 //! `declaration` (in-document declarations) → `detection` (contradicted declarations, detection)
-//! → `mojibake` (the quality signal); `tests.rs` the tests.
+//! (with `alphabet`, a language's letters) → `mojibake` (the quality signal); `tests.rs` the tests.
 
 use std::borrow::Cow;
 
 use encoding_rs::{Encoding, REPLACEMENT, WINDOWS_1252};
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
 
+mod alphabet;
 mod declaration;
 pub use declaration::prescan;
 use declaration::{DocDeclaration, in_document_declaration};

@@ -2,7 +2,8 @@
 //! (UTF-16, Latin siblings, TLD hints), NFC, mojibake, and hostile input.
 
 use encoding_rs::{
-    ISO_8859_2, ISO_8859_15, ISO_8859_16, SHIFT_JIS, UTF_8, UTF_16BE, UTF_16LE, WINDOWS_1250,
+    ISO_8859_2, ISO_8859_13, ISO_8859_15, ISO_8859_16, SHIFT_JIS, UTF_8, UTF_16BE, UTF_16LE,
+    WINDOWS_1250, WINDOWS_1257,
 };
 
 use super::detection::sniff_utf16;
@@ -361,6 +362,28 @@ fn latin_refinement_finds_what_chardetng_cannot_name() {
     // Text chardetng already gets right stays as it is.
     let d = decode(&encode(ISO_8859_2, CZECH), None, Some("cz"));
     assert_eq!(d.text, CZECH);
+}
+
+/// Letters outside the alphabet of the text's language tell code pages apart where the shape
+/// of the text cannot: Estonian `š ž` are `ð þ` in windows-1252, letters too; Romanian `„ ”`
+/// are `Ą µ` in windows-1250; and a lone `è` is an Italian word, not a misread.
+#[test]
+fn the_language_alphabet_decides_between_code_pages() {
+    let estonian = "<html><body><p>Kui faili ei leita, väljastatakse veateade. Programm \
+        kasutab vaikimisi šablooni, mille nimi on määratud seadistuses, ja lõpetab töö, \
+        kui kasutaja katkestab selle. Võtmesõnad on tõstutundlikud.</p></body></html>";
+    let d = decode(&encode(WINDOWS_1257, estonian), None, Some("ee"));
+    assert_eq!(d.text, estonian);
+    let d = decode(&encode(ISO_8859_13, estonian), None, None);
+    assert_eq!(d.text, estonian);
+    let romanian = "Fișierul „configurare” nu a fost găsit. Programul citește fișierele \
+        date în linia de comandă și afișează „rândurile” care se potrivesc cu tiparul.";
+    let d = decode(&encode(ISO_8859_16, romanian), None, Some("ro"));
+    assert_eq!((d.encoding, d.text.as_str()), (ISO_8859_16, romanian));
+    let italian = "Il file non è stato trovato. È necessario indicare il percorso: \
+        l'unità non può essere usata, la modalità è disabilitata. È un errore.";
+    let d = decode(&encode(WINDOWS_1252, italian), None, Some("it"));
+    assert_eq!((d.encoding, d.text.as_str()), (WINDOWS_1252, italian));
 }
 
 #[test]
