@@ -1,6 +1,6 @@
 //! Fixture test of the saved-SERP importer (`stages::seeds::serp`) on real archived result pages.
 //!
-//! Material: `tests/data/serp/` — 240 search-engine result pages archived by the Internet
+//! Material: `tests/data/serp/` and `tests/data/serp-unseen/` — search-engine result pages archived by the Internet
 //! Archive (one SERP per WARC file) with the gold parse of each (`expected/*.json`), from
 //! webis-de/archive-query-log (MIT). The pages are read with `stages::web::warc`, their bodies
 //! decoded as UTF-8 lossily (the real pipeline decodes properly before calling the parser).
@@ -16,7 +16,8 @@
 //! - The "organic" figures leave out of the gold what the specification excludes: non-http
 //!   URLs (`news:`), ad clicks (`bing.com/aclick`, Google ad services) and links into the
 //!   result page's own host (Qwant's video tiles, Google's "News for …" search link, Ask's
-//!   video player). The "raw" figures keep them; both are printed.
+//!   video player) or to another search on the engine's site (Yahoo's video and image search
+//!   shortcuts). The "raw" figures keep them; both are printed.
 //! - Precision and recall are pooled over the pages whose gold has results; pages with an
 //!   empty gold are listed with what the parser reported for them instead.
 
@@ -131,6 +132,15 @@ fn non_organic(gold_url: &str, page_host: &str) -> Option<&'static str> {
     if host == page_host && !baidu_result {
         return Some("link into the result page's own host");
     }
+    // The engine's other searches (Yahoo's `video.search.yahoo.com/search/video?p=…` beside
+    // `search.yahoo.com`): the specification leaves links back into the engine out.
+    let site = |h: &str| {
+        let labels: Vec<&str> = h.rsplit('.').take(2).collect();
+        labels.join(".")
+    };
+    if site(&host) == site(page_host) && url.path().contains("/search") && !baidu_result {
+        return Some("another search on the engine's site");
+    }
     None
 }
 
@@ -223,20 +233,25 @@ fn check_invariants(name: &str, page: &SerpPage) {
     }
 }
 
-#[test]
-fn serp_pages_match_the_gold_parse() {
-    let data = common::test_data().join("serp");
+/// What one set of archived pages gave.
+struct SetRun {
+    tallies: BTreeMap<&'static str, Tally>,
+    all: Tally,
+    pages: usize,
+    detected_from_page: usize,
+    same_hits_without_url: usize,
+}
+
+/// Parses every page of `tests/data/<set>/warcs/`, scores it against `<set>/expected/` and
+/// prints the table and the differences.
+fn run_set(set: &str) -> SetRun {
+    let data = common::test_data().join(set);
     let mut paths: Vec<_> = std::fs::read_dir(data.join("warcs"))
-        .unwrap_or_else(|e| panic!("serp/warcs: {e}"))
+        .unwrap_or_else(|e| panic!("{set}/warcs: {e}"))
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
         .collect();
     paths.sort();
-    assert!(
-        paths.len() >= 200,
-        "expected the 240 archived pages, found {}",
-        paths.len()
-    );
 
     let mut tallies: BTreeMap<&'static str, Tally> = BTreeMap::new();
     let mut empty_gold: Vec<String> = Vec::new();
@@ -273,6 +288,13 @@ fn serp_pages_match_the_gold_parse() {
         }
         if blind.hits == parsed.hits {
             same_hits_without_url += 1;
+        } else {
+            misses.push(format!(
+                "  {:<70} {} hits with the page URL, {} without",
+                page.name,
+                parsed.hits.len(),
+                blind.hits.len()
+            ));
         }
         let tally = tallies.entry(page.engine.name()).or_default();
         tally.pages += 1;
@@ -348,11 +370,21 @@ fn serp_pages_match_the_gold_parse() {
                     ", shared URLs in another order"
                 }
             ));
+            let mut only_parsed: Vec<_> = found_set.difference(&organic_set).collect();
+            let mut only_gold: Vec<_> = organic_set.difference(&found_set).collect();
+            only_parsed.sort();
+            only_gold.sort();
+            for url in only_parsed.iter().take(5) {
+                misses.push(format!("      parsed only: {url}"));
+            }
+            for url in only_gold.iter().take(5) {
+                misses.push(format!("      gold only:   {url}"));
+            }
         }
     }
 
     println!(
-        "\nSaved SERPs vs gold (URL sets per page; see the test's module comment for the protocol)"
+        "\n{set}: saved SERPs vs gold (URL sets per page; see the test's module comment for the protocol)"
     );
     println!(
         "{:<11} {:>5} {:>9} {:>9} {:>7} {:>9} {:>7} {:>7} {:>7}",
@@ -428,34 +460,60 @@ fn serp_pages_match_the_gold_parse() {
         println!("{line}");
     }
 
-    // Targets from the product's issue: 0.95 overall, 0.9 per engine whose gold has results.
-    assert!(
-        all.precision() >= 0.95,
-        "overall precision {:.3}",
-        all.precision()
-    );
-    assert!(all.recall() >= 0.95, "overall recall {:.3}", all.recall());
-    for (engine, t) in &tallies {
-        if t.gold > 0 {
-            assert!(
-                t.precision() >= 0.9,
-                "{engine}: precision {:.3}",
-                t.precision()
-            );
-            assert!(t.recall() >= 0.9, "{engine}: recall {:.3}", t.recall());
-        }
-    }
-    // Measured: 239/240 pages are attributed to their engine from the markup alone (the
-    // 240th is a 227-byte script redirect), and all 240 give the same hits with or without
-    // their URL.
-    assert_eq!(
+    SetRun {
+        tallies,
+        all,
+        pages: paths.len(),
+        detected_from_page,
         same_hits_without_url,
-        paths.len(),
-        "hits changed without the page URL"
-    );
-    assert!(
-        detected_from_page * 100 >= paths.len() * 95,
-        "engine detection without URL: {detected_from_page}/{}",
-        paths.len()
-    );
+    }
+}
+
+/// The development set (`serp/`: the first 240 pages, then every other page of the rest of
+/// the collection for the same engines) and the unseen set (`serp-unseen/`: the other half
+/// of the rest, not read while the parser was written). The goal is 0.95 precision and recall
+/// for every engine whose gold has results, on both.
+#[test]
+fn serp_pages_match_the_gold_parse() {
+    for (set, min_pages) in [("serp", 300), ("serp-unseen", 100)] {
+        let run = run_set(set);
+        assert!(run.pages >= min_pages, "{set}: only {} pages", run.pages);
+        let all = &run.all;
+        assert!(
+            all.precision() >= 0.95,
+            "{set}: overall precision {:.3}",
+            all.precision()
+        );
+        assert!(
+            all.recall() >= 0.95,
+            "{set}: overall recall {:.3}",
+            all.recall()
+        );
+        for (engine, t) in &run.tallies {
+            if t.gold > 0 {
+                assert!(
+                    t.precision() >= 0.95,
+                    "{set}, {engine}: precision {:.3}",
+                    t.precision()
+                );
+                assert!(
+                    t.recall() >= 0.95,
+                    "{set}, {engine}: recall {:.3}",
+                    t.recall()
+                );
+            }
+        }
+        // The pipeline reads saved pages without their URL: the engine must come from the
+        // page itself (a few pages are bare script redirects), and the hits must not change.
+        assert_eq!(
+            run.same_hits_without_url, run.pages,
+            "{set}: hits changed without the page URL"
+        );
+        assert!(
+            run.detected_from_page * 100 >= run.pages * 95,
+            "{set}: engine detection without URL: {}/{}",
+            run.detected_from_page,
+            run.pages
+        );
+    }
 }

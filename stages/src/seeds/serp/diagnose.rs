@@ -123,10 +123,33 @@ pub(super) fn diagnose(
 
 static BODY: Lazy = LazyLock::new(|| css("body"));
 
-/// The kind of search a page URL asks for, when it is not plain web search.
-fn vertical_of(url: &str, engine: Engine) -> Option<&'static str> {
+/// The kinds of search besides web search whose pages are read: image search gives the pages
+/// the images come from, video, news and books search the pages of the videos, articles and
+/// books.
+pub(super) const READ_VERTICALS: [&str; 4] = ["image", "video", "news", "books"];
+
+/// The kind of search a page URL asks for, when it is not plain web search: by the engine's
+/// parameter (Google `tbm`, Qwant `t`), its path (`/images/search`) or its host
+/// (`tv.yahoo.com`, `images.search.yahoo.com`).
+pub(super) fn vertical_of(url: &str, engine: Engine) -> Option<&'static str> {
     let parsed = Url::parse(url).ok()?;
     let path = parsed.path().to_ascii_lowercase();
+    let first_label = parsed
+        .host_str()
+        .and_then(|h| h.split('.').next())
+        .map(str::to_ascii_lowercase);
+    let by_host = match first_label.as_deref() {
+        Some("images" | "image" | "img") => Some("image"),
+        Some("video" | "videos") => Some("video"),
+        Some("news") => Some("news"),
+        Some("tv") => Some("TV"),
+        Some("movies") => Some("film"),
+        Some("music") => Some("music"),
+        Some("shopping") => Some("shopping"),
+        Some("books") => Some("books"),
+        Some("maps") => Some("maps"),
+        _ => None,
+    };
     let param = |name: &str| {
         parsed
             .query_pairs()
@@ -157,8 +180,8 @@ fn vertical_of(url: &str, engine: Engine) -> Option<&'static str> {
         None
     };
     match engine {
-        Engine::Google => by_tbm.or(by_path),
-        Engine::Qwant => by_t.or(by_path),
-        _ => by_path,
+        Engine::Google => by_tbm.or(by_path).or(by_host),
+        Engine::Qwant => by_t.or(by_path).or(by_host),
+        _ => by_path.or(by_host),
     }
 }

@@ -81,7 +81,12 @@ const GOOGLE_LAYOUTS: &[Layout] = &[
         "td.j, font, div.std, div.s",
     ),
     // Basic (no-JavaScript) image search: source pages under each thumbnail.
-    layout("table.IkMU6e, div.lIMUZd td", "a[href]", "a", ""),
+    layout(
+        "table.IkMU6e, div.lIMUZd td, table.images_table td",
+        "a[href]",
+        "a",
+        "",
+    ),
     // News search: article cards.
     Layout {
         block: "div.dbsr > a[href], g-card a[href]:has(div[role=heading]), div.SoaBEf a[href]",
@@ -132,7 +137,7 @@ const BING_LAYOUTS: &[Layout] = &[
 ];
 
 const BING_EXCLUDE: &str = "li.b_ad, .b_ad, .b_adTop, .b_adBottom, .b_adSlug, .sb_adsW, #b_context, \
-    .b_ans, li.b_ans, .b_rs, .b_rrsr, .b_vidAns, .b_nwsAns";
+    .b_ans, li.b_ans, .b_rs, .b_rrsr, .b_vidAns, .b_nwsAns, .b_slidebar";
 
 const YAHOO_LAYOUTS: &[Layout] = &[
     // 2010s-2022: `div.algo` results.
@@ -161,7 +166,7 @@ const YAHOO_LAYOUTS: &[Layout] = &[
 const YAHOO_EXCLUDE: &str = "#header, #hd, #ft, #footer, footer, nav, [role=navigation], \
     #main .searchCenterTopAds, #main .searchCenterBottomAds, .searchRightTopAds, \
     .searchRightBottomAds, ol.searchCenterTopAds, ol.searchCenterBottomAds, ol.searchRightTopAds, \
-    ol.searchRightBottomAds, .ads, div.dd.ad, .sys_ads, .layoutCenter .cmpbox, #right";
+    ol.searchRightBottomAds, .ads, div.dd.ad, .sys_ads, .layoutCenter .cmpbox, #right, .otherprops";
 
 const QWANT_LAYOUTS: &[Layout] = &[
     // 2020-2022 (CSS modules: the class names carry a hash suffix).
@@ -251,7 +256,7 @@ const ASK_LAYOUTS: &[Layout] = &[
 ];
 
 const ASK_EXCLUDE: &str = ".PartialSearchResults-item-ads, [class*=adResult], .ad, #ads, .sponsored, \
-    #ssa, .spl_shd, .rr, #rr, #rightcolumn";
+    #ssa, .spl_shd, .rr, #rr, #rightcolumn, .l-right-content, .content-right";
 
 const DDG_LAYOUTS: &[Layout] = &[
     // html.duckduckgo.com and the old rendered page.
@@ -289,6 +294,9 @@ const BAIDU_LAYOUTS: &[Layout] = &[
         "h3, a.c-title",
         "div.c-abstract, p",
     ),
+    // 2003-2009: one `<table>` per result, `td.f > a` (the title in `font size=3`), the
+    // snippet in `font size=-1`, then the green URL and the snapshot link.
+    layout("td.f", "a[href]", "", "font[size='-1']"),
 ];
 
 const BAIDU_EXCLUDE: &str = "[data-tuiguang], .ec_tuiguang, .ec-tuiguang, [id^='300'], .EC_result, \

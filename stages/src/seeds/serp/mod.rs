@@ -18,7 +18,9 @@
 //! and snippet, and for what to leave out); the first layout that yields a hit is used, and a
 //! generic rule (headings that link out of the engine) is the fallback for layouts not seen
 //! yet. Image-search pages give the pages the images come from (Bing, Google's basic layout),
-//! Google's news search gives the articles; other media searches are reported, not read.
+//! Google's news search gives the articles; other media searches are reported, not read, and a
+//! listings search (TV, films, music, shopping, maps: by the page URL or, without it, by the
+//! page's search form) is not even tried, since any link on it would pass for a result.
 //!
 //! **Invariants**:
 //! - never panics, whatever the input (malformed, empty or huge HTML, odd URLs);
@@ -53,7 +55,7 @@ mod engines;
 use engines::{COMPILED, COMPILED_GENERIC, CompiledLayout};
 
 mod diagnose;
-use diagnose::diagnose;
+use diagnose::{READ_VERTICALS, diagnose, vertical_of};
 
 /// A search engine whose result pages can be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -294,11 +296,19 @@ pub fn parse_serp(html: &str, page_url: Option<&str>, engine: Option<Engine>) ->
         };
     };
     let base = page_base(&doc, original_url.as_deref(), engine);
-    let ctx = Context { engine, base };
     let query = query_from_page(&doc, original_url.as_deref(), Some(engine));
+    let ctx = Context { engine, base };
     let rules = COMPILED.iter().find(|r| r.engine == engine);
     let mut hits = Vec::new();
-    if let Some(rules) = rules {
+    // A media or listings search (TV, films, books, shopping…) lists things, not web pages:
+    // whatever links it has would be mistaken for results. Without the page's URL, its
+    // search box says what it searches.
+    let searched = original_url.clone().or_else(|| form_action(&doc));
+    let unread_vertical = searched
+        .as_deref()
+        .and_then(|u| vertical_of(u, engine))
+        .is_some_and(|v| !READ_VERTICALS.contains(&v));
+    if let Some(rules) = rules.filter(|_| !unread_vertical) {
         for layout in &rules.layouts {
             hits = run_layout(&doc, &ctx, layout, rules.exclude.as_ref());
             if !hits.is_empty() {
@@ -312,7 +322,7 @@ pub fn parse_serp(html: &str, page_url: Option<&str>, engine: Option<Engine>) ->
         }
     }
     let problem = if hits.is_empty() {
-        Some(diagnose(&doc, html, engine, original_url.as_deref(), rules))
+        Some(diagnose(&doc, html, engine, searched.as_deref(), rules))
     } else {
         None
     };
@@ -515,6 +525,14 @@ fn text_of(el: ElementRef) -> String {
 // ---------------------------------------------------------------------------------------------
 // Query
 // ---------------------------------------------------------------------------------------------
+
+/// The first absolute `http(s)` action of the page's forms (its search box).
+fn form_action(doc: &Html) -> Option<String> {
+    select_all(doc, &SEL_FORM).find_map(|form| {
+        let action = form.attr("action")?.trim();
+        starts_with_http(action).then(|| action.to_string())
+    })
+}
 
 /// The query: from the page URL's query parameter, else from the page's search box.
 fn query_from_page(

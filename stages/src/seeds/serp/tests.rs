@@ -380,3 +380,53 @@ fn hostile_html_does_not_panic() {
         );
     }
 }
+
+#[test]
+fn listings_searches_are_reported_not_read() {
+    // Yahoo TV search (2011): show pages, an adCenter ad and "search for … on" shortcuts.
+    let html = r#"<html><body><div id="results">
+        <h3><a href="/futurama/show/340">Futurama (Animation, Comedy)</a></h3>
+        <h3><a href="http://1134691.r.msn.com/?ld=x">Watch futurama</a></h3>
+        <div class="otherprops"><h3>Search for <strong>Futurama</strong> on:</h3>
+        <ul><li><h3><a href="http://flickr.com/search/?q=Futurama">Flickr</a></h3></li></ul></div>
+        </div></body></html>"#;
+    let page = parse_serp(
+        html,
+        Some("http://tv.yahoo.com/search?p=Futurama"),
+        Some(Engine::Yahoo),
+    );
+    assert!(page.hits.is_empty(), "{:?}", page.hits);
+    let problem = page.problem.unwrap_or_default();
+    assert!(problem.contains("TV search page"), "{problem}");
+    // Without its URL the same page gives nothing either: the ad and the shortcuts are not
+    // results, and the show page's relative link points back into the engine.
+    let blind = parse_serp(html, None, Some(Engine::Yahoo));
+    assert!(blind.hits.is_empty(), "{:?}", blind.hits);
+    // Image, video, news and books search are still read.
+    assert_eq!(
+        super::diagnose::vertical_of(
+            "https://images.search.yahoo.com/search/images?p=x",
+            Engine::Yahoo
+        ),
+        Some("image")
+    );
+}
+
+#[test]
+fn baidu_layout_of_the_2000s() {
+    let html = r#"<html><body>
+        <table><tr><td><a href="http://ma.baidu.com/ma/rcv/click.php?t=x">Ad</a></td></tr></table>
+        <table border="0" cellpadding="0" cellspacing="0"><tr><td class=f>
+        <a onclick="return c('201e',this.innerHTML,this.href,1)" href="http://example.cn/" target="_blank"><font size="3">标题</font></a><br>
+        <font size=-1>摘要 ...<br><font color=#008000>example.cn/ 2K 2008-4-21</font> -
+        <a href="http://cache.baidu.com/c?m=x" target="_blank" class=m>百度快照</a></font>
+        </td></tr></table></body></html>"#;
+    let page = parse_serp(
+        html,
+        Some("http://www.baidu.com/s?wd=x"),
+        Some(Engine::Baidu),
+    );
+    let urls: Vec<&str> = page.hits.iter().map(|h| h.url.as_str()).collect();
+    assert_eq!(urls, ["http://example.cn/"]);
+    assert_eq!(page.hits[0].title, "标题");
+}

@@ -278,8 +278,10 @@ pub(super) fn is_engine_plumbing(url: &Url, page_engine: Engine) -> bool {
     let path = url.path();
     // Ad networks and the engines' page caches (Google's `webcache.googleusercontent.com`,
     // Bing's and Yahoo's `cc.bingj.com`).
-    const AD_OR_CACHE_DOMAINS: [&str; 6] = [
+    const AD_OR_CACHE_DOMAINS: [&str; 7] = [
         "overture.com",
+        // Microsoft adCenter's clicks (`<n>.r.msn.com`), the ads of Yahoo and Bing about 2011.
+        "r.msn.com",
         "googleadservices.com",
         "doubleclick.net",
         "googlesyndication.com",
@@ -343,16 +345,20 @@ pub(super) fn is_engine_plumbing(url: &Url, page_engine: Engine) -> bool {
                 || ["rd.yahoo.com", "srd.yahoo.com", "rds.yahoo.com"]
                     .iter()
                     .any(|d| domain_is(&host, d))
-                || starts(&["/search", "/bin/search", "/bin/query"])
+                || starts(&["/bin/search", "/bin/query"])
+                || path.contains("/search")
         }
         Some(Engine::Qwant | Engine::Ecosia | Engine::DuckDuckGo | Engine::Ask | Engine::Brave) => {
             true
         }
         Some(Engine::Baidu) => {
             // `www.baidu.com/link?url=` is the (opaque) result redirect; other Baidu sites
-            // (baike, zhidao, wenku) are genuine results.
+            // (baike, zhidao, wenku) are genuine results, but not its page snapshots
+            // (`cache.baidu.com`) nor its ad clicks (`ma.baidu.com`).
             (host == "www.baidu.com" || host == "baidu.com" || host == "m.baidu.com")
                 && path != "/link"
+                || domain_is(&host, "cache.baidu.com")
+                || domain_is(&host, "ma.baidu.com")
         }
         // Like Bing, Yandex's own links on its result pages are searches, help and trackers.
         Some(Engine::Yandex) => true,
