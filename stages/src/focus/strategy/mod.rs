@@ -670,7 +670,7 @@ impl Prioritizer {
     }
 
     /// The hold-back rule of a focused crawl (best-first only): a server whose best URL is
-    /// more than `margin` below the best URL waiting anywhere (or being fetched: the crawl
+    /// at least `margin` below the best URL waiting anywhere (or being fetched: the crawl
     /// passes the keys of the requests in flight) is not given a request, even if it is free
     /// and the better server is busy or waiting out its delay. Without it, one request per
     /// server means the free request slots go to off-topic servers and part of the budget is
@@ -694,7 +694,11 @@ impl Prioritizer {
         } else {
             1.0
         };
-        self.host_value(host, top_key) / scale < level.best / scale - self.settings.margin
+        let gap = (level.best - self.host_value(host, top_key)) / scale;
+        // "At least the margin below", up to rounding: with the default weights an anchor that
+        // names the topic lifts a link by exactly the default margin (0.2), so a hub's links
+        // that differ by that evidence alone must be held apart; a tie is never held back.
+        gap > HOLD_BACK_ROUNDING && gap >= self.settings.margin - HOLD_BACK_ROUNDING
     }
 
     /// Whether the hold-back rule can apply at all now (so the crawl need not look for the
@@ -706,6 +710,10 @@ impl Prioritizer {
             && self.settings.margin < 1.0
     }
 }
+
+/// Priorities are sums of weighted terms, and the frontier keeps keys in single precision
+/// (about 7 significant digits): two gaps equal on paper may differ by a few 1e-8.
+const HOLD_BACK_ROUNDING: f64 = 1e-6;
 
 /// What the hold-back rule compares a server with (see [`Prioritizer::hold_back`]).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -144,6 +144,29 @@ fn hold_back_applies_from_the_first_request_of_a_best_first_crawl() {
     let level = pr.hold_back_level([("a", 0.8), ("b", 0.3)]).unwrap();
     assert!(pr.hold_back("b", 0.3, level, 5));
     assert!(!pr.hold_back("b", 0.7, level, 5), "within the margin");
+    // Exactly the margin below (an anchor naming the topic, the only difference between two
+    // links of one hub): held back, whatever the rounding of the sums.
+    // Keys go through the frontier in single precision, as the crawl passes them.
+    // A hub of score 0.5 (0.3), URLs without topic words, depth 1 (0.05): 0.55, and 0.75 with
+    // an anchor naming the topic (0.2); in single precision the gap is 0.2 − 1.2e-8.
+    let best = f64::from((0.3_f64 + 0.2 + 0.05 + 0.2) as f32);
+    let other = f64::from((0.3_f64 + 0.2 + 0.05) as f32);
+    assert!(best - other < 0.2);
+    let hub = pr.hold_back_level([("a", best), ("b", 0.1)]).unwrap();
+    assert!(pr.hold_back("b", other, hub, 5));
+    assert!(
+        !pr.hold_back("a", best, hub, 5),
+        "the best is never held back"
+    );
+    let tie = pr.hold_back_level([("a", 0.5), ("b", 0.5)]).unwrap();
+    let no_margin = Prioritizer::new(Settings {
+        margin: 0.0,
+        ..pr.settings
+    });
+    assert!(
+        !no_margin.hold_back("b", 0.5, tie, 5),
+        "a tie is not held back"
+    );
     assert!(
         pr.hold_back("b", 0.3, level, 50),
         "a budget larger than the frontier: the frontier grows"
