@@ -15,6 +15,7 @@ mod dedup;
 mod demo;
 mod explore;
 mod guard;
+mod harvest;
 mod hostile;
 mod inspect;
 mod monitor;
