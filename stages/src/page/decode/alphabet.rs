@@ -11,20 +11,23 @@
 //! Estonian and Finnish, the Serbo-Croatian standards), so a confusion there costs nothing;
 //! deterministic; keeps at most [`SAMPLE_BYTES`] bytes of text.
 
-use whatlang::Lang;
+use whatlang::{Lang, Script};
 
 /// Bytes of text (outside `<…>`) given to the language identifier: enough to name the
 /// language of a page, bounded whatever the page.
 const SAMPLE_BYTES: usize = 4_000;
 
-/// The non-ASCII lower-case letters of the language `sample` is written in, if known.
-pub(super) fn of_text(sample: &str) -> Option<&'static str> {
+/// The language `sample` is written in and its script, when the identifier is sure of it.
+pub(super) fn language_of(sample: &str) -> Option<(Lang, Script)> {
     let text = outside_tags(sample);
     let info = whatlang::detect(&text)?;
-    if !info.is_reliable() {
-        return None;
-    }
-    of_language(info.lang())
+    info.is_reliable().then(|| (info.lang(), info.script()))
+}
+
+/// The non-ASCII lower-case letters of the language `sample` is written in, if known.
+#[cfg(test)]
+fn of_text(sample: &str) -> Option<&'static str> {
+    language_of(sample).and_then(|(lang, _)| of_language(lang))
 }
 
 /// Whether `c`, a letter, is outside `alphabet` (compared in lower case).
@@ -58,7 +61,7 @@ fn outside_tags(sample: &str) -> String {
 const WESTERN: &str = "áàâäãåçéèêëíìîïñóòôöõúùûüýÿæœøßĳ";
 
 /// Letters per language (lower case, non-ASCII only).
-fn of_language(lang: Lang) -> Option<&'static str> {
+pub(super) fn of_language(lang: Lang) -> Option<&'static str> {
     Some(match lang {
         Lang::Eng
         | Lang::Fra

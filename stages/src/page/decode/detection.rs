@@ -1,7 +1,8 @@
 //! Detection, and the checks that overrule a declaration: BOM-less UTF-16 by its byte pattern, then
 //! chardetng (UTF-8 allowed, TLD hint), then a second opinion among the Latin (Mac Roman and
-//! Baltic included; letters checked against the text's language) or the Cyrillic (Mac Cyrillic
-//! included) single-byte encodings; and whether the bytes contradict a declared encoding.
+//! Baltic included; letters checked against the text's language; Latin guesses whose letters
+//! are mostly non-ASCII read again as Cyrillic) or the Cyrillic (Mac Cyrillic included)
+//! single-byte encodings; and whether the bytes contradict a declared encoding.
 //!
 //! **In:** a bounded prefix of the body and the top-level domain if known. **Out:** an encoding
 //! (never `replacement`), or whether a declaration is contradicted.
@@ -10,8 +11,9 @@
 
 use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
 use encoding_rs::{
-    Encoding, ISO_8859_2, ISO_8859_4, ISO_8859_13, ISO_8859_15, ISO_8859_16, MACINTOSH, UTF_8,
-    UTF_16BE, UTF_16LE, WINDOWS_1250, WINDOWS_1251, WINDOWS_1252, WINDOWS_1257, X_MAC_CYRILLIC,
+    Encoding, IBM866, ISO_8859_2, ISO_8859_4, ISO_8859_5, ISO_8859_13, ISO_8859_15, ISO_8859_16,
+    KOI8_R, KOI8_U, MACINTOSH, UTF_8, UTF_16BE, UTF_16LE, WINDOWS_1250, WINDOWS_1251, WINDOWS_1252,
+    WINDOWS_1257, X_MAC_CYRILLIC,
 };
 
 use super::{DETECT_MAX, DETECT_PREFIX, ENOUGH_NON_ASCII, alphabet};
@@ -167,7 +169,21 @@ fn refine(guess: &'static Encoding, prefix: &[u8]) -> &'static Encoding {
         return guess;
     }
     let letters = if latin {
-        alphabet::of_text(&guess.decode_without_bom_handling(prefix).0)
+        let text = guess.decode_without_bom_handling(prefix).0;
+        // In every language written in Latin letters most letters are ASCII: text whose
+        // letters mostly are not is another script read with the wrong code page.
+        let (ascii, other) =
+            text.chars()
+                .filter(|c| c.is_alphabetic())
+                .fold((0usize, 0usize), |(a, o), c| {
+                    if c.is_ascii() { (a + 1, o) } else { (a, o + 1) }
+                });
+        if other > ascii
+            && let Some(cyrillic) = cyrillic_reading(prefix)
+        {
+            return cyrillic;
+        }
+        alphabet::language_of(&text).and_then(|(lang, _)| alphabet::of_language(lang))
     } else {
         None
     };
@@ -188,6 +204,45 @@ fn refine(guess: &'static Encoding, prefix: &[u8]) -> &'static Encoding {
         }
     }
     best
+}
+
+/// The single-byte Cyrillic code pages, most common first.
+const CYRILLIC_CODE_PAGES: [&Encoding; 6] = [
+    WINDOWS_1251,
+    KOI8_R,
+    KOI8_U,
+    IBM866,
+    ISO_8859_5,
+    X_MAC_CYRILLIC,
+];
+
+/// A Cyrillic code page in which `bytes` read as a language the identifier is sure of, written
+/// in Cyrillic (the most plausible such reading, see [`implausible`]), for text that chardetng
+/// took for Latin but that no Latin reading makes a language of: Mac Cyrillic text, whose
+/// capitals sit where windows-1251 has symbols, is the case seen. (Read as Latin, such text
+/// can fool the identifier itself: whatlang calls Mac Cyrillic read as windows-1252 Welsh.)
+fn cyrillic_reading(bytes: &[u8]) -> Option<&'static Encoding> {
+    let mut best: Option<(&'static Encoding, usize)> = None;
+    for &encoding in &CYRILLIC_CODE_PAGES {
+        let text = encoding.decode_without_bom_handling(bytes).0;
+        if !matches!(
+            alphabet::language_of(&text),
+            Some((_, whatlang::Script::Cyrillic))
+        ) {
+            continue;
+        }
+        // Running text is mostly lower case; the KOI8 pages swap the cases of the others.
+        let upper = text.chars().filter(|c| c.is_uppercase()).count();
+        let lower = text.chars().filter(|c| c.is_lowercase()).count();
+        if upper > lower {
+            continue;
+        }
+        let score = implausible(encoding, bytes, None);
+        if best.is_none_or(|(_, s)| score < s) {
+            best = Some((encoding, score));
+        }
+    }
+    best.map(|(encoding, _)| encoding)
 }
 
 /// Number of characters that real text does not contain, when `bytes` are decoded with the

@@ -3,7 +3,7 @@
 
 use encoding_rs::{
     ISO_8859_2, ISO_8859_13, ISO_8859_15, ISO_8859_16, SHIFT_JIS, UTF_8, UTF_16BE, UTF_16LE,
-    WINDOWS_1250, WINDOWS_1257,
+    WINDOWS_1250, WINDOWS_1257, X_MAC_CYRILLIC,
 };
 
 use super::detection::sniff_utf16;
@@ -384,6 +384,25 @@ fn the_language_alphabet_decides_between_code_pages() {
         l'unità non può essere usata, la modalità è disabilitata. È un errore.";
     let d = decode(&encode(WINDOWS_1252, italian), None, Some("it"));
     assert_eq!((d.encoding, d.text.as_str()), (WINDOWS_1252, italian));
+}
+
+/// Mac Cyrillic puts its capitals where windows-1251 has symbols, and chardetng, without a
+/// TLD, can take such text for Latin; read as Latin, nearly all its letters are non-ASCII, which
+/// no Latin-script language does, and the Cyrillic reading that is a language, in lower case
+/// mostly (not KOI8's swapped cases), wins.
+#[test]
+fn cyrillic_read_as_latin_is_read_again_as_cyrillic() {
+    // From grep's help in Debian's Russian man page (GPL-3+): the capitals make chardetng
+    // reject windows-1251 for windows-1252.
+    let russian = "Управление контекстом: -C, --context[=ЧИС] печатать ЧИСЛО строк контекста. \
+        --exclude-from=ФАЙЛ пропустить файлы, подпадающие под маску файлов из ФАЙЛА \
+        --exclude-dir=МАСКА пропустить каталоги, подпадающие под МАСКУ. -E, --extended-regexp \
+        ШАБЛОНЫ — расширенные регулярные выражения -F, --fixed-regexp ШАБЛОНЫ — строки -G, \
+        --basic-regexp ШАБЛОНЫ — простые регулярные выражения -P, --perl-regexp ШАБЛОНЫ — \
+        регулярные выражения языка Perl.";
+    let body = encode(X_MAC_CYRILLIC, russian);
+    let d = decode(&body, None, None);
+    assert_eq!((d.encoding, d.text.as_str()), (X_MAC_CYRILLIC, russian));
 }
 
 #[test]
