@@ -112,7 +112,7 @@ fn comparable(url: &str) -> Option<String> {
 }
 
 /// Why a gold URL is left out of the organic figures, if it is.
-fn non_organic(gold_url: &str, page_host: &str) -> Option<&'static str> {
+fn non_organic(gold_url: &str, page_host: &str, engine: &str) -> Option<&'static str> {
     let Ok(url) = Url::parse(gold_url) else {
         return Some("not a URL");
     };
@@ -134,11 +134,8 @@ fn non_organic(gold_url: &str, page_host: &str) -> Option<&'static str> {
     }
     // The engine's other searches (Yahoo's `video.search.yahoo.com/search/video?p=…` beside
     // `search.yahoo.com`): the specification leaves links back into the engine out.
-    let site = |h: &str| {
-        let labels: Vec<&str> = h.rsplit('.').take(2).collect();
-        labels.join(".")
-    };
-    if site(&host) == site(page_host) && url.path().contains("/search") && !baidu_result {
+    let engines_own = host.split('.').any(|label| label == engine);
+    if engines_own && url.path().contains("/search") && !baidu_result {
         return Some("another search on the engine's site");
     }
     None
@@ -331,7 +328,7 @@ fn run_set(set: &str) -> SetRun {
         let mut organic_gold: Vec<String> = Vec::new();
         for url in &gold {
             let target = unwrap_redirect(url);
-            match non_organic(&target, &page_host) {
+            match non_organic(&target, &page_host, page.engine.name()) {
                 Some(reason) => *dropped.entry(reason).or_default() += 1,
                 None => organic_gold.extend(comparable(&target)),
             }

@@ -208,8 +208,8 @@ fn harvest_of(set: &str, web: &Path, start: &str, topics: &[Topic]) -> Vec<(Stri
 }
 
 /// Every development topic reaches 0.9 by ground truth; on the unseen web, four of the five
-/// do, and the fifth (TeXworks, whose formula takes 28 % of its own manual) is guarded at the
-/// figure it reached when the web was first crawled, so that none falls back.
+/// do, and the fifth (TeXworks, whose formula takes 28 % of its own manual: 0.800 here, 0.727
+/// in the benchmark) must stay above 0.7.
 #[test]
 fn best_first_harvest_on_a_development_web_and_an_unseen_one() {
     let development = harvest_of(

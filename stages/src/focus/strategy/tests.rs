@@ -147,8 +147,9 @@ fn hold_back_applies_from_the_first_request_of_a_best_first_crawl() {
     // Exactly the margin below (an anchor naming the topic, the only difference between two
     // links of one hub): held back, whatever the rounding of the sums.
     // Keys go through the frontier in single precision, as the crawl passes them.
-    // A hub of score 0.5 (0.3), URLs without topic words, depth 1 (0.05): 0.55, and 0.75 with
-    // an anchor naming the topic (0.2); in single precision the gap is 0.2 − 1.2e-8.
+    // Two links of one hub: 0.3 from the parent (score 0.5), 0.2 from their anchors' and URLs'
+    // likeness to the seeds, 0.05 for depth 1: 0.55; and 0.75 for the one whose anchor names
+    // the topic (0.2 more). In single precision the gap is 0.2 − 1.2e-8.
     let best = f64::from((0.3_f64 + 0.2 + 0.05 + 0.2) as f32);
     let other = f64::from((0.3_f64 + 0.2 + 0.05) as f32);
     assert!(best - other < 0.2);

@@ -9,7 +9,7 @@
 //! **Invariants:** each alphabet also holds the letters of the languages the language
 //! identifier most often confuses it with (Czech and Slovak, the Scandinavian languages,
 //! Estonian and Finnish, the Serbo-Croatian standards), so a confusion there costs nothing;
-//! deterministic; keeps at most [`SAMPLE_BYTES`] bytes of text.
+//! deterministic; keeps at most [`SAMPLE_BYTES`] bytes of text, never a script's.
 
 use whatlang::{Lang, Script};
 
@@ -19,7 +19,7 @@ const SAMPLE_BYTES: usize = 4_000;
 
 /// The language `sample` is written in and its script, when the identifier is sure of it.
 pub(super) fn language_of(sample: &str) -> Option<(Lang, Script)> {
-    let text = outside_tags(sample);
+    let text = text_sample(sample);
     let info = whatlang::detect(&text)?;
     info.is_reliable().then(|| (info.lang(), info.script()))
 }
@@ -30,30 +30,65 @@ fn of_text(sample: &str) -> Option<&'static str> {
     language_of(sample).and_then(|(lang, _)| of_language(lang))
 }
 
-/// Whether `c`, a letter, is outside `alphabet` (compared in lower case).
+/// Whether `c`, a letter, is outside `alphabet` (compared in lower case). The ordinal
+/// indicators and the micro sign (`nº`, `1ª`, `µm`) are letters to Unicode but belong to
+/// every Latin-script text.
 pub(super) fn foreign(c: char, alphabet: &str) -> bool {
-    !c.is_ascii() && c.is_alphabetic() && !c.to_lowercase().all(|l| alphabet.contains(l))
+    !c.is_ascii()
+        && c.is_alphabetic()
+        && !matches!(c, 'ª' | 'º' | 'µ')
+        && !c
+            .to_lowercase()
+            .all(|l| l.is_ascii() || l == '\u{307}' || alphabet.contains(l))
 }
 
-/// The text of `sample` outside tags, at most [`SAMPLE_BYTES`] bytes.
-fn outside_tags(sample: &str) -> String {
+/// The text of `sample` outside tags, comments, scripts and style sheets, at most
+/// [`SAMPLE_BYTES`] bytes: what a reader of the page sees, not its code.
+pub(super) fn text_sample(sample: &str) -> String {
     let mut text = String::new();
-    let mut in_tag = false;
-    for c in sample.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' if in_tag => {
-                in_tag = false;
-                text.push(' ');
-            }
-            _ if !in_tag => text.push(c),
-            _ => {}
+    let mut rest = sample;
+    while let Some(lt) = rest.find('<') {
+        if !push_limited(&mut text, &rest[..lt]) {
+            return text;
         }
-        if text.len() >= SAMPLE_BYTES {
-            break;
-        }
+        let tail = &rest[lt..];
+        let head = tail.get(..7).unwrap_or(tail).to_ascii_lowercase();
+        let end = if tail.starts_with("<!--") {
+            tail.find("-->").map(|i| i + 3)
+        } else if head.starts_with("<script") {
+            element_end(tail, "</script")
+        } else if head.starts_with("<style") {
+            element_end(tail, "</style")
+        } else {
+            tail.find('>').map(|i| i + 1)
+        };
+        let Some(end) = end else {
+            return text;
+        };
+        text.push(' ');
+        rest = &tail[end..];
     }
+    push_limited(&mut text, rest);
     text
+}
+
+/// The end of an element whose content is not text (`<script>…</script>`), past its closing
+/// tag; `close` is in lower case.
+fn element_end(tail: &str, close: &str) -> Option<usize> {
+    // ASCII lower-casing keeps every byte offset.
+    let at = tail.to_ascii_lowercase().find(close)?;
+    tail[at..].find('>').map(|i| at + i + 1)
+}
+
+/// Appends `part` to `text` up to [`SAMPLE_BYTES`]; false once the sample is full.
+fn push_limited(text: &mut String, part: &str) -> bool {
+    for c in part.chars() {
+        if text.len() + c.len_utf8() > SAMPLE_BYTES {
+            return false;
+        }
+        text.push(c);
+    }
+    true
 }
 
 /// The letters of the Western European languages, which borrow each other's words and names
@@ -104,6 +139,23 @@ mod tests {
         assert!(foreign('ð', alphabet));
         assert!(!foreign('Š', alphabet));
         assert!(!foreign('k', alphabet));
+    }
+
+    #[test]
+    fn the_sample_is_the_text_a_reader_sees() {
+        let page = "<html><head><script type=\"text/javascript\">var menu = \"<b>x</b>\";\
+            </SCRIPT><style>p { color: red }</style><!-- a <b>comment</b> --></head>\
+            <body><p>Bonjour <i>à</i> tous</p></body></html>";
+        assert_eq!(
+            text_sample(page).split_whitespace().collect::<Vec<_>>(),
+            ["Bonjour", "à", "tous"]
+        );
+        // An unclosed script: nothing after it is text.
+        assert_eq!(text_sample("mot <script> var x = 1;").trim(), "mot");
+        let long = "é".repeat(SAMPLE_BYTES);
+        let sample = text_sample(&long);
+        assert!(sample.len() <= SAMPLE_BYTES && sample.len() > SAMPLE_BYTES - 2);
+        assert!(!foreign('º', "") && !foreign('µ', "") && !foreign('İ', "ı"));
     }
 
     #[test]

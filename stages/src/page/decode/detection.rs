@@ -126,9 +126,9 @@ pub fn detect(body: &[u8], tld: Option<&str>) -> &'static Encoding {
     refine(guess, prefix)
 }
 
-/// The Latin single-byte encodings chardetng conflates or never returns (ISO-8859-15,
-/// ISO-8859-16 and Mac Roman are WHATWG encodings it has no model for), Western, Central
-/// European, Romanian, Mac and Baltic, most common first: on a tie the earlier one wins.
+/// The Latin single-byte encodings chardetng conflates (the Baltic pages with the Western
+/// ones, among others) or never returns (ISO-8859-15, ISO-8859-16 and Mac Roman are WHATWG
+/// encodings it has no model for), most common first: on a tie the earlier one wins.
 const LATIN_SIBLINGS: [&Encoding; 9] = [
     WINDOWS_1252,
     ISO_8859_15,
@@ -171,14 +171,13 @@ fn refine(guess: &'static Encoding, prefix: &[u8]) -> &'static Encoding {
     let letters = if latin {
         let text = guess.decode_without_bom_handling(prefix).0;
         // In every language written in Latin letters most letters are ASCII: text whose
-        // letters mostly are not is another script read with the wrong code page.
-        let (ascii, other) =
-            text.chars()
-                .filter(|c| c.is_alphabetic())
-                .fold((0usize, 0usize), |(a, o), c| {
-                    if c.is_ascii() { (a + 1, o) } else { (a, o + 1) }
-                });
-        if other > ascii
+        // letters mostly are not is another script read with the wrong code page. Counted on
+        // the text a reader sees (tag names are ASCII letters too).
+        let sample = alphabet::text_sample(&text);
+        let other = sample
+            .chars()
+            .filter(|c| c.is_alphabetic() && !c.is_ascii());
+        if other.count() * 2 > sample.chars().filter(|c| c.is_alphabetic()).count()
             && let Some(cyrillic) = cyrillic_reading(prefix)
         {
             return cyrillic;

@@ -19,7 +19,8 @@
 //!    BOM-less UTF-16 by its byte pattern, then chardetng (UTF-8 allowed, TLD hint), then a
 //!    second opinion among the single-byte encodings chardetng conflates or cannot name
 //!    (ISO-8859-15, ISO-8859-16, the Mac and Baltic code pages), based on characters real text
-//!    does not contain and on the alphabet of the text's language;
+//!    does not contain and on the alphabet of the text's language, and a Latin guess whose
+//!    letters are mostly non-ASCII read again in the Cyrillic code pages;
 //! 5. windows-1252 when there is nothing to decide on (an empty body) ([`Decision::Fallback`]).
 //!
 //! A declaration (HTTP or in-document) that the bytes contradict — UTF-8 declared but the body

@@ -403,6 +403,18 @@ fn cyrillic_read_as_latin_is_read_again_as_cyrillic() {
     let body = encode(X_MAC_CYRILLIC, russian);
     let d = decode(&body, None, None);
     assert_eq!((d.encoding, d.text.as_str()), (X_MAC_CYRILLIC, russian));
+    // The same in a page whose markup holds more ASCII letters than the text has letters.
+    let markup =
+        "<div class=\"navigation-container sidebar-left\"><a href=\"/index.html\">i</a></div>";
+    let page = format!(
+        "<html><head><title>grep</title></head><body>{}<p>{russian}</p></body></html>",
+        markup.repeat(20)
+    );
+    let d = decode(&encode(X_MAC_CYRILLIC, &page), None, None);
+    assert_eq!(
+        (d.encoding, d.text.as_str()),
+        (X_MAC_CYRILLIC, page.as_str())
+    );
 }
 
 #[test]

@@ -19,8 +19,8 @@
 //! generic rule (headings that link out of the engine) is the fallback for layouts not seen
 //! yet. Image-search pages give the pages the images come from (Bing, Google's basic layout),
 //! Google's news search gives the articles; other media searches are reported, not read, and a
-//! listings search (TV, films, music, shopping, maps: by the page URL or, without it, by the
-//! page's search form) is not even tried, since any link on it would pass for a result.
+//! listings search (TV, films, music, shopping, maps, known by the page's URL) is not even
+//! tried, since any link on it would pass for a result.
 //!
 //! **Invariants**:
 //! - never panics, whatever the input (malformed, empty or huge HTML, odd URLs);
@@ -300,11 +300,9 @@ pub fn parse_serp(html: &str, page_url: Option<&str>, engine: Option<Engine>) ->
     let ctx = Context { engine, base };
     let rules = COMPILED.iter().find(|r| r.engine == engine);
     let mut hits = Vec::new();
-    // A media or listings search (TV, films, books, shopping…) lists things, not web pages:
-    // whatever links it has would be mistaken for results. Without the page's URL, its
-    // search box says what it searches.
-    let searched = original_url.clone().or_else(|| form_action(&doc));
-    let unread_vertical = searched
+    // A listings search (TV, films, music, shopping, maps) lists things, not web pages:
+    // whatever links it has would be mistaken for results.
+    let unread_vertical = original_url
         .as_deref()
         .and_then(|u| vertical_of(u, engine))
         .is_some_and(|v| !READ_VERTICALS.contains(&v));
@@ -322,7 +320,7 @@ pub fn parse_serp(html: &str, page_url: Option<&str>, engine: Option<Engine>) ->
         }
     }
     let problem = if hits.is_empty() {
-        Some(diagnose(&doc, html, engine, searched.as_deref(), rules))
+        Some(diagnose(&doc, html, engine, original_url.as_deref(), rules))
     } else {
         None
     };
@@ -525,14 +523,6 @@ fn text_of(el: ElementRef) -> String {
 // ---------------------------------------------------------------------------------------------
 // Query
 // ---------------------------------------------------------------------------------------------
-
-/// The first absolute `http(s)` action of the page's forms (its search box).
-fn form_action(doc: &Html) -> Option<String> {
-    select_all(doc, &SEL_FORM).find_map(|form| {
-        let action = form.attr("action")?.trim();
-        starts_with_http(action).then(|| action.to_string())
-    })
-}
 
 /// The query: from the page URL's query parameter, else from the page's search box.
 fn query_from_page(

@@ -402,20 +402,76 @@ fn listings_searches_are_reported_not_read() {
     // results, and the show page's relative link points back into the engine.
     let blind = parse_serp(html, None, Some(Engine::Yahoo));
     assert!(blind.hits.is_empty(), "{:?}", blind.hits);
-    // Image, video, news and books search are still read.
-    assert_eq!(
-        super::diagnose::vertical_of(
-            "https://images.search.yahoo.com/search/images?p=x",
-            Engine::Yahoo
+    // The kinds of search, by host, path or parameter; image, video, news and books search
+    // are still read.
+    use super::diagnose::{READ_VERTICALS, vertical_of};
+    for (url, engine, kind) in [
+        (
+            "http://video.search.yahoo.com/search?p=x",
+            Engine::Yahoo,
+            Some("video"),
         ),
-        Some("image")
+        ("http://tv.yahoo.com/search?p=x", Engine::Yahoo, Some("TV")),
+        (
+            "http://movies.yahoo.com/mv/search?p=x",
+            Engine::Yahoo,
+            Some("film"),
+        ),
+        (
+            "http://music.yahoo.com/search?p=x",
+            Engine::Yahoo,
+            Some("music"),
+        ),
+        (
+            "http://shopping.yahoo.com/search?p=x",
+            Engine::Yahoo,
+            Some("shopping"),
+        ),
+        (
+            "https://maps.google.com/maps?q=x",
+            Engine::Google,
+            Some("maps"),
+        ),
+        (
+            "https://www.google.com/search?q=x&tbm=shop",
+            Engine::Google,
+            Some("shopping"),
+        ),
+        (
+            "https://www.google.com/search?q=x&tbm=bks",
+            Engine::Google,
+            Some("books"),
+        ),
+        (
+            "https://www.bing.com/images/search?q=x",
+            Engine::Bing,
+            Some("image"),
+        ),
+        ("https://search.yahoo.com/search?p=x", Engine::Yahoo, None),
+    ] {
+        assert_eq!(vertical_of(url, engine), kind, "{url}");
+    }
+    for read in ["image", "video", "news", "books"] {
+        assert!(READ_VERTICALS.contains(&read));
+    }
+    // A Yahoo-hosted story whose name starts with "search" is a result; a search is not.
+    let yahoo = r#"<html><body><div class="algo-sr"><h3 class="title">
+        <a href="https://www.yahoo.com/news/search-for-missing-hiker-1.html">Story</a></h3></div>
+        <div class="algo-sr"><h3 class="title"><a href="https://movies.yahoo.com/mv/search?p=x">Films</a></h3></div>
+        </body></html>"#;
+    let page = parse_serp(yahoo, Some("https://search.yahoo.com/search?p=x"), None);
+    let urls: Vec<&str> = page.hits.iter().map(|h| h.url.as_str()).collect();
+    assert_eq!(
+        urls,
+        ["https://www.yahoo.com/news/search-for-missing-hiker-1.html"]
     );
 }
 
 #[test]
 fn baidu_layout_of_the_2000s() {
     let html = r#"<html><body>
-        <table><tr><td><a href="http://ma.baidu.com/ma/rcv/click.php?t=x">Ad</a></td></tr></table>
+        <table><tr><td class=f><a href="http://ma.baidu.com/ma/rcv/click.php?t=x">Ad</a></td></tr></table>
+        <table><tr><td class=f><a href="http://cache.baidu.com/c?m=y">百度快照</a></td></tr></table>
         <table border="0" cellpadding="0" cellspacing="0"><tr><td class=f>
         <a onclick="return c('201e',this.innerHTML,this.href,1)" href="http://example.cn/" target="_blank"><font size="3">标题</font></a><br>
         <font size=-1>摘要 ...<br><font color=#008000>example.cn/ 2K 2008-4-21</font> -

@@ -346,7 +346,9 @@ pub(super) fn is_engine_plumbing(url: &Url, page_engine: Engine) -> bool {
                     .iter()
                     .any(|d| domain_is(&host, d))
                 || starts(&["/bin/search", "/bin/query"])
-                || path.contains("/search")
+                // Its searches under every property (`movies.yahoo.com/mv/search`), not a
+                // news story whose name starts with "search".
+                || path.split('/').any(|s| s == "search" || s.starts_with("search;"))
         }
         Some(Engine::Qwant | Engine::Ecosia | Engine::DuckDuckGo | Engine::Ask | Engine::Brave) => {
             true
