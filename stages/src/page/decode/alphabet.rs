@@ -17,17 +17,17 @@ use whatlang::{Lang, Script};
 /// language of a page, bounded whatever the page.
 const SAMPLE_BYTES: usize = 4_000;
 
-/// The language `sample` is written in and its script, when the identifier is sure of it.
+/// The language a [`text_sample`] is written in and its script, when the identifier is sure
+/// of it.
 pub(super) fn language_of(sample: &str) -> Option<(Lang, Script)> {
-    let text = text_sample(sample);
-    let info = whatlang::detect(&text)?;
+    let info = whatlang::detect(sample)?;
     info.is_reliable().then(|| (info.lang(), info.script()))
 }
 
-/// The non-ASCII lower-case letters of the language `sample` is written in, if known.
+/// The non-ASCII lower-case letters of the language a page is written in, if known.
 #[cfg(test)]
-fn of_text(sample: &str) -> Option<&'static str> {
-    language_of(sample).and_then(|(lang, _)| of_language(lang))
+fn of_text(page: &str) -> Option<&'static str> {
+    language_of(&text_sample(page)).and_then(|(lang, _)| of_language(lang))
 }
 
 /// Whether `c`, a letter, is outside `alphabet` (compared in lower case). The ordinal

@@ -182,7 +182,7 @@ fn refine(guess: &'static Encoding, prefix: &[u8]) -> &'static Encoding {
         {
             return cyrillic;
         }
-        alphabet::language_of(&text).and_then(|(lang, _)| alphabet::of_language(lang))
+        alphabet::language_of(&sample).and_then(|(lang, _)| alphabet::of_language(lang))
     } else {
         None
     };
@@ -223,16 +223,20 @@ const CYRILLIC_CODE_PAGES: [&Encoding; 6] = [
 fn cyrillic_reading(bytes: &[u8]) -> Option<&'static Encoding> {
     let mut best: Option<(&'static Encoding, usize)> = None;
     for &encoding in &CYRILLIC_CODE_PAGES {
-        let text = encoding.decode_without_bom_handling(bytes).0;
+        let sample = alphabet::text_sample(&encoding.decode_without_bom_handling(bytes).0);
         if !matches!(
-            alphabet::language_of(&text),
+            alphabet::language_of(&sample),
             Some((_, whatlang::Script::Cyrillic))
         ) {
             continue;
         }
         // Running text is mostly lower case; the KOI8 pages swap the cases of the others.
-        let upper = text.chars().filter(|c| c.is_uppercase()).count();
-        let lower = text.chars().filter(|c| c.is_lowercase()).count();
+        let (upper, lower) = sample.chars().fold((0usize, 0usize), |(u, l), c| {
+            (
+                u + usize::from(c.is_uppercase()),
+                l + usize::from(c.is_lowercase()),
+            )
+        });
         if upper > lower {
             continue;
         }
