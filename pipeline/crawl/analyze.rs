@@ -38,6 +38,8 @@ pub struct Analysis {
     pub links_cut: usize,
     /// A revisited page's body and clean-text digests (the change test's).
     pub digests: Option<crate::store::Digests>,
+    /// Tokens of the text the formula judged (title and all visible text).
+    pub judged_tokens: u64,
 }
 
 impl Analysis {
@@ -129,6 +131,7 @@ pub fn analyze(
         similarity,
         &focus.weights,
     );
+    let judged_tokens = prepared.token_count() as u64;
     let links = focus.score_links(&topic.formula, &skimmed.links);
     // Seed pages teach the centroid their term counts (it is not learned yet).
     let terms = centroid.is_none().then(|| {
@@ -152,6 +155,7 @@ pub fn analyze(
         terms,
         targets: Vec::new(),
         digests: None,
+        judged_tokens,
     }
 }
 

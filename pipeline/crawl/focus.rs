@@ -396,10 +396,11 @@ impl Crawler<'_> {
         level.is_some_and(|level| self.prio.hold_back(host, top_key, level, left))
     }
 
-    /// A fetched page of `host` was judged by the formula (on its visible text): the server's
-    /// yield, which weighs its URLs against other servers' (`[focus] host_yield`).
-    pub(super) fn page_judged(&mut self, host: &str, on_topic: bool) {
-        self.prio.page_judged(host, on_topic);
+    /// A fetched page of `host` was judged by the formula (on its visible text, of `tokens`
+    /// tokens): the server's yield, which weighs its URLs against other servers' (`[focus]
+    /// host_yield`).
+    pub(super) fn page_judged(&mut self, host: &str, on_topic: bool, tokens: Option<u64>) {
+        self.prio.page_judged(host, on_topic, tokens);
         // Its yield weighs its rank and its value in the hold-back rule.
         self.mark(host);
     }
@@ -426,8 +427,8 @@ impl Crawler<'_> {
             self.replay_graph(&links)?;
         }
         // The servers' yields, from the verdicts of the pages fetched so far.
-        for (host, on_topic) in self.store.judged_pages()? {
-            self.prio.page_judged(&host, on_topic);
+        for (host, on_topic, tokens) in self.store.judged_pages()? {
+            self.prio.page_judged(&host, on_topic, tokens);
         }
         let hops = self.store.hops()?;
         let seed_set: HashSet<i64> = seeds.iter().copied().collect();

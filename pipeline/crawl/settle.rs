@@ -218,7 +218,13 @@ impl Crawler<'_> {
         self.progress.fetched(Fetched::Page {
             on_topic: analysis.facts.verdict,
         });
-        self.page_judged(host_key, analysis.facts.verdict);
+        self.store
+            .set_judged_tokens(entry.id, analysis.judged_tokens)?;
+        self.page_judged(
+            host_key,
+            analysis.facts.verdict,
+            Some(analysis.judged_tokens),
+        );
         let gf_terms = (is_seed && analysis.facts.verdict)
             .then_some(analysis.terms.as_ref())
             .flatten();

@@ -4,7 +4,7 @@
 //! `G_F` seed pages — so that a crawl stopped at any moment (Ctrl-C, `kill -9`) and run again
 //! orders, expands and refuses exactly as the uninterrupted one would have.
 //!
-//! **In:** what `crawl::focus` computes. **Out:** tables `tunnel`, `page_done`,
+//! **In:** what `crawl::focus` computes. **Out:** tables `tunnel`, `judged`, `page_done`,
 //! `trap_counts`, `attempts`, `given_up`, `host_rest`, and `meta` keys `crawl_state`, `focus_centroid` (JSON of
 //! `stages::focus::centroid::Centroid`) and `focus_seed_terms:ID`; read back: links, seeds, and the
 //! verdicts of fetched pages (servers' yields).
@@ -24,6 +24,10 @@ pub(super) const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS tunnel (
     url_id INTEGER PRIMARY KEY REFERENCES urls(id),
     hops   INTEGER NOT NULL   -- off-topic pages in a row between the last on-topic page and this URL
+);
+CREATE TABLE IF NOT EXISTS judged (      -- tokens of the text the crawl judged, per page (servers' yields)
+    url_id INTEGER PRIMARY KEY REFERENCES urls(id),
+    tokens INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS page_done (   -- graph strategies: pages whose links the frontier took in, in order
     url_id INTEGER NOT NULL REFERENCES urls(id)
@@ -115,16 +119,36 @@ impl Store {
         Ok(rows)
     }
 
-    /// (politeness key, verdict) of every page judged by the formula, in id order: the
-    /// servers' yields of a resumed crawl. The verdict is the crawl's (all visible text) until
-    /// the extract stage replaces it with the clean text's.
-    pub fn judged_pages(&self) -> anyhow::Result<Vec<(String, bool)>> {
+    /// The crawl judged a page on a text of `tokens` tokens (what its verdict is worth as
+    /// evidence about its server: `stages::focus::strategy::verdict_weight`).
+    pub fn set_judged_tokens(&mut self, url_id: i64, tokens: u64) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO judged(url_id, tokens) VALUES (?1, ?2)
+                 ON CONFLICT(url_id) DO UPDATE SET tokens = excluded.tokens",
+            )?
+            .execute(params![url_id, i64::try_from(tokens).unwrap_or(i64::MAX)])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
+    /// (politeness key, verdict, tokens judged) of every page judged by the formula, in id
+    /// order: the servers' yields of a resumed crawl. The verdict is the crawl's (all visible
+    /// text) until the extract stage replaces it with the clean text's; the tokens are the
+    /// crawl's (None for a page judged by a glaneur that did not record them).
+    pub fn judged_pages(&self) -> anyhow::Result<Vec<(String, bool, Option<u64>)>> {
         let mut stmt = self.conn.prepare(
-            "SELECT host, verdict FROM urls
-             WHERE state = 'fetched' AND verdict IS NOT NULL ORDER BY id",
+            "SELECT u.host, u.verdict, j.tokens FROM urls u LEFT JOIN judged j ON j.url_id = u.id
+             WHERE u.state = 'fetched' AND u.verdict IS NOT NULL ORDER BY u.id",
         )?;
         let rows = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? != 0)))?
+            .query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get::<_, i64>(1)? != 0,
+                    r.get::<_, Option<i64>>(2)?.map(|n| n.max(0) as u64),
+                ))
+            })?
             .collect::<Result<_, _>>()?;
         Ok(rows)
     }
@@ -349,6 +373,7 @@ mod tests {
         };
         store.page_facts(on, &facts(true)).unwrap();
         store.page_facts(off, &facts(false)).unwrap();
+        store.set_judged_tokens(off, 12).unwrap();
         for fetched in [on, off, missing] {
             store
                 .conn
@@ -360,8 +385,8 @@ mod tests {
         assert_eq!(
             store.judged_pages().unwrap(),
             [
-                ("http://a.test:80".to_string(), true),
-                ("http://b.test:80".to_string(), false)
+                ("http://a.test:80".to_string(), true, None),
+                ("http://b.test:80".to_string(), false, Some(12))
             ]
         );
     }

@@ -83,6 +83,8 @@ impl Store {
             .execute("DELETE FROM links WHERE src = ?1", [id])?;
         self.conn
             .execute("DELETE FROM page_done WHERE url_id = ?1", [id])?;
+        self.conn
+            .execute("DELETE FROM judged WHERE url_id = ?1", [id])?;
         self.conn.execute(
             "UPDATE hosts SET fetched = MAX(fetched - 1, 0)
              WHERE host = (SELECT host FROM urls WHERE id = ?1 AND state != 'queued')",

@@ -207,9 +207,10 @@ fn harvest_of(set: &str, web: &Path, start: &str, topics: &[Topic]) -> Vec<(Stri
     out
 }
 
-/// Every development topic reaches 0.9 by ground truth; on the unseen web, four of the five
-/// do, and the fifth (TeXworks, whose formula takes 28 % of its own manual: 0.800 here, 0.727
-/// in the benchmark) must stay above 0.7.
+/// Every topic reaches 0.9 by ground truth, on both webs. The hardest is the unseen web's
+/// TeXworks, whose formula takes 28 % of its own manual (its footnotes and index entries, of a
+/// few words, name no topic word): 0.911 here, 0.800 before a failing page's weight in its
+/// server's yield depended on its length.
 #[test]
 fn best_first_harvest_on_a_development_web_and_an_unseen_one() {
     let development = harvest_of(
@@ -227,9 +228,7 @@ fn best_first_harvest_on_a_development_web_and_an_unseen_one() {
         "accueil.test",
         &UNSEEN,
     );
-    let above = unseen.iter().filter(|(_, h)| h.truth >= 0.9).count();
-    assert!(above >= 4, "unseen: {above} of 5 topics reach 0.9");
     for (name, h) in &unseen {
-        assert!(h.truth >= 0.7, "unseen, {name}: {:.3}", h.truth);
+        assert!(h.truth >= 0.9, "unseen, {name}: {:.3}", h.truth);
     }
 }

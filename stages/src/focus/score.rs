@@ -19,6 +19,11 @@
 
 use crate::focus::formula::Verdict;
 
+/// The share of topic words among a page's tokens at which it counts as strongly on topic (one
+/// in fifty): the page score's density saturates there, and a server's yield weighs a page that
+/// fails the formula by the chance that a text this dense would have shown a topic word.
+pub const STRONG_DENSITY: f64 = 0.02;
+
 /// The lowest score of a page that satisfies the formula; off-topic pages stay below it.
 pub const ON_TOPIC_FLOOR: f64 = 0.5;
 
@@ -51,7 +56,7 @@ pub fn page_score(evidence: &PageEvidence<'_>) -> f64 {
         0.0
     } else {
         let share = evidence.verdict.hits as f64 / evidence.tokens as f64;
-        (share / 0.02).min(1.0)
+        (share / STRONG_DENSITY).min(1.0)
     };
     let language = if evidence.language_ok {
         evidence.language_confidence.clamp(0.0, 1.0)
@@ -135,7 +140,7 @@ pub fn topic_score(evidence: &PageEvidence<'_>, similarity: Option<f64>, w: &Wei
     let density = if evidence.tokens == 0 {
         0.0
     } else {
-        unit(evidence.verdict.hits as f64 / evidence.tokens as f64 / 0.02)
+        unit(evidence.verdict.hits as f64 / evidence.tokens as f64 / STRONG_DENSITY)
     };
     let language = if evidence.language_ok {
         unit(evidence.language_confidence)

@@ -30,6 +30,8 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+use crate::focus::score::STRONG_DENSITY;
+
 /// How the frontier is ordered (`[crawl] strategy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -269,8 +271,9 @@ pub struct Prioritizer {
     host_names: Vec<String>,
     host_index: HashMap<String, u32>,
     host_pending: Vec<u64>,
-    /// Pages judged per interned host: (on topic, all), for [`Prioritizer::host_yield`].
-    host_judged: Vec<(u32, u32)>,
+    /// Pages judged per interned host, each counted by its weight as evidence
+    /// ([`verdict_weight`]): (on topic, all), for [`Prioritizer::host_yield`].
+    host_judged: Vec<(f64, f64)>,
     index: HashMap<i64, usize>,
     edges: Vec<(usize, usize)>,
     edge_seen: HashSet<(usize, usize)>,
@@ -336,7 +339,7 @@ impl Prioritizer {
         self.host_names.push(host.to_string());
         self.host_index.insert(host.to_string(), i);
         self.host_pending.push(0);
-        self.host_judged.push((0, 0));
+        self.host_judged.push((0.0, 0.0));
         i
     }
 
@@ -600,28 +603,33 @@ impl Prioritizer {
         }
     }
 
-    /// A fetched page of `host` was judged: on topic (the formula holds on its text) or not.
-    /// Counted for every strategy (cheap), used by `best-first` only.
-    pub fn page_judged(&mut self, host: &str, on_topic: bool) {
+    /// A fetched page of `host` was judged: on topic (the formula holds on its text) or not,
+    /// on a text of `tokens` tokens (`None`: unknown, a full page's evidence). Counted for
+    /// every strategy (cheap), used by `best-first` only.
+    pub fn page_judged(&mut self, host: &str, on_topic: bool, tokens: Option<u64>) {
+        let weight = verdict_weight(on_topic, tokens);
         let i = self.host_id(host) as usize;
         if let Some((on, all)) = self.host_judged.get_mut(i) {
-            *on = on.saturating_add(u32::from(on_topic));
-            *all = all.saturating_add(1);
+            if on_topic {
+                *on += weight;
+            }
+            *all += weight;
         }
     }
 
-    /// The server's yield so far: the share of its judged pages that were on topic, with a
-    /// uniform prior (Laplace's rule of succession, `(on + 1) / (all + 2)`): ½ for a server
-    /// never fetched, ⅔ after one on-topic page, ⅓ after one off-topic page, and the observed
-    /// share once there are many. In `(0, 1)`.
+    /// The server's yield so far: the share of its judged pages that were on topic, each page
+    /// counted by its weight as evidence ([`verdict_weight`]), with a uniform prior (Laplace's
+    /// rule of succession, `(on + 1) / (all + 2)`): ½ for a server never fetched, ⅔ after one
+    /// on-topic page, ⅓ after one long off-topic page, and the observed share once there are
+    /// many. In `(0, 1)`.
     pub fn host_yield(&self, host: &str) -> f64 {
         let (on, all) = self
             .host_index
             .get(host)
             .and_then(|&i| self.host_judged.get(i as usize))
             .copied()
-            .unwrap_or((0, 0));
-        (f64::from(on) + 1.0) / (f64::from(all) + 2.0)
+            .unwrap_or((0.0, 0.0));
+        (on + 1.0) / (all + 2.0)
     }
 
     /// The factor a server's keys are weighed by against other servers': its yield for
@@ -723,6 +731,25 @@ pub struct Level {
     pub best: f64,
     /// The largest factor among the servers that have such URLs.
     pub top_factor: f64,
+}
+
+/// How much one judged page tells about its server's yield, in `[0, 1]`. A page that satisfies
+/// the formula is one full observation whatever its length: the topic's words are there. A page
+/// that fails it is evidence in proportion to the chance that an on-topic text of its length
+/// would have shown one of the topic's words: `1 − (1 − d)^tokens`, with `d` the density of a
+/// strongly on-topic page ([`STRONG_DENSITY`], one topic word in fifty). A footnote, an index
+/// entry or a figure page of ten words that misses every term says little (0.18); a page of 200
+/// words says nearly all (0.98); an empty page says nothing. Without it a manual whose many
+/// short pages name no topic word looked like a poor server, and one page of another server
+/// that matched one word outbid it.
+pub fn verdict_weight(on_topic: bool, tokens: Option<u64>) -> f64 {
+    match (on_topic, tokens) {
+        (true, _) | (false, None) => 1.0,
+        (false, Some(n)) => {
+            let n = i32::try_from(n).unwrap_or(i32::MAX);
+            1.0 - (1.0 - STRONG_DENSITY).powi(n)
+        }
+    }
 }
 
 /// Tunnelling (Bergmark et al. 2002): the off-topic pages in a row ending at a fetched page,

@@ -186,8 +186,8 @@ fn equal_yields_hold_back_as_the_bare_keys_do() {
     // Early in a crawl every server's yield is about ½. Were values compared unscaled,
     // 0.45 × ½ would be within 0.2 of 0.7 × ½; in link-priority units it is not.
     let mut pr = p(Strategy::BestFirst);
-    pr.page_judged("on", true);
-    pr.page_judged("near", true);
+    pr.page_judged("on", true, None);
+    pr.page_judged("near", true, None);
     let level = pr.hold_back_level([("on", 0.7), ("near", 0.45)]).unwrap();
     assert!((level.top_factor - 2.0 / 3.0).abs() < 1e-12);
     assert!(pr.hold_back("near", 0.45, level, 100));
@@ -210,17 +210,78 @@ fn equal_yields_hold_back_as_the_bare_keys_do() {
 fn a_server_yield_is_its_on_topic_share_with_a_uniform_prior() {
     let mut pr = p(Strategy::BestFirst);
     assert_eq!(pr.host_yield("a"), 0.5, "never fetched: ½");
-    pr.page_judged("a", true);
+    pr.page_judged("a", true, None);
     assert!((pr.host_yield("a") - 2.0 / 3.0).abs() < 1e-12);
-    pr.page_judged("b", false);
+    pr.page_judged("b", false, None);
     assert!((pr.host_yield("b") - 1.0 / 3.0).abs() < 1e-12);
     for _ in 0..98 {
-        pr.page_judged("b", false);
+        pr.page_judged("b", false, None);
     }
-    pr.page_judged("b", true);
+    pr.page_judged("b", true, None);
     // 1 on topic out of 100: (1 + 1) / (100 + 2).
     assert!((pr.host_yield("b") - 2.0 / 102.0).abs() < 1e-12);
     assert_eq!(pr.host_yield("unknown"), 0.5);
+}
+
+#[test]
+fn a_short_page_that_fails_the_formula_is_weak_evidence() {
+    assert_eq!(verdict_weight(true, Some(3)), 1.0, "a pass is a pass");
+    assert_eq!(verdict_weight(true, None), 1.0);
+    assert_eq!(
+        verdict_weight(false, None),
+        1.0,
+        "unknown length: a full page"
+    );
+    assert_eq!(
+        verdict_weight(false, Some(0)),
+        0.0,
+        "an empty page says nothing"
+    );
+    let ten = verdict_weight(false, Some(10));
+    assert!((ten - (1.0 - 0.98f64.powi(10))).abs() < 1e-12, "{ten}");
+    assert!(verdict_weight(false, Some(60)) > 0.7);
+    assert!(verdict_weight(false, Some(300)) > 0.99);
+    assert!(verdict_weight(false, Some(u64::MAX)) <= 1.0);
+    // Monotone in the length.
+    let mut last = 0.0;
+    for n in 0..500 {
+        let w = verdict_weight(false, Some(n));
+        assert!(w >= last && (0.0..=1.0).contains(&w), "{n}: {w}");
+        last = w;
+    }
+}
+
+#[test]
+fn a_manual_of_short_pages_keeps_its_yield_against_one_lucky_page() {
+    // A manual: 14 long pages that pass, 30 footnotes of a dozen words that do not. Another
+    // server: one long page that names a topic word, and one long page that does not.
+    let mut pr = p(Strategy::BestFirst);
+    for _ in 0..14 {
+        pr.page_judged("manual", true, Some(1500));
+    }
+    for _ in 0..30 {
+        pr.page_judged("manual", false, Some(12));
+    }
+    pr.page_judged("other", true, Some(3000));
+    pr.page_judged("other", false, Some(2500));
+    let manual = pr.host_yield("manual");
+    let other = pr.host_yield("other");
+    assert!(manual > other, "{manual} > {other}");
+    // Counted as full pages, the footnotes would have sunk the manual below it: (14 + 1) / 46.
+    let mut flat = p(Strategy::BestFirst);
+    for _ in 0..14 {
+        flat.page_judged("manual", true, None);
+    }
+    for _ in 0..30 {
+        flat.page_judged("manual", false, None);
+    }
+    flat.page_judged("other", true, None);
+    flat.page_judged("other", false, None);
+    assert!(flat.host_yield("manual") < flat.host_yield("other"));
+    // A long page that fails counts fully either way.
+    let mut long = p(Strategy::BestFirst);
+    long.page_judged("b", false, Some(5000));
+    assert!((long.host_yield("b") - 1.0 / 3.0).abs() < 1e-6);
 }
 
 #[test]
@@ -229,10 +290,10 @@ fn best_first_servers_compete_with_priority_times_yield() {
     // A server whose pages failed the formula, with links that read well (0.6), against
     // one whose pages passed it, with plainer links (0.5).
     for _ in 0..3 {
-        pr.page_judged("lure", false);
-        pr.page_judged("on", true);
+        pr.page_judged("lure", false, None);
+        pr.page_judged("on", true, None);
     }
-    pr.page_judged("lure", true);
+    pr.page_judged("lure", true, None);
     let lure = pr.host_rank("lure", 0.6);
     let on = pr.host_rank("on", 0.5);
     assert!(on > lure, "{on} > {lure}");
@@ -253,7 +314,7 @@ fn best_first_servers_compete_with_priority_times_yield() {
         host_yield: false,
         ..pr.settings
     });
-    off.page_judged("lure", false);
+    off.page_judged("lure", false, None);
     assert_eq!(off.host_rank("lure", 0.6), 0.6);
     let level = off.hold_back_level([("on", 0.5), ("lure", 0.6)]).unwrap();
     assert!(
@@ -261,7 +322,7 @@ fn best_first_servers_compete_with_priority_times_yield() {
         "the bare keys would not hold it"
     );
     let mut bfs = p(Strategy::BreadthFirst);
-    bfs.page_judged("lure", false);
+    bfs.page_judged("lure", false, None);
     assert_eq!(bfs.host_value("lure", -2.0), -2.0);
     assert_eq!(bfs.host_rank("lure", -2.0), -2.0);
 }
