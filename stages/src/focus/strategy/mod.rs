@@ -272,8 +272,10 @@ pub struct Prioritizer {
     host_index: HashMap<String, u32>,
     host_pending: Vec<u64>,
     /// Pages judged per interned host, each counted by its weight as evidence
-    /// ([`verdict_weight`]): (on topic, all), for [`Prioritizer::host_yield`].
-    host_judged: Vec<(f64, f64)>,
+    /// ([`verdict_weight`]) in millionths of a page: (on topic, all), for
+    /// [`Prioritizer::host_yield`]. Whole numbers, so that the sums do not depend on the order
+    /// of the pages (a resumed crawl adds them up in id order, not in fetch order).
+    host_judged: Vec<(u64, u64)>,
     index: HashMap<i64, usize>,
     edges: Vec<(usize, usize)>,
     edge_seen: HashSet<(usize, usize)>,
@@ -339,7 +341,7 @@ impl Prioritizer {
         self.host_names.push(host.to_string());
         self.host_index.insert(host.to_string(), i);
         self.host_pending.push(0);
-        self.host_judged.push((0.0, 0.0));
+        self.host_judged.push((0, 0));
         i
     }
 
@@ -607,13 +609,14 @@ impl Prioritizer {
     /// on a text of `tokens` tokens (`None`: unknown, a full page's evidence). Counted for
     /// every strategy (cheap), used by `best-first` only.
     pub fn page_judged(&mut self, host: &str, on_topic: bool, tokens: Option<u64>) {
-        let weight = verdict_weight(on_topic, tokens);
+        // In [0, 1], so in [0, 1e6] once scaled.
+        let weight = (verdict_weight(on_topic, tokens) * MICRO).round() as u64;
         let i = self.host_id(host) as usize;
         if let Some((on, all)) = self.host_judged.get_mut(i) {
             if on_topic {
-                *on += weight;
+                *on = on.saturating_add(weight);
             }
-            *all += weight;
+            *all = all.saturating_add(weight);
         }
     }
 
@@ -628,8 +631,8 @@ impl Prioritizer {
             .get(host)
             .and_then(|&i| self.host_judged.get(i as usize))
             .copied()
-            .unwrap_or((0.0, 0.0));
-        (on + 1.0) / (all + 2.0)
+            .unwrap_or((0, 0));
+        (on as f64 / MICRO + 1.0) / (all as f64 / MICRO + 2.0)
     }
 
     /// The factor a server's keys are weighed by against other servers': its yield for
@@ -718,6 +721,9 @@ impl Prioritizer {
             && self.settings.margin < 1.0
     }
 }
+
+/// A page's weight in a server's yield is counted in millionths of a page.
+const MICRO: f64 = 1e6;
 
 /// Priorities are sums of weighted terms, and the frontier keeps keys in single precision
 /// (about 7 significant digits): two gaps equal on paper may differ by a few 1e-8.

@@ -252,6 +252,24 @@ fn a_short_page_that_fails_the_formula_is_weak_evidence() {
 }
 
 #[test]
+fn a_server_yield_does_not_depend_on_the_order_of_its_pages() {
+    // A resumed crawl adds the pages up in id order, the crawl in fetch order.
+    let pages: Vec<(bool, u64)> = (0..200u64).map(|i| (i % 3 == 0, (i * 37) % 71)).collect();
+    let mut forward = p(Strategy::BestFirst);
+    for &(on, n) in &pages {
+        forward.page_judged("a", on, Some(n));
+    }
+    let mut backward = p(Strategy::BestFirst);
+    for &(on, n) in pages.iter().rev() {
+        backward.page_judged("a", on, Some(n));
+    }
+    assert_eq!(
+        forward.host_yield("a").to_bits(),
+        backward.host_yield("a").to_bits()
+    );
+}
+
+#[test]
 fn a_manual_of_short_pages_keeps_its_yield_against_one_lucky_page() {
     // A manual: 14 long pages that pass, 30 footnotes of a dozen words that do not. Another
     // server: one long page that names a topic word, and one long page that does not.
