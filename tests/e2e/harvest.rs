@@ -213,22 +213,23 @@ fn harvest_of(set: &str, web: &Path, start: &str, topics: &[Topic]) -> Vec<(Stri
 /// server's yield depended on its length.
 #[test]
 fn best_first_harvest_on_a_development_web_and_an_unseen_one() {
-    let development = harvest_of(
-        "development",
-        &repo().join("corpora/demo/web.warc.gz"),
-        "portail.test",
-        &DEVELOPMENT,
-    );
-    for (name, h) in &development {
-        assert!(h.truth >= 0.9, "development, {name}: {:.3}", h.truth);
-    }
-    let unseen = harvest_of(
-        "unseen",
-        &repo().join("tests/data/harvest/unseen-web.warc.gz"),
-        "accueil.test",
-        &UNSEEN,
-    );
-    for (name, h) in &unseen {
-        assert!(h.truth >= 0.9, "unseen, {name}: {:.3}", h.truth);
+    let sets: [(&str, &str, &str, &[Topic]); 2] = [
+        (
+            "development",
+            "corpora/demo/web.warc.gz",
+            "portail.test",
+            &DEVELOPMENT,
+        ),
+        (
+            "unseen",
+            "tests/data/harvest/unseen-web.warc.gz",
+            "accueil.test",
+            &UNSEEN,
+        ),
+    ];
+    for (set, web, hub, topics) in sets {
+        for (name, h) in harvest_of(set, &repo().join(web), hub, topics) {
+            assert!(h.truth >= 0.9, "{set}, {name}: {:.3}", h.truth);
+        }
     }
 }
