@@ -120,18 +120,18 @@ pub fn analyze(
             .is_some_and(|l| languages.contains(&l.code));
     // The formula's tokens serve the centroid too (one tokenisation of the page).
     let centroid = focus.centroid.get();
+    let tokens = prepared.token_count();
     let similarity = centroid.map(|c| focus.similarity(c, &prepared, &text));
     let score = score::topic_score(
         &PageEvidence {
             verdict: &verdict,
-            tokens: prepared.token_count(),
+            tokens,
             language_ok,
             language_confidence: language.as_ref().map_or(0.0, |l| l.confidence),
         },
         similarity,
         &focus.weights,
     );
-    let judged_tokens = prepared.token_count() as u64;
     let links = focus.score_links(&topic.formula, &skimmed.links);
     // Seed pages teach the centroid their term counts (it is not learned yet).
     let terms = centroid.is_none().then(|| {
@@ -155,7 +155,7 @@ pub fn analyze(
         terms,
         targets: Vec::new(),
         digests: None,
-        judged_tokens,
+        judged_tokens: tokens as u64,
     }
 }
 
