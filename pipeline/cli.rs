@@ -42,6 +42,24 @@ pub enum Command {
     /// `changes.csv`, `rates.csv`, `host-rates.csv` in the run folder. Exit codes: 0 done;
     /// 2 fatal error; 130 interrupted (the same command resumes).
     Monitor(MonitorArgs),
+    /// Join a crawl shared by several processes or machines through PostgreSQL: this worker
+    /// leases servers from the shared frontier, fetches them politely and stores what it
+    /// fetched in RUN/workers/NAME/ (docs/GUIDE.md, "Several machines"). Exit codes: 0 the
+    /// crawl has nothing left; 2 fatal error; 130 interrupted (its servers go back to the
+    /// others).
+    Worker(WorkerArgs),
+    /// Gather the workers' folders of a shared crawl (RUN/workers/*) into RUN, then extract
+    /// and export there: RUN becomes an ordinary run folder. Exit codes as `glaneur run`.
+    Collect {
+        /// The crawl's run folder (the workers' `--out`).
+        run: PathBuf,
+        /// Topic file to extract and export with (default: the one the workers followed).
+        #[arg(long, value_name = "FILE")]
+        topic: Option<PathBuf>,
+        /// No progress bars.
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// Validate a topic file and print it resolved, without fetching anything.
     Check {
         /// Topic file or folder (default: the embedded demo topic).
@@ -250,6 +268,43 @@ pub struct RunArgs {
     /// "Watching pages change").
     #[arg(long, value_name = "FILE")]
     pub virtual_clock: Option<PathBuf>,
+    /// Keep the crawl's frontier in this PostgreSQL database (connection string) instead of
+    /// crawl.sqlite: this process is one worker of the shared crawl (see `glaneur worker`),
+    /// and when the crawl has nothing left its folder is collected, extracted and exported.
+    #[arg(long, value_name = "POSTGRES")]
+    pub store: Option<String>,
+}
+
+/// Flags of `glaneur worker`.
+#[derive(Debug, clap::Args)]
+pub struct WorkerArgs {
+    /// Topic file or folder (every worker of a crawl uses the same file).
+    pub topic: PathBuf,
+    /// The shared frontier: a PostgreSQL connection string, e.g.
+    /// `postgres://glaneur@db.lab.example/corpora` or `host=/run/postgresql dbname=corpora`.
+    #[arg(long, value_name = "POSTGRES")]
+    pub store: String,
+    /// Crawl id in the database (default: the topic's name): workers with the same id share
+    /// one crawl.
+    #[arg(long, value_name = "ID")]
+    pub crawl: Option<String>,
+    /// The crawl's run folder (default: `run/` beside the topic file); this worker writes in
+    /// `workers/NAME/` inside it.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// This worker's name (default: the machine's name and the process id).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// Seconds a server stays leased to a worker that stopped renewing it (killed, cut off)
+    /// before another worker may take it over.
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::workers::DEFAULT_LEASE_SECONDS)]
+    pub lease_seconds: f64,
+    /// Send every request through this HTTP proxy.
+    #[arg(long, value_name = "URL")]
+    pub proxy: Option<String>,
+    /// No progress bars.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// Flags of `glaneur monitor`.

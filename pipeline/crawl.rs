@@ -47,7 +47,6 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering as MemOrdering;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use stages::focus::score::{self, LinkSignals, Scope};
 use stages::focus::strategy::{self, Prioritizer};
 use stages::web::robots::Robots;
@@ -65,6 +64,8 @@ use crate::topic::Topic;
 mod analyze;
 mod focus;
 mod job;
+mod lease;
+pub use lease::WorkerLink;
 mod live;
 mod load;
 mod pool;
@@ -89,6 +90,11 @@ pub const MAX_REDIRECTS: u32 = 5;
 
 /// Commit the crawl state at least this often.
 const COMMIT_EVERY: Duration = Duration::from_secs(1);
+
+/// A worker of a shared crawl commits (and tells the shared frontier what it settled) this
+/// often: a worker killed with `kill -9` costs the others a second request for what it fetched
+/// since its last commit, so that window is kept short.
+const WORKER_COMMIT_EVERY: Duration = Duration::from_millis(200);
 
 /// Everything the crawl needs that does not change during it.
 pub struct CrawlContext {
@@ -350,9 +356,13 @@ struct Crawler<'a> {
     started_at: f64,
     /// The last count of queued URLs, and when it was taken (see `live::publish`).
     queued_count: (Option<Instant>, u64),
+    /// A worker of a shared crawl: its link to the shared frontier (see `lease`).
+    worker: Option<WorkerLink>,
 }
 
-/// Runs the crawl until the frontier is empty, the budget is spent or `shutdown` fires.
+/// Runs the crawl until the frontier is empty, the budget is spent or `shutdown` fires. With
+/// a `worker` link, the frontier is the shared one: this process fetches the servers it
+/// leases, until no worker has anything left.
 pub async fn crawl(
     ctx: Arc<CrawlContext>,
     store: &mut Store,
@@ -360,6 +370,7 @@ pub async fn crawl(
     warc_repaired_bytes: u64,
     progress: &Progress,
     mut shutdown: watch::Receiver<bool>,
+    worker: Option<WorkerLink>,
 ) -> anyhow::Result<CrawlOutcome> {
     let started = Instant::now();
     // Pages waiting for a revisit are requests to make again, so they leave the count.
@@ -388,12 +399,30 @@ pub async fn crawl(
         latest: Default::default(),
         started_at: now_epoch(),
         queued_count: (None, 0),
+        worker,
     };
+    if crawler.worker.is_some() {
+        if crawler.prio.needs_graph() || ctx.pass.monitor {
+            anyhow::bail!(
+                "crawl.strategy = {:?} needs the whole link graph in one process: a shared \
+                 crawl (glaneur worker) runs best-first or breadth-first",
+                crawler.prio.strategy().name()
+            );
+        }
+        crawler.store.keep_settled();
+    }
     // A monitor round leaves the crawl's own state (and its resume) alone.
     let monitor = ctx.pass.monitor;
     let resumed = !monitor && crawler.store.begin_crawl()?;
     crawler.load_frontier(resumed)?;
     crawler.recover_from_warc()?;
+    if crawler.worker.is_some() {
+        // The seeds this worker gathered went to the shared frontier, and any worker may
+        // fetch them: the centroid is learned from the seed pages this one fetches.
+        crawler.seeds.forget_waiting();
+        crawler.commit()?;
+        crawler.sync_worker(false).await?;
+    }
 
     let concurrency = ctx.topic.file.crawl.concurrency;
     let max_pages = if monitor {
@@ -423,7 +452,12 @@ pub async fn crawl(
     // A stop asked while the frontier was loading (its `changed` is then already seen).
     // Once a second whatever else happens: commit, live.json, a stop request. One timer for
     // the whole crawl (not one per turn of the loop).
-    let mut tick = tokio::time::interval(COMMIT_EVERY);
+    let commit_every = if crawler.worker.is_some() {
+        WORKER_COMMIT_EVERY
+    } else {
+        COMMIT_EVERY
+    };
+    let mut tick = tokio::time::interval(commit_every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut stopping = *shutdown.borrow();
     crawler.outcome.interrupted = stopping;
@@ -449,7 +483,17 @@ pub async fn crawl(
             if !stopping && !budget_spent && crawler.refill_stranded()? {
                 continue;
             }
-            if stopping || !fetchable || budget_spent {
+            // A worker with nothing fetchable asks the shared frontier (see `lease`).
+            let mut others_busy = false;
+            if crawler.worker.is_some() && !stopping && !fetchable && !budget_spent {
+                crawler.commit()?;
+                match crawler.sync_worker(true).await? {
+                    lease::Next::Work => continue,
+                    lease::Next::Wait => others_busy = true,
+                    lease::Next::Done => {}
+                }
+            }
+            if !others_busy && (stopping || !fetchable || budget_spent) {
                 crawler.outcome.budget_reached = !stopping && crawler.has_pending();
                 break;
             }
@@ -492,8 +536,11 @@ pub async fn crawl(
                 crawler.handle(result)?;
             }
         }
-        if ticked || crawler.last_commit.elapsed() >= COMMIT_EVERY {
+        if ticked || crawler.last_commit.elapsed() >= commit_every {
             crawler.commit()?;
+            if crawler.worker.is_some() {
+                crawler.sync_worker(false).await?;
+            }
             crawler.publish(max_pages)?;
             if !stopping && crawler.stop_asked() {
                 stopping = true;
@@ -511,6 +558,9 @@ pub async fn crawl(
         crawler.store.end_crawl(interrupted)?;
     }
     crawler.commit()?;
+    if crawler.worker.is_some() {
+        crawler.leave_shared().await?;
+    }
     // The last figures exactly: the queue counted again.
     crawler.queued_count.0 = None;
     crawler.publish(max_pages)?;
@@ -775,28 +825,6 @@ fn fingerprint(text: &str) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     text.hash(&mut hasher);
     hasher.finish()
-}
-
-/// Runs the crawl on the run's runtime, on the calling thread (the caller is synchronous).
-pub fn run_blocking(
-    ctx: Arc<CrawlContext>,
-    store: &mut Store,
-    warc: &mut WarcFile,
-    warc_repaired_bytes: u64,
-    progress: &Progress,
-    shutdown: watch::Receiver<bool>,
-    runtime: &tokio::runtime::Runtime,
-) -> anyhow::Result<CrawlOutcome> {
-    runtime
-        .block_on(crawl(
-            ctx,
-            store,
-            warc,
-            warc_repaired_bytes,
-            progress,
-            shutdown,
-        ))
-        .context("the crawl stopped on an error")
 }
 
 #[cfg(test)]

@@ -48,6 +48,7 @@ pub mod store;
 pub mod topic;
 pub mod verify;
 pub mod warcfile;
+pub mod workers;
 
 use std::path::Path;
 

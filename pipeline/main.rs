@@ -36,6 +36,39 @@ fn main() -> ExitCode {
         )
         .init();
     let result = match cli.command.unwrap_or(Command::Run(RunArgs::default())) {
+        Command::Run(RunArgs {
+            store: Some(store),
+            topic,
+            out,
+            from,
+            to,
+            proxy,
+            replay,
+            quiet,
+            revisit,
+            virtual_clock,
+        }) => {
+            let alone = from == glaneur::run::Stage::Seeds
+                && to.is_none()
+                && replay.is_none()
+                && !revisit
+                && virtual_clock.is_none();
+            if alone {
+                glaneur::workers::run_alone(topic, out, store, proxy, quiet).map(|ending| {
+                    match ending {
+                        Ending::Corpus | Ending::Stopped => ExitCode::SUCCESS,
+                        Ending::Empty => ExitCode::from(1),
+                        Ending::Interrupted => ExitCode::from(130),
+                    }
+                })
+            } else {
+                Err(anyhow::anyhow!(
+                    "--store runs the whole pipeline on a shared frontier: it goes with none of \
+                     --from, --to, --replay, --revisit, --virtual-clock (after the crawl, \
+                     `glaneur run TOPIC --out RUN --from extract` works on the collected folder)"
+                ))
+            }
+        }
         Command::Run(args) => glaneur::run::run(&RunOptions {
             topic: args.topic,
             out: args.out,
@@ -70,6 +103,27 @@ fn main() -> ExitCode {
             glaneur::monitor::Ending::Done => ExitCode::SUCCESS,
             glaneur::monitor::Ending::Interrupted => ExitCode::from(130),
         }),
+        Command::Worker(args) => glaneur::workers::worker(&glaneur::workers::WorkerOptions {
+            topic: args.topic,
+            out: args.out,
+            store: args.store,
+            crawl: args.crawl,
+            name: args.name,
+            lease_seconds: args.lease_seconds,
+            proxy: args.proxy,
+            quiet: args.quiet,
+        })
+        .map(|ending| match ending {
+            Ending::Corpus | Ending::Stopped | Ending::Empty => ExitCode::SUCCESS,
+            Ending::Interrupted => ExitCode::from(130),
+        }),
+        Command::Collect { run, topic, quiet } => {
+            glaneur::workers::collect(&run, topic.as_deref(), quiet).map(|ending| match ending {
+                Ending::Corpus | Ending::Stopped => ExitCode::SUCCESS,
+                Ending::Empty => ExitCode::from(1),
+                Ending::Interrupted => ExitCode::from(130),
+            })
+        }
         Command::Check { topic } => glaneur::check(topic.as_deref()).map(print_ok),
         Command::Formula {
             expression,

@@ -381,6 +381,17 @@ impl CrawlStage<'_> {
         shutdown: watch::Receiver<bool>,
         pass: crawl::Pass,
     ) -> anyhow::Result<crawl::CrawlOutcome> {
+        self.run_shared(store, shutdown, pass, None)
+    }
+
+    /// [`CrawlStage::run`], as a worker of a shared crawl when `worker` is given.
+    pub(crate) fn run_shared(
+        &self,
+        store: &mut Store,
+        shutdown: watch::Receiver<bool>,
+        pass: crawl::Pass,
+        worker: Option<crawl::WorkerLink>,
+    ) -> anyhow::Result<crawl::CrawlOutcome> {
         let topic = self.topic;
         let canonicalizer = topic.file.urls.canonicalizer();
         let fetcher = match self.replay {
@@ -428,15 +439,18 @@ impl CrawlStage<'_> {
             run_dir: self.run_dir.to_path_buf(),
             pass,
         });
-        crawl::run_blocking(
-            ctx,
-            store,
-            &mut warc,
-            opened.truncated_bytes,
-            self.progress,
-            shutdown,
-            self.runtime,
-        )
+        // On the run's runtime, on the calling thread (the caller is synchronous).
+        self.runtime
+            .block_on(crawl::crawl(
+                ctx,
+                store,
+                &mut warc,
+                opened.truncated_bytes,
+                self.progress,
+                shutdown,
+                worker,
+            ))
+            .context("the crawl stopped on an error")
     }
 }
 

@@ -25,6 +25,7 @@ use rusqlite::{Connection, OptionalExtension, ToSql, params};
 mod decisions;
 mod focus;
 mod hosts;
+mod merge;
 mod overview;
 mod read;
 mod revisit;
@@ -32,7 +33,9 @@ mod rows;
 mod seeds;
 mod visits;
 mod warc;
+mod worker;
 pub use decisions::{Decision, DecisionFilter};
+pub use merge::Merged;
 pub use overview::{KeptRow, UrlFacts};
 pub use read::{JudgedPage, SeedOutcome, SeedSighting, UrlOutcome};
 pub use rows::{FetchRow, PageFacts, QueuedUrl, StoredPage, Via};
@@ -147,6 +150,9 @@ pub struct Store {
     checkpointer: Option<Checkpointer>,
     /// [`LOG_RESTART_PAGES`] (smaller in tests).
     log_restart_pages: i64,
+    /// URLs settled since the last [`Store::take_settled`], when a worker keeps count (see
+    /// `glaneur worker`: the shared frontier learns which URLs are done).
+    settled: Option<Vec<i64>>,
 }
 
 /// Pages of write-ahead log past which the crawl loop lets the log start over (see
@@ -257,6 +263,7 @@ impl Store {
             uncommitted: 0,
             checkpointer: None,
             log_restart_pages: LOG_RESTART_PAGES,
+            settled: None,
         })
     }
 
@@ -312,6 +319,7 @@ impl Store {
             uncommitted: 0,
             checkpointer,
             log_restart_pages: LOG_RESTART_PAGES,
+            settled: None,
         })
     }
 
@@ -423,6 +431,7 @@ impl Store {
                 "UPDATE urls SET state = 'skipped', reason = ?2, detail = ?3 WHERE id = ?1",
             )?
             .execute(params![id, reason, detail])?;
+        self.note_settled(id);
         self.uncommitted += 1;
         Ok(())
     }
@@ -445,6 +454,7 @@ impl Store {
                 "UPDATE urls SET state = 'failed', reason = ?2, detail = ?3, fetched_at = ?4 WHERE id = ?1",
             )?
             .execute(params![id, reason, detail, now])?;
+        self.note_settled(id);
         self.uncommitted += 1;
         Ok(())
     }
@@ -486,6 +496,7 @@ impl Store {
                 warc_offset,
                 warc_length
             ])?;
+        self.note_settled(id);
         self.uncommitted += 1;
         Ok(())
     }

@@ -270,6 +270,13 @@ pub struct SeedWatch {
     terms: Vec<(i64, TermCounts)>,
 }
 
+impl SeedWatch {
+    /// Waits for no seed (a worker of a shared crawl fetches only some of them).
+    pub fn forget_waiting(&mut self) {
+        self.waiting.clear();
+    }
+}
+
 /// The strategy settings of a topic.
 pub fn settings(topic: &Topic) -> Settings {
     Settings {
@@ -284,6 +291,11 @@ impl Crawler<'_> {
     /// Puts a URL in its host's queue with the strategy's key — or, over the in-memory
     /// budget, leaves it in the database (see [`Crawler::dequeue`]).
     pub(super) fn queue_url(&mut self, host: &str, id: i64, depth: u32, priority: f64, hops: u32) {
+        if self.worker.is_some() {
+            // A worker queues only what the shared frontier hands it (see `lease`).
+            self.hand_over(host, id, depth, priority, hops);
+            return;
+        }
         // Over the budget the URL lives in the database only (it is already there, queued) —
         // except a server's first one: a server with an empty queue could never be picked,
         // and its URLs on disk are read back only when its queue runs dry.
@@ -294,6 +306,20 @@ impl Crawler<'_> {
                 return;
             }
         }
+        let q = self.prio.queue(id, host, depth, priority, hops);
+        self.push_queued(q, 0, false);
+    }
+
+    /// A URL the shared frontier handed to this worker: in its server's queue (the amount
+    /// taken at a time bounds the memory; see `lease`).
+    pub(super) fn queue_local(
+        &mut self,
+        host: &str,
+        id: i64,
+        depth: u32,
+        priority: f64,
+        hops: u32,
+    ) {
         let q = self.prio.queue(id, host, depth, priority, hops);
         self.push_queued(q, 0, false);
     }

@@ -105,6 +105,16 @@ impl Store {
 
     /// Settles every URL of a server still queued; returns how many.
     pub fn skip_host(&mut self, host: &str, reason: Reason, detail: &str) -> anyhow::Result<u64> {
+        if self.settled.is_some() {
+            let ids: Vec<i64> = self
+                .conn
+                .prepare_cached("SELECT id FROM urls WHERE host = ?1 AND state = 'queued'")?
+                .query_map(params![host], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            for id in ids {
+                self.note_settled(id);
+            }
+        }
         let n = self
             .conn
             .prepare_cached(

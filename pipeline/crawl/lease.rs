@@ -1,0 +1,348 @@
+//! A worker's side of a crawl shared through PostgreSQL (`glaneur worker`).
+//!
+//! **In:** the shared frontier (`crate::workers::frontier`), this worker's `crawl.sqlite`.
+//! **Out:** the URLs this worker found, in the shared seen set; the servers it leases, fetched
+//! with the loop of a single crawl; the URLs it settled, marked done once committed here.
+//!
+//! **Invariants:**
+//! - a URL joins this worker's queues only when the shared frontier hands it over (`take`) on
+//!   a server this worker leases: what it finds goes to the shared frontier first, which drops
+//!   what another worker already saw;
+//! - a URL is marked done in the shared frontier only after the row that settles it is
+//!   committed in this worker's `crawl.sqlite` (a `kill -9` in between costs a second request
+//!   for it, never its loss);
+//! - a server is let go only when nothing of it is queued here, in flight or taken and
+//!   unsettled; its remaining delay goes with it (`next_allowed`), and the lease is renewed
+//!   every second while held.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+
+use crate::clock::now_epoch;
+use crate::store::Via;
+use crate::workers::frontier::{Frontier, Pushed};
+
+use super::Crawler;
+
+/// URLs taken from the shared frontier per server and call, at most.
+const TAKE_PER_HOST: usize = 256;
+
+/// Servers held at most per request of `crawl.concurrency` (bounds the memory and what a
+/// stalled worker keeps from the others).
+const MAX_HELD_PER_REQUEST: usize = 64;
+
+/// How often a worker exchanges with the shared frontier (its commit interval).
+const WORKER_EXCHANGE: Duration = super::WORKER_COMMIT_EVERY;
+
+/// A worker's link to the shared frontier, owned by the crawl loop.
+pub struct WorkerLink {
+    frontier: Frontier,
+    /// Servers leased to this worker, with the URLs taken on each and not settled yet.
+    held: HashMap<String, HashMap<i64, String>>,
+    /// Local ids of the taken URLs, with their server.
+    taken: HashMap<i64, String>,
+    /// URLs found here, not yet in the shared frontier: (local id, server, depth, priority, hops).
+    outbox: Vec<(i64, String, u32, f64, u32)>,
+    /// The crawl's page requests (all workers) at the last renewal.
+    synced_requests: u64,
+    /// Requests this worker may have in flight (`crawl.concurrency`).
+    concurrency: usize,
+    /// This worker created the crawl: once its seeds are in the shared frontier, the other
+    /// workers are told they may start.
+    announce_seeds: bool,
+}
+
+/// What the shared frontier has for an idle worker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    /// Work arrived: go on.
+    Work,
+    /// Nothing for this worker now, but the crawl is not over (URLs of servers leased by
+    /// others or resting, pages of other workers that may bring links): ask again soon.
+    Wait,
+    /// Nothing left for anyone.
+    Done,
+}
+
+impl WorkerLink {
+    /// A link for a crawl of `concurrency` parallel requests; `creator`: this worker created
+    /// the crawl and gathered its seeds.
+    pub fn new(frontier: Frontier, concurrency: usize, creator: bool) -> WorkerLink {
+        WorkerLink {
+            frontier,
+            held: HashMap::new(),
+            taken: HashMap::new(),
+            outbox: Vec::new(),
+            synced_requests: 0,
+            concurrency: concurrency.max(1),
+            announce_seeds: creator,
+        }
+    }
+
+    /// The shared frontier.
+    pub fn frontier(&self) -> &Frontier {
+        &self.frontier
+    }
+}
+
+impl Crawler<'_> {
+    /// Worker mode: a URL found and admitted here waits for the shared frontier's verdict.
+    pub(super) fn hand_over(&mut self, host: &str, id: i64, depth: u32, priority: f64, hops: u32) {
+        if let Some(link) = self.worker.as_mut() {
+            link.outbox
+                .push((id, host.to_string(), depth, priority, hops));
+        }
+    }
+
+    /// Exchanges with the shared frontier (after a commit of `crawl.sqlite`): the settled
+    /// URLs are marked done, the URLs found are added, the leases renewed, the drained servers
+    /// let go, new servers leased and their URLs taken. `idle`: nothing is fetchable here,
+    /// so whether the crawl is over is asked too.
+    pub(super) async fn sync_worker(&mut self, idle: bool) -> anyhow::Result<Next> {
+        let Some(mut link) = self.worker.take() else {
+            return Ok(Next::Done);
+        };
+        let next = self.exchange(&mut link, idle).await;
+        self.worker = Some(link);
+        next.context(
+            "the shared frontier (PostgreSQL) failed: this worker stops; its servers and URLs \
+             go back to the other workers when its leases expire",
+        )
+    }
+
+    async fn exchange(&mut self, link: &mut WorkerLink, idle: bool) -> anyhow::Result<Next> {
+        // 1. Settled and committed here: done for everyone.
+        let mut done = Vec::new();
+        for id in self.store.take_settled() {
+            if let Some(host) = link.taken.remove(&id)
+                && let Some(url) = link.held.get_mut(&host).and_then(|t| t.remove(&id))
+            {
+                done.push(url);
+            }
+        }
+        link.frontier
+            .done(&done.iter().map(String::as_str).collect::<Vec<_>>())
+            .await?;
+        // 2. Found here: into the shared seen set.
+        let outbox = std::mem::take(&mut link.outbox);
+        let mut pushed = Vec::with_capacity(outbox.len());
+        for (id, host, depth, priority, hops) in outbox {
+            let Some(url) = self.store.url_of(id)? else {
+                continue;
+            };
+            let seed = self.store.seed_source(id)?;
+            pushed.push(Pushed {
+                url,
+                host,
+                depth,
+                priority,
+                hops,
+                seed,
+            });
+        }
+        link.frontier.push(&pushed).await?;
+        if std::mem::take(&mut link.announce_seeds) {
+            link.frontier.mark_seeded().await?;
+        }
+        // 3. Leases renewed with each server's remaining delay; the crawl's requests counted.
+        let now = Instant::now();
+        let waits: Vec<(String, f64)> = link
+            .held
+            .keys()
+            .map(|h| (h.clone(), self.remaining_delay(h, now)))
+            .collect();
+        let new_requests = self.requests_total.saturating_sub(link.synced_requests);
+        let (lost, requests) = link
+            .frontier
+            .renew(
+                &waits
+                    .iter()
+                    .map(|(h, w)| (h.as_str(), *w))
+                    .collect::<Vec<_>>(),
+                new_requests,
+            )
+            .await?;
+        self.requests_total = requests;
+        link.synced_requests = requests;
+        for host in lost {
+            self.lose(link, &host);
+        }
+        // 4. Servers this worker holds: their waiting URLs; new servers when there is room.
+        let want = self.servers_wanted(link, Instant::now());
+        let claimed = if self.requests_total < self.ctx.topic.file.crawl.max_pages {
+            link.frontier.claim(want).await?
+        } else {
+            Vec::new()
+        };
+        let now = Instant::now();
+        for c in &claimed {
+            link.held.entry(c.host.clone()).or_default();
+            let host = self.host_mut(&c.host);
+            let at = now + Duration::from_secs_f64(c.wait.clamp(0.0, 86_400.0));
+            host.next_at = host.next_at.max(at);
+        }
+        let hungry: Vec<&str> = link
+            .held
+            .keys()
+            .filter(|h| {
+                self.hosts
+                    .get(h.as_str())
+                    .is_none_or(|x| x.queue.len() < TAKE_PER_HOST)
+            })
+            .map(String::as_str)
+            .collect();
+        let limit = TAKE_PER_HOST * hungry.len();
+        let arrived = link.frontier.take(&hungry, limit).await?;
+        let got = !arrived.is_empty();
+        let mut settled_here = Vec::new();
+        for p in arrived {
+            settled_here.extend(self.import(link, p)?);
+        }
+        link.frontier
+            .done(&settled_here.iter().map(String::as_str).collect::<Vec<_>>())
+            .await?;
+        // 5. Drained servers go back, with what is left of their delay.
+        let now = Instant::now();
+        let drained: Vec<(String, f64)> = link
+            .held
+            .iter()
+            .filter(|(h, taken)| {
+                taken.is_empty()
+                    && self
+                        .hosts
+                        .get(h.as_str())
+                        .is_none_or(|x| x.queue.is_empty() && x.in_flight == 0)
+            })
+            .map(|(h, _)| (h.clone(), self.remaining_delay(h, now)))
+            .collect();
+        link.frontier
+            .release(
+                &drained
+                    .iter()
+                    .map(|(h, w)| (h.as_str(), *w))
+                    .collect::<Vec<_>>(),
+            )
+            .await?;
+        for (h, _) in &drained {
+            link.held.remove(h);
+        }
+        if got {
+            return Ok(Next::Work);
+        }
+        if !idle {
+            return Ok(Next::Wait);
+        }
+        let left = link.frontier.left().await?;
+        if left.waiting == 0 && left.taken == 0 && link.held.is_empty() {
+            Ok(Next::Done)
+        } else {
+            Ok(Next::Wait)
+        }
+    }
+
+    /// A URL handed over by the shared frontier joins this worker's queue. Returns it when it
+    /// was settled here already (a lease lost and won back): done for everyone.
+    fn import(&mut self, link: &mut WorkerLink, p: Pushed) -> anyhow::Result<Option<String>> {
+        let via = if p.seed.is_some() {
+            Via::Seed
+        } else {
+            Via::Link
+        };
+        let (id, new) =
+            self.store
+                .insert_url(&p.url, &p.host, p.depth, None, via, p.priority, now_epoch())?;
+        if let Some(source) = &p.seed {
+            self.store.seed(id, source, None, None, None)?;
+            self.prio.seed(id);
+        }
+        if !new && !self.store.adopt(id)? {
+            return Ok(Some(p.url));
+        }
+        if p.hops > 0 {
+            self.store.set_hops(id, p.hops)?;
+        }
+        link.held
+            .entry(p.host.clone())
+            .or_default()
+            .insert(id, p.url);
+        link.taken.insert(id, p.host.clone());
+        self.queue_local(&p.host, id, p.depth, p.priority, p.hops);
+        Ok(None)
+    }
+
+    /// A lease expired while this worker held it (it stalled longer than the lease): the
+    /// server's URLs left here are another worker's now.
+    fn lose(&mut self, link: &mut WorkerLink, host: &str) {
+        if let Some(taken) = link.held.remove(host) {
+            for id in taken.keys() {
+                link.taken.remove(id);
+            }
+        }
+        let Some(h) = self.hosts.get_mut(host) else {
+            return;
+        };
+        let entries: Vec<i64> = h.queue.drain().map(|e| e.id).collect();
+        self.in_memory = self.in_memory.saturating_sub(entries.len());
+        for id in entries {
+            self.prio.taken(id);
+        }
+        self.progress.note(&format!(
+            "the lease on {host} expired before it was renewed: its URLs went to another worker"
+        ));
+    }
+
+    /// How many more servers this worker should lease: as many as its requests in flight
+    /// leave room for, not counting the servers it holds that are being asked or may be asked
+    /// within the next exchange. A worker does not hoard servers it cannot ask (the others
+    /// would wait), and on a polite crawl, whose servers rest most of the time, it holds many.
+    fn servers_wanted(&self, link: &WorkerLink, now: Instant) -> usize {
+        let soon = now + WORKER_EXCHANGE;
+        let (mut busy, mut ready) = (0, 0);
+        for name in link.held.keys() {
+            let Some(h) = self.hosts.get(name) else {
+                continue;
+            };
+            if h.in_flight > 0 {
+                busy += 1;
+            } else if !h.queue.is_empty() && h.next_at <= soon {
+                ready += 1;
+            }
+        }
+        let room = (link.concurrency * MAX_HELD_PER_REQUEST).saturating_sub(link.held.len());
+        link.concurrency.saturating_sub(busy + ready).min(room)
+    }
+
+    /// Seconds before the server may be asked again.
+    fn remaining_delay(&self, host: &str, now: Instant) -> f64 {
+        self.hosts.get(host).map_or(0.0, |h| {
+            h.next_at.saturating_duration_since(now).as_secs_f64()
+        })
+    }
+
+    /// The crawl ends (or stops): URLs taken and not settled wait again for another worker,
+    /// every server is let go, the worker leaves the crawl.
+    pub(super) async fn leave_shared(&mut self) -> anyhow::Result<()> {
+        // What was settled and committed is done first.
+        self.sync_worker(false).await?;
+        let Some(link) = self.worker.take() else {
+            return Ok(());
+        };
+        let left: Vec<&str> = link
+            .held
+            .values()
+            .flat_map(|t| t.values().map(String::as_str))
+            .collect();
+        link.frontier.give_back(&left).await?;
+        let now = Instant::now();
+        let waits: Vec<(&str, f64)> = link
+            .held
+            .keys()
+            .map(|h| (h.as_str(), self.remaining_delay(h, now)))
+            .collect();
+        link.frontier.release(&waits).await?;
+        link.frontier.finish().await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,548 @@
+//! The PostgreSQL frontier that several `glaneur worker` processes share.
+//!
+//! **In:** a PostgreSQL connection string (`postgres://…` or `host=… user=…`), a crawl id,
+//! the worker's name. **Out:** the shared seen set and queue of a crawl, the leases on
+//! servers, the servers' politeness clocks, the crawl's request count.
+//!
+//! **Invariants:**
+//! - a URL is in `urls` at most once per crawl (the seen set: its primary key); its `state` is
+//!   `q` (waiting), `t` (taken by the worker that holds its server's lease) or `d` (settled by
+//!   a worker: its row is in that worker's `crawl.sqlite`);
+//! - a server (politeness key) is leased to at most one worker at a time, across all crawls of
+//!   the database (`hosts` has one row per server): only the lease holder sends it requests,
+//!   so the topic's delay between two requests holds however many workers run; a lease not
+//!   renewed for `lease` seconds expires, and the server returns to the pool with the URLs its
+//!   holder had taken (`t` → `q`);
+//! - a lease is claimed only when the server's `next_allowed` has come: the holder writes it
+//!   when it renews and when it lets the server go, so the next holder keeps the delay;
+//! - the database's clock is the only clock compared across machines (`now()`): workers send
+//!   durations, never instants.
+
+use std::time::Duration;
+
+use anyhow::Context;
+use tokio_postgres::{Client, NoTls};
+
+/// The tables, in the schema `glaneur` of the database.
+const SCHEMA: &str = "
+CREATE SCHEMA IF NOT EXISTS glaneur;
+CREATE TABLE IF NOT EXISTS glaneur.crawls (
+    crawl      text PRIMARY KEY,
+    topic      text NOT NULL,              -- the topic file every worker of the crawl follows
+    max_pages  bigint NOT NULL,            -- crawl.max_pages: the budget of all workers together
+    requests   bigint NOT NULL DEFAULT 0,  -- page requests made by all workers
+    seeded     boolean NOT NULL DEFAULT false,
+    created    timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS glaneur.hosts (   -- one row per server, shared by all crawls
+    host         text PRIMARY KEY,              -- politeness key: scheme://host:port
+    next_allowed timestamptz NOT NULL DEFAULT now(),
+    owner        text,                          -- the worker holding the lease
+    lease_until  timestamptz
+);
+CREATE TABLE IF NOT EXISTS glaneur.queues (  -- a crawl's servers, best waiting priority first
+    crawl text NOT NULL,
+    host  text NOT NULL,
+    best  real NOT NULL,
+    PRIMARY KEY (crawl, host)
+);
+CREATE INDEX IF NOT EXISTS queues_best ON glaneur.queues (crawl, best DESC);
+CREATE TABLE IF NOT EXISTS glaneur.urls (
+    crawl    text NOT NULL,
+    url      text NOT NULL,     -- canonical URL (the seen-set key)
+    host     text NOT NULL,
+    depth    integer NOT NULL,
+    priority real NOT NULL,
+    hops     integer NOT NULL,  -- off-topic pages in a row before it (tunnelling)
+    seed     text,              -- the seed's source when it is one
+    state    \"char\" NOT NULL,   -- q waiting | t taken by the server's lease holder | d settled
+    worker   text,              -- who took it
+    PRIMARY KEY (crawl, url)
+);
+CREATE INDEX IF NOT EXISTS urls_open ON glaneur.urls (crawl, host) WHERE state <> 'd';
+CREATE TABLE IF NOT EXISTS glaneur.workers (
+    crawl    text NOT NULL,
+    worker   text NOT NULL,
+    folder   text NOT NULL,     -- its run folder (crawl.sqlite and WARC file)
+    started  timestamptz NOT NULL DEFAULT now(),
+    seen     timestamptz NOT NULL DEFAULT now(),
+    finished timestamptz,
+    PRIMARY KEY (crawl, worker)
+);
+";
+
+/// A URL handed to the shared frontier.
+#[derive(Debug, Clone)]
+pub struct Pushed {
+    /// Canonical URL.
+    pub url: String,
+    /// Politeness key.
+    pub host: String,
+    /// Links from a seed.
+    pub depth: u32,
+    /// Link priority.
+    pub priority: f64,
+    /// Off-topic pages in a row before it.
+    pub hops: u32,
+    /// The seed's source, when it is a seed.
+    pub seed: Option<String>,
+}
+
+/// A server leased to this worker, and how long its politeness delay still runs.
+#[derive(Debug, Clone)]
+pub struct Claimed {
+    /// Politeness key.
+    pub host: String,
+    /// Seconds before the server may be asked (0 when it may be now).
+    pub wait: f64,
+}
+
+/// What is left of a crawl in the shared frontier.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Left {
+    /// URLs waiting for a worker.
+    pub waiting: u64,
+    /// URLs taken by a worker and not settled yet.
+    pub taken: u64,
+}
+
+/// One worker's connection to the shared frontier of one crawl.
+pub struct Frontier {
+    client: Client,
+    crawl: String,
+    worker: String,
+    lease: Duration,
+}
+
+impl Frontier {
+    /// Connects, creates the tables when they are missing, and registers the worker.
+    pub async fn connect(
+        url: &str,
+        crawl: &str,
+        worker: &str,
+        lease: Duration,
+    ) -> anyhow::Result<Frontier> {
+        let (client, connection) =
+            tokio_postgres::connect(url, NoTls).await.with_context(|| {
+                format!(
+                    "cannot connect to the PostgreSQL server of --store {}",
+                    redact(url)
+                )
+            })?;
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::error!("the PostgreSQL connection closed: {error}");
+            }
+        });
+        // Two workers starting at once both create the tables: one waits for the other's
+        // to be committed (three round trips: a batch is one transaction, and the lock must
+        // outlive it).
+        let create = async {
+            client.execute("SELECT pg_advisory_lock(7411)", &[]).await?;
+            let created = client.batch_execute(SCHEMA).await;
+            client
+                .execute("SELECT pg_advisory_unlock(7411)", &[])
+                .await?;
+            created
+        };
+        create
+            .await
+            .context("cannot create glaneur's tables in the PostgreSQL database")?;
+        Ok(Frontier {
+            client,
+            crawl: crawl.to_string(),
+            worker: worker.to_string(),
+            lease,
+        })
+    }
+
+    /// The crawl id.
+    pub fn crawl(&self) -> &str {
+        &self.crawl
+    }
+
+    /// The worker's name.
+    pub fn worker(&self) -> &str {
+        &self.worker
+    }
+
+    /// Creates the crawl (true) or joins it (false: it exists; its topic must be `topic`).
+    pub async fn create_or_join(
+        &self,
+        topic: &str,
+        max_pages: u64,
+        folder: &str,
+    ) -> anyhow::Result<bool> {
+        let max = i64::try_from(max_pages).unwrap_or(i64::MAX);
+        let created = self
+            .client
+            .execute(
+                "INSERT INTO glaneur.crawls (crawl, topic, max_pages) VALUES ($1, $2, $3)
+                 ON CONFLICT (crawl) DO NOTHING",
+                &[&self.crawl, &topic, &max],
+            )
+            .await?
+            == 1;
+        if !created {
+            let row = self
+                .client
+                .query_one(
+                    "SELECT topic FROM glaneur.crawls WHERE crawl = $1",
+                    &[&self.crawl],
+                )
+                .await?;
+            let theirs: String = row.get(0);
+            if theirs != topic {
+                anyhow::bail!(
+                    "the crawl {:?} in this database follows another topic file: every worker \
+                     of a crawl needs the same topic (or choose another --crawl)",
+                    self.crawl
+                );
+            }
+        }
+        self.client
+            .execute(
+                "INSERT INTO glaneur.workers (crawl, worker, folder) VALUES ($1, $2, $3)
+                 ON CONFLICT (crawl, worker) DO UPDATE SET folder = $3, seen = now(), finished = NULL",
+                &[&self.crawl, &self.worker, &folder],
+            )
+            .await?;
+        Ok(created)
+    }
+
+    /// The seeds are in: other workers may start.
+    pub async fn mark_seeded(&self) -> anyhow::Result<()> {
+        self.client
+            .execute(
+                "UPDATE glaneur.crawls SET seeded = true WHERE crawl = $1",
+                &[&self.crawl],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Whether the worker that created the crawl has put its seeds in.
+    pub async fn seeded(&self) -> anyhow::Result<bool> {
+        let row = self
+            .client
+            .query_one(
+                "SELECT seeded FROM glaneur.crawls WHERE crawl = $1",
+                &[&self.crawl],
+            )
+            .await?;
+        Ok(row.get(0))
+    }
+
+    /// Adds URLs to the seen set and the queue; those already seen by any worker are left
+    /// as they are. Returns how many were new.
+    pub async fn push(&self, urls: &[Pushed]) -> anyhow::Result<u64> {
+        if urls.is_empty() {
+            return Ok(0);
+        }
+        let url: Vec<&str> = urls.iter().map(|u| u.url.as_str()).collect();
+        let host: Vec<&str> = urls.iter().map(|u| u.host.as_str()).collect();
+        let depth: Vec<i32> = urls.iter().map(|u| clamp_i32(u.depth)).collect();
+        let priority: Vec<f32> = urls.iter().map(|u| u.priority as f32).collect();
+        let hops: Vec<i32> = urls.iter().map(|u| clamp_i32(u.hops)).collect();
+        let seed: Vec<Option<&str>> = urls.iter().map(|u| u.seed.as_deref()).collect();
+        let mut hosts: Vec<&str> = host.clone();
+        hosts.sort_unstable();
+        hosts.dedup();
+        // Servers first, in a fixed order: two workers adding the same servers never wait
+        // for each other in a cycle.
+        self.client
+            .execute(
+                "INSERT INTO glaneur.hosts (host) SELECT unnest($1::text[]) ORDER BY 1
+                 ON CONFLICT (host) DO NOTHING",
+                &[&hosts],
+            )
+            .await?;
+        let row = self
+            .client
+            .query_one(
+                "WITH new AS (
+                    INSERT INTO glaneur.urls (crawl, url, host, depth, priority, hops, seed, state)
+                    SELECT $1, u, h, d, p, o, s, 'q'
+                    FROM unnest($2::text[], $3::text[], $4::int4[], $5::float4[], $6::int4[], $7::text[])
+                         AS t(u, h, d, p, o, s)
+                    ON CONFLICT (crawl, url) DO NOTHING
+                    RETURNING host, priority),
+                 best AS (
+                    INSERT INTO glaneur.queues (crawl, host, best)
+                    SELECT $1, host, max(priority) FROM new GROUP BY host ORDER BY host
+                    ON CONFLICT (crawl, host) DO UPDATE
+                        SET best = GREATEST(glaneur.queues.best, EXCLUDED.best)
+                    RETURNING 1)
+                 SELECT (SELECT count(*) FROM new), (SELECT count(*) FROM best)",
+                &[&self.crawl, &url, &host, &depth, &priority, &hops, &seed],
+            )
+            .await?;
+        let new: i64 = row.get(0);
+        Ok(u64::try_from(new).unwrap_or(0))
+    }
+
+    /// Leases up to `n` servers of this crawl that have URLs waiting and whose delay has
+    /// run out, best waiting URL first. URLs a dead holder had taken are waiting again.
+    pub async fn claim(&self, n: usize) -> anyhow::Result<Vec<Claimed>> {
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let limit = i64::try_from(n).unwrap_or(i64::MAX);
+        let lease = self.lease.as_secs_f64();
+        let rows = self
+            .client
+            .query(
+                "WITH ready AS (
+                    SELECT h.host FROM glaneur.queues q JOIN glaneur.hosts h ON h.host = q.host
+                    WHERE q.crawl = $1
+                      AND (h.owner IS NULL OR h.lease_until < now())
+                      AND h.next_allowed <= now()
+                      AND EXISTS (SELECT 1 FROM glaneur.urls u
+                                  WHERE u.crawl = $1 AND u.host = q.host AND u.state <> 'd')
+                    ORDER BY q.best DESC, q.host
+                    LIMIT $3
+                    FOR UPDATE OF h SKIP LOCKED)
+                 UPDATE glaneur.hosts h
+                    SET owner = $2, lease_until = now() + make_interval(secs => $4)
+                 FROM ready WHERE h.host = ready.host
+                 RETURNING h.host, greatest(0, extract(epoch FROM h.next_allowed - now()))::float8",
+                &[&self.crawl, &self.worker, &limit, &lease],
+            )
+            .await
+            .context("cannot lease servers in the shared frontier")?;
+        let claimed: Vec<Claimed> = rows
+            .iter()
+            .map(|r| Claimed {
+                host: r.get(0),
+                wait: r.get(1),
+            })
+            .collect();
+        if !claimed.is_empty() {
+            // Whatever a worker had taken on these servers and not settled went with its
+            // lease: it waits again.
+            let hosts: Vec<&str> = claimed.iter().map(|c| c.host.as_str()).collect();
+            self.client
+                .execute(
+                    "UPDATE glaneur.urls SET state = 'q', worker = NULL
+                     WHERE crawl = $1 AND host = ANY($2) AND state = 't'",
+                    &[&self.crawl, &hosts],
+                )
+                .await?;
+        }
+        Ok(claimed)
+    }
+
+    /// Takes the waiting URLs of servers this worker holds (at most `limit` per call), best
+    /// first: (url, host, depth, priority, hops, seed source).
+    pub async fn take(&self, hosts: &[&str], limit: usize) -> anyhow::Result<Vec<Pushed>> {
+        if hosts.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = self
+            .client
+            .query(
+                "WITH pick AS (
+                    SELECT u.url FROM glaneur.urls u JOIN glaneur.hosts h ON h.host = u.host
+                    WHERE u.crawl = $1 AND u.host = ANY($2) AND u.state = 'q' AND h.owner = $3
+                    ORDER BY u.priority DESC, u.url LIMIT $4
+                    FOR UPDATE OF u SKIP LOCKED)
+                 UPDATE glaneur.urls u SET state = 't', worker = $3
+                 FROM pick WHERE u.crawl = $1 AND u.url = pick.url
+                 RETURNING u.url, u.host, u.depth, u.priority, u.hops, u.seed",
+                &[&self.crawl, &hosts, &self.worker, &limit],
+            )
+            .await
+            .context("cannot take URLs from the shared frontier")?;
+        Ok(rows
+            .iter()
+            .map(|r| Pushed {
+                url: r.get(0),
+                host: r.get(1),
+                depth: u32::try_from(r.get::<_, i32>(2)).unwrap_or(0),
+                priority: f64::from(r.get::<_, f32>(3)),
+                hops: u32::try_from(r.get::<_, i32>(4)).unwrap_or(0),
+                seed: r.get(5),
+            })
+            .collect())
+    }
+
+    /// Settled URLs: their rows are committed in this worker's `crawl.sqlite`.
+    pub async fn done(&self, urls: &[&str]) -> anyhow::Result<()> {
+        if urls.is_empty() {
+            return Ok(());
+        }
+        self.client
+            .execute(
+                "UPDATE glaneur.urls SET state = 'd'
+                 WHERE crawl = $1 AND url = ANY($2) AND worker = $3",
+                &[&self.crawl, &urls, &self.worker],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Taken URLs this worker will not settle (it stops): they wait again.
+    pub async fn give_back(&self, urls: &[&str]) -> anyhow::Result<()> {
+        if urls.is_empty() {
+            return Ok(());
+        }
+        self.client
+            .execute(
+                "UPDATE glaneur.urls SET state = 'q', worker = NULL
+                 WHERE crawl = $1 AND url = ANY($2) AND worker = $3 AND state = 't'",
+                &[&self.crawl, &urls, &self.worker],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Renews the leases of the servers held, each with the seconds before its next request
+    /// may start (written as its `next_allowed`, so that a successor keeps the delay); and
+    /// counts the page requests made since the last call. Returns the servers whose lease was
+    /// lost (expired and claimed by another worker) and the crawl's request count.
+    pub async fn renew(
+        &self,
+        held: &[(&str, f64)],
+        new_requests: u64,
+    ) -> anyhow::Result<(Vec<String>, u64)> {
+        let hosts: Vec<&str> = held.iter().map(|(h, _)| *h).collect();
+        let waits: Vec<f64> = held.iter().map(|(_, w)| w.max(0.0)).collect();
+        let lease = self.lease.as_secs_f64();
+        let kept = self
+            .client
+            .query(
+                "UPDATE glaneur.hosts h
+                    SET lease_until = now() + make_interval(secs => $3),
+                        next_allowed = greatest(h.next_allowed, now() + make_interval(secs => t.w))
+                 FROM unnest($1::text[], $2::float8[]) AS t(host, w)
+                 WHERE h.host = t.host AND h.owner = $4
+                 RETURNING h.host",
+                &[&hosts, &waits, &lease, &self.worker],
+            )
+            .await?;
+        let kept: std::collections::HashSet<String> = kept.iter().map(|r| r.get(0)).collect();
+        let lost = hosts
+            .iter()
+            .filter(|h| !kept.contains(**h))
+            .map(|h| h.to_string())
+            .collect();
+        let n = i64::try_from(new_requests).unwrap_or(i64::MAX);
+        let row = self
+            .client
+            .query_one(
+                "UPDATE glaneur.crawls SET requests = requests + $2 WHERE crawl = $1
+                 RETURNING requests",
+                &[&self.crawl, &n],
+            )
+            .await?;
+        self.client
+            .execute(
+                "UPDATE glaneur.workers SET seen = now() WHERE crawl = $1 AND worker = $2",
+                &[&self.crawl, &self.worker],
+            )
+            .await?;
+        Ok((lost, u64::try_from(row.get::<_, i64>(0)).unwrap_or(0)))
+    }
+
+    /// Lets servers go, each with the seconds before its next request may start; their
+    /// best waiting priority is brought up to date for the next claim.
+    pub async fn release(&self, held: &[(&str, f64)]) -> anyhow::Result<()> {
+        if held.is_empty() {
+            return Ok(());
+        }
+        let hosts: Vec<&str> = held.iter().map(|(h, _)| *h).collect();
+        let waits: Vec<f64> = held.iter().map(|(_, w)| w.max(0.0)).collect();
+        self.client
+            .execute(
+                "UPDATE glaneur.hosts h
+                    SET owner = NULL, lease_until = NULL,
+                        next_allowed = greatest(h.next_allowed, now() + make_interval(secs => t.w))
+                 FROM unnest($1::text[], $2::float8[]) AS t(host, w)
+                 WHERE h.host = t.host AND h.owner = $3",
+                &[&hosts, &waits, &self.worker],
+            )
+            .await?;
+        self.client
+            .execute(
+                "UPDATE glaneur.queues q SET best = coalesce(
+                     (SELECT max(u.priority) FROM glaneur.urls u
+                      WHERE u.crawl = q.crawl AND u.host = q.host AND u.state = 'q'), -1)
+                 WHERE q.crawl = $1 AND q.host = ANY($2)",
+                &[&self.crawl, &hosts],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// What is left of the crawl, all workers together.
+    pub async fn left(&self) -> anyhow::Result<Left> {
+        let row = self
+            .client
+            .query_one(
+                "SELECT count(*) FILTER (WHERE state = 'q'), count(*) FILTER (WHERE state = 't')
+                 FROM glaneur.urls WHERE crawl = $1 AND state <> 'd'",
+                &[&self.crawl],
+            )
+            .await?;
+        let count = |i: usize| u64::try_from(row.get::<_, i64>(i)).unwrap_or(0);
+        Ok(Left {
+            waiting: count(0),
+            taken: count(1),
+        })
+    }
+
+    /// The worker leaves the crawl.
+    pub async fn finish(&self) -> anyhow::Result<()> {
+        self.client
+            .execute(
+                "UPDATE glaneur.workers SET finished = now(), seen = now()
+                 WHERE crawl = $1 AND worker = $2",
+                &[&self.crawl, &self.worker],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// The run folders of the crawl's workers, with whether each has finished.
+    pub async fn folders(&self) -> anyhow::Result<Vec<(String, String, bool)>> {
+        let rows = self
+            .client
+            .query(
+                "SELECT worker, folder, finished IS NOT NULL FROM glaneur.workers
+                 WHERE crawl = $1 ORDER BY started, worker",
+                &[&self.crawl],
+            )
+            .await?;
+        Ok(rows
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2)))
+            .collect())
+    }
+}
+
+fn clamp_i32(n: u32) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
+}
+
+/// A connection string without its password (for messages).
+pub fn redact(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            let _ = parsed.set_password(Some("***"));
+            parsed.to_string()
+        }
+        _ if url.contains("password=") => url
+            .split_whitespace()
+            .map(|part| {
+                if part.starts_with("password=") {
+                    "password=***"
+                } else {
+                    part
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => url.to_string(),
+    }
+}

@@ -1,0 +1,292 @@
+//! `glaneur worker` and `glaneur collect`: three workers share one crawl through a throw-away
+//! PostgreSQL server; one is killed with kill -9 in the middle.
+//!
+//! The web: six servers of 12 French pages about graphs; each server's start page links to
+//! all its pages and to the next server's start page (the first one to every server), each
+//! page to the next two. Politeness 0.25 s, 20 ms per response; leases of 3 s. What is checked, from the server's log and the
+//! folders: never two requests in flight to one server and every gap ≥ the delay (across
+//! workers and across the kill); no page asked twice except around the kill (in flight, or
+//! fetched in the killed worker's last uncommitted second); the killed worker's servers taken
+//! over; the collected corpus equal to a single process's.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::postgres::PgServer;
+use crate::server::{Hit, TestWeb};
+use crate::support::*;
+
+const HOSTS: usize = 6;
+const PAGES: usize = 12;
+const DELAY: f64 = 0.25;
+
+fn write_web(root: &Path) {
+    for h in 0..HOSTS {
+        let dir = root.join(format!("h{h}.test"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let next = (h + 1) % HOSTS;
+        for i in 0..PAGES {
+            let links: String = if i == 0 {
+                (1..PAGES)
+                    .map(|j| format!("<li><a href=\"/p{j}.html\">Graphe {j}</a></li>"))
+                    .chain(std::iter::once(format!(
+                        "<li><a href=\"http://h{next}.test/\">Les graphes du serveur {next}</a></li>"
+                    )))
+                    // The first server's start page knows every server: there is work for
+                    // every worker soon after the start.
+                    .chain((1..HOSTS).filter(|_| h == 0).map(|k| {
+                        format!("<li><a href=\"http://h{k}.test/\">Graphes {k}</a></li>")
+                    }))
+                    .collect()
+            } else {
+                (i + 1..=i + 2)
+                    .filter(|j| *j < PAGES)
+                    .map(|j| format!("<li><a href=\"/p{j}.html\">Graphe {j}</a></li>"))
+                    .collect()
+            };
+            let page = format!(
+                "<!DOCTYPE html><html lang=\"fr\"><head><meta charset=\"utf-8\"><title>Serveur {h}, graphe {i}</title></head><body>\
+                 <h1>Serveur {h}, graphe numéro {i}</h1>\
+                 <p>Le graphe numéro {i} du serveur {h} possède {} sommets et {} arêtes. Chaque sommet est relié à ses voisins les plus proches, et le degré moyen du graphe vaut {}.</p>\
+                 <p>On parcourt ce graphe en largeur à partir du sommet zéro : la distance de chaque sommet à l'origine se lit sur l'arbre couvrant obtenu, qui compte {} niveaux.</p>\
+                 <ul>{links}</ul></body></html>",
+                i + 3 + h,
+                2 * i + 5 + h,
+                (i % 4) + 2,
+                (i % 5) + h + 1,
+            );
+            let name = if i == 0 {
+                "index.html".to_string()
+            } else {
+                format!("p{i}.html")
+            };
+            std::fs::write(dir.join(name), page).unwrap();
+        }
+    }
+    std::fs::write(root.join("_routes.toml"), "delay_ms = 20\n").unwrap();
+    std::fs::write(
+        root.join("topic.toml"),
+        format!(
+            r#"name = "graphes-partages"
+languages = ["fr"]
+[seeds]
+urls = ["http://h0.test/"]
+[formula]
+expression = '"graphe*"'
+[crawl]
+concurrency = 1
+max_depth = 100
+strategy = "breadth-first"
+[politeness]
+contact = "mailto:test@example.org"
+delay_seconds = {DELAY}
+[text]
+near_duplicates = false
+boilerplate_min_pages = 1000
+"#
+        ),
+    )
+    .unwrap();
+}
+
+fn spawn_worker(topic: &Path, out: &Path, store: &str, name: &str, proxy: &str) -> Child {
+    glaneur()
+        .arg("worker")
+        .arg(topic)
+        .arg("--out")
+        .arg(out)
+        .args(["--store", store, "--name", name, "--lease-seconds", "3"])
+        .args(["--proxy", proxy, "--quiet"])
+        .env("GLANEUR_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap()
+}
+
+fn pages_served(web: &TestWeb) -> usize {
+    web.log().iter().filter(|h| h.path != "/robots.txt").count()
+}
+
+/// The corpus as (URL, paragraphs) pairs.
+fn corpus(out: &Path) -> BTreeSet<(String, String)> {
+    docs(out)
+        .iter()
+        .map(|d| {
+            (
+                d["url"].as_str().unwrap().to_string(),
+                d["paragraphs"].to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn three_workers_one_killed_share_a_polite_crawl_and_collect_the_single_process_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    write_web(dir.path());
+    let topic = dir.path().join("topic.toml");
+
+    // The reference: one process, SQLite only.
+    let single_web = TestWeb::start(dir.path());
+    let single = dir.path().join("single");
+    let started = Instant::now();
+    assert_exit(&run_topic(&topic, &single, &single_web.proxy(), &[]), 0);
+    eprintln!("single process: {:.1} s", started.elapsed().as_secs_f64());
+    let expected = corpus(&single);
+    assert_eq!(expected.len(), HOSTS * PAGES, "the single run's corpus");
+
+    let pg = PgServer::start();
+    let web = TestWeb::start(dir.path());
+    let shared = dir.path().join("shared");
+    let shared_started = Instant::now();
+    let mut workers: Vec<Child> = ["w1", "w2", "w3"]
+        .iter()
+        .map(|name| spawn_worker(&topic, &shared, &pg.url(), name, &web.proxy()))
+        .collect();
+    // Kill the worker that holds the most servers, once some pages are fetched.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let (victim, victim_hosts) = loop {
+        assert!(Instant::now() < deadline, "no worker holds a server");
+        let ready = pg.sql("SELECT to_regclass('glaneur.hosts') IS NOT NULL") == "t";
+        let held = if ready {
+            pg.sql(
+                "SELECT owner || '|' || string_agg(host, ' ' ORDER BY host) FROM glaneur.hosts
+                 WHERE owner IS NOT NULL GROUP BY owner ORDER BY count(*) DESC, owner LIMIT 1",
+            )
+        } else {
+            String::new()
+        };
+        if pages_served(&web) >= 20
+            && let Some((owner, hosts)) = held.split_once('|')
+        {
+            break (owner.to_string(), hosts.to_string());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let index: usize = victim.trim_start_matches('w').parse().unwrap();
+    let killed = &mut workers[index - 1];
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+    let killed_at = Instant::now();
+    eprintln!(
+        "{victim} killed after {:.1} s, holding {victim_hosts}",
+        (killed_at - shared_started).as_secs_f64()
+    );
+    for (i, child) in workers.iter_mut().enumerate() {
+        if i + 1 == index {
+            continue;
+        }
+        let status = child.wait().unwrap();
+        let err = "";
+        assert!(status.success(), "worker w{}: {status:?}\n{err}", i + 1);
+    }
+    eprintln!(
+        "workers ended after {:.1} s",
+        shared_started.elapsed().as_secs_f64()
+    );
+    let log = web.log();
+
+    // Politeness across workers and across the kill.
+    for (host, hits) in per_host(&log) {
+        let mut hits = hits;
+        hits.sort_by_key(|h| h.start);
+        for pair in hits.windows(2) {
+            assert!(
+                pair[1].start >= pair[0].end,
+                "{host}: two requests in flight {pair:?}"
+            );
+            let gap = pair[1].start.duration_since(pair[0].end);
+            assert!(
+                gap >= Duration::from_secs_f64(DELAY),
+                "{host}: gap {gap:?} < {DELAY} s between {} and {}",
+                pair[0].path,
+                pair[1].path
+            );
+        }
+    }
+    // The killed worker's servers were taken over: requests to them after the kill.
+    for host in victim_hosts.split(' ') {
+        let name = host.trim_start_matches("http://");
+        let name = name.split(':').next().unwrap();
+        assert!(
+            log.iter().any(|h| h.host == name && h.start > killed_at),
+            "{host}, leased by the killed worker, was not taken over"
+        );
+    }
+    // No page twice, except those the killed worker had in flight or had not committed (a
+    // worker commits every 0.2 s): asked first at most 1 s before the kill, at most two per
+    // server it held.
+    let mut asked: BTreeMap<(String, String), Vec<&Hit>> = BTreeMap::new();
+    for hit in log.iter().filter(|h| h.path != "/robots.txt") {
+        asked
+            .entry((hit.host.clone(), hit.path.clone()))
+            .or_default()
+            .push(hit);
+    }
+    let twice: Vec<_> = asked.iter().filter(|(_, hits)| hits.len() > 1).collect();
+    for ((host, path), hits) in &twice {
+        assert_eq!(hits.len(), 2, "{host}{path} asked {} times", hits.len());
+        let first = hits.iter().map(|h| h.start).min().unwrap();
+        assert!(
+            first + Duration::from_millis(1000) >= killed_at && first <= killed_at,
+            "{host}{path} asked twice, first long before the kill"
+        );
+    }
+    let held = victim_hosts.split(' ').count();
+    assert!(
+        twice.len() <= 2 * held,
+        "{} pages asked twice: {twice:?}",
+        twice.len()
+    );
+    assert_eq!(asked.len(), HOSTS * PAGES, "every page asked");
+    eprintln!(
+        "workers: {} page requests for {} pages ({} asked twice around the kill)",
+        log.iter().filter(|h| h.path != "/robots.txt").count(),
+        asked.len(),
+        twice.len()
+    );
+    // The shared frontier has nothing left.
+    assert_eq!(
+        pg.sql("SELECT count(*) FROM glaneur.urls WHERE state <> 'd'"),
+        "0"
+    );
+    assert_eq!(
+        pg.sql(
+            "SELECT count(*) FROM glaneur.hosts WHERE owner IS NOT NULL AND lease_until > now()"
+        ),
+        "0"
+    );
+
+    // Collected: an ordinary run folder with the single process's corpus.
+    let out = glaneur()
+        .arg("collect")
+        .arg(&shared)
+        .arg("--quiet")
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("collected worker {victim}")),
+        "{stdout}"
+    );
+    let got = corpus(&shared);
+    assert_eq!(got.len(), expected.len(), "{stdout}");
+    assert_eq!(got, expected);
+    // Every stored response reads back from the collected WARC file.
+    let verify = glaneur().arg("verify").arg(&shared).output().unwrap();
+    assert_exit(&verify, 0);
+    // Each URL once, settled.
+    let db = db(&shared);
+    let queued: i64 = db
+        .query_row(
+            "SELECT count(*) FROM urls WHERE state = 'queued'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(queued, 0);
+}
