@@ -27,6 +27,7 @@ mod focus;
 mod hosts;
 mod merge;
 mod overview;
+pub mod postgres;
 mod read;
 mod revisit;
 mod rows;

@@ -1,6 +1,6 @@
 //! A worker's side of a crawl shared through PostgreSQL (`glaneur worker`).
 //!
-//! **In:** the shared frontier (`crate::workers::frontier`), this worker's `crawl.sqlite`.
+//! **In:** the shared frontier (`crate::store::postgres`), this worker's `crawl.sqlite`.
 //! **Out:** the URLs this worker found, in the shared seen set; the servers it leases, fetched
 //! with the loop of a single crawl; the URLs it settled, marked done once committed here.
 //!
@@ -22,7 +22,7 @@ use anyhow::Context;
 
 use crate::clock::now_epoch;
 use crate::store::Via;
-use crate::workers::frontier::{Frontier, Pushed};
+use crate::store::postgres::{Frontier, Pushed};
 
 use super::Crawler;
 
@@ -205,15 +205,14 @@ impl Crawler<'_> {
             .await?;
         // 5. Drained servers go back, with what is left of their delay.
         let now = Instant::now();
+        // Every URL of a held server in this worker's queue was taken from the shared
+        // frontier (retries included): none taken and unsettled, none in flight (robots.txt
+        // included) means nothing left; what the queue may still hold is stale entries.
         let drained: Vec<(String, f64)> = link
             .held
             .iter()
             .filter(|(h, taken)| {
-                taken.is_empty()
-                    && self
-                        .hosts
-                        .get(h.as_str())
-                        .is_none_or(|x| x.queue.is_empty() && x.in_flight == 0)
+                taken.is_empty() && self.hosts.get(h.as_str()).is_none_or(|x| x.in_flight == 0)
             })
             .map(|(h, _)| (h.clone(), self.remaining_delay(h, now)))
             .collect();
@@ -227,6 +226,11 @@ impl Crawler<'_> {
             .await?;
         for (h, _) in &drained {
             link.held.remove(h);
+            if let Some(host) = self.hosts.get_mut(h) {
+                let stale = host.queue.len();
+                host.queue.clear();
+                self.in_memory = self.in_memory.saturating_sub(stale);
+            }
         }
         if got {
             return Ok(Next::Work);
@@ -293,25 +297,28 @@ impl Crawler<'_> {
         ));
     }
 
-    /// How many more servers this worker should lease: as many as its requests in flight
-    /// leave room for, not counting the servers it holds that are being asked or may be asked
-    /// within the next exchange. A worker does not hoard servers it cannot ask (the others
-    /// would wait), and on a polite crawl, whose servers rest most of the time, it holds many.
+    /// How many more servers this worker should lease: enough to fill the requests its
+    /// `crawl.concurrency` leaves free, counting what the servers it holds are asked now or may
+    /// be asked within the next exchange (each up to `connections_per_host`). A worker does not
+    /// hoard servers it cannot ask — the other workers would wait — and on a polite crawl,
+    /// whose servers rest most of the time, it comes to hold many.
     fn servers_wanted(&self, link: &WorkerLink, now: Instant) -> usize {
+        let per_host = usize::try_from(self.ctx.topic.file.politeness.connections_per_host)
+            .unwrap_or(1)
+            .max(1);
         let soon = now + WORKER_EXCHANGE;
-        let (mut busy, mut ready) = (0, 0);
+        let mut used = 0usize;
         for name in link.held.keys() {
             let Some(h) = self.hosts.get(name) else {
                 continue;
             };
-            if h.in_flight > 0 {
-                busy += 1;
-            } else if !h.queue.is_empty() && h.next_at <= soon {
-                ready += 1;
-            }
+            let flying = usize::try_from(h.in_flight).unwrap_or(usize::MAX);
+            let ready = !h.queue.is_empty() && h.next_at <= soon;
+            used = used.saturating_add(if ready { per_host.max(flying) } else { flying });
         }
+        let free = link.concurrency.saturating_sub(used);
         let room = (link.concurrency * MAX_HELD_PER_REQUEST).saturating_sub(link.held.len());
-        link.concurrency.saturating_sub(busy + ready).min(room)
+        free.div_ceil(per_host).min(room)
     }
 
     /// Seconds before the server may be asked again.

@@ -20,8 +20,6 @@
 //! collected); the collected folder is an ordinary run folder, so every later command
 //! (`run --from extract`, `report`, `serve`, `verify`, the explorer) reads it unchanged.
 
-pub mod frontier;
-
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -35,9 +33,9 @@ use crate::progress::Progress;
 use crate::run::{self, CrawlStage, Ending, RunOptions, Stage};
 use crate::runlock::RunLock;
 use crate::store::Store;
+use crate::store::postgres::Frontier;
 use crate::topic::{self, Topic};
 use crate::warcfile::WARC_NAME;
-use frontier::Frontier;
 
 /// Default lease on a server, seconds: renewed every second while the worker lives.
 pub const DEFAULT_LEASE_SECONDS: f64 = 30.0;

@@ -140,7 +140,7 @@ fn three_workers_one_killed_share_a_polite_crawl_and_collect_the_single_process_
 
     let pg = PgServer::start();
     let web = TestWeb::start(dir.path());
-    let shared = dir.path().join("shared");
+    let shared = dir.path().join("workers-run");
     let shared_started = Instant::now();
     let mut workers: Vec<Child> = ["w1", "w2", "w3"]
         .iter()
