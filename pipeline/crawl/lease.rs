@@ -21,13 +21,14 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 
 use crate::clock::now_epoch;
+use crate::outcome::Reason;
 use crate::store::Via;
 use crate::store::postgres::{Frontier, Pushed};
 
 use super::Crawler;
 
 /// URLs taken from the shared frontier per server and call, at most.
-const TAKE_PER_HOST: usize = 256;
+const TAKE_PER_HOST: usize = 2048;
 
 /// Servers held at most per request of `crawl.concurrency` (bounds the memory and what a
 /// stalled worker keeps from the others).
@@ -193,16 +194,22 @@ impl Crawler<'_> {
             })
             .map(String::as_str)
             .collect();
-        let limit = TAKE_PER_HOST * hungry.len();
-        let arrived = link.frontier.take(&hungry, limit).await?;
+        let arrived = link.frontier.take(&hungry, TAKE_PER_HOST).await?;
         let got = !arrived.is_empty();
         let mut settled_here = Vec::new();
         for p in arrived {
             settled_here.extend(self.import(link, p)?);
         }
+        if !settled_here.is_empty() {
+            // Done for everyone only once settled here for good.
+            self.commit()?;
+        }
         link.frontier
             .done(&settled_here.iter().map(String::as_str).collect::<Vec<_>>())
             .await?;
+        if idle && !got && !link.taken.is_empty() {
+            self.leave_blocked(link).await?;
+        }
         // 5. Drained servers go back, with what is left of their delay.
         let now = Instant::now();
         // Every URL of a held server in this worker's queue was taken from the shared
@@ -246,6 +253,23 @@ impl Crawler<'_> {
         }
     }
 
+    /// Nothing is fetchable here, no request is in flight, and yet URLs are taken: their
+    /// servers cannot be asked by this worker any more (its per-server budget is spent, or its
+    /// requests budget). As at the end of a single crawl, they keep their queued state here
+    /// with the reason; the shared frontier counts them done, so that the crawl can end.
+    async fn leave_blocked(&mut self, link: &mut WorkerLink) -> anyhow::Result<()> {
+        let max_pages = self.ctx.topic.file.crawl.max_pages;
+        self.explain_frontier(max_pages)?;
+        let mut urls = Vec::with_capacity(link.taken.len());
+        for (id, host) in link.taken.drain() {
+            urls.extend(link.held.get_mut(&host).and_then(|t| t.remove(&id)));
+        }
+        self.commit()?;
+        link.frontier
+            .done(&urls.iter().map(String::as_str).collect::<Vec<_>>())
+            .await
+    }
+
     /// A URL handed over by the shared frontier joins this worker's queue. Returns it when it
     /// was settled here already (a lease lost and won back): done for everyone.
     fn import(&mut self, link: &mut WorkerLink, p: Pushed) -> anyhow::Result<Option<String>> {
@@ -262,6 +286,15 @@ impl Crawler<'_> {
             self.prio.seed(id);
         }
         if !new && !self.store.adopt(id)? {
+            return Ok(Some(p.url));
+        }
+        if self.hosts.get(&p.host).is_some_and(|h| h.gave_up) {
+            // As `admit` does for a URL found on a server this worker gave up on.
+            self.store.skip(
+                id,
+                Reason::ServerGaveUp,
+                "the crawl gave up on this server earlier in the run",
+            )?;
             return Ok(Some(p.url));
         }
         if p.hops > 0 {

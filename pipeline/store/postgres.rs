@@ -57,9 +57,13 @@ CREATE TABLE IF NOT EXISTS glaneur.urls (
     seed     text,              -- the seed's source when it is one
     state    \"char\" NOT NULL,   -- q waiting | t taken by the server's lease holder | d settled
     worker   text,              -- who took it
-    PRIMARY KEY (crawl, url)
+    -- The URL first: a prefix of this key is never a way to scan a crawl's rows, which the
+    -- planner would otherwise take (and read a whole crawl) for a crawl it has no
+    -- statistics on yet; the partial indexes below serve those scans.
+    PRIMARY KEY (url, crawl)
 );
 CREATE INDEX IF NOT EXISTS urls_open ON glaneur.urls (crawl, host) WHERE state <> 'd';
+CREATE INDEX IF NOT EXISTS urls_waiting ON glaneur.urls (crawl, host, priority DESC) WHERE state = 'q';
 CREATE TABLE IF NOT EXISTS glaneur.workers (
     crawl    text NOT NULL,
     worker   text NOT NULL,
@@ -332,8 +336,8 @@ impl Frontier {
         Ok(claimed)
     }
 
-    /// Takes the waiting URLs of servers this worker holds (at most `limit` per call), best
-    /// first: (url, host, depth, priority, hops, seed source).
+    /// Takes the waiting URLs of servers this worker holds (at most `limit` per server and
+    /// call), best first. The leases were checked by [`Frontier::renew`] just before.
     pub async fn take(&self, hosts: &[&str], limit: usize) -> anyhow::Result<Vec<Pushed>> {
         if hosts.is_empty() || limit == 0 {
             return Ok(Vec::new());
@@ -343,10 +347,11 @@ impl Frontier {
             .client
             .query(
                 "WITH pick AS (
-                    SELECT u.url FROM glaneur.urls u JOIN glaneur.hosts h ON h.host = u.host
-                    WHERE u.crawl = $1 AND u.host = ANY($2) AND u.state = 'q' AND h.owner = $3
-                    ORDER BY u.priority DESC, u.url LIMIT $4
-                    FOR UPDATE OF u SKIP LOCKED)
+                    SELECT p.url FROM unnest($2::text[]) AS held(host),
+                    LATERAL (SELECT u.url FROM glaneur.urls u
+                             WHERE u.crawl = $1 AND u.host = held.host AND u.state = 'q'
+                             ORDER BY u.priority DESC LIMIT $4
+                             FOR UPDATE SKIP LOCKED) AS p)
                  UPDATE glaneur.urls u SET state = 't', worker = $3
                  FROM pick WHERE u.crawl = $1 AND u.url = pick.url
                  RETURNING u.url, u.host, u.depth, u.priority, u.hops, u.seed",

@@ -290,3 +290,63 @@ fn three_workers_one_killed_share_a_polite_crawl_and_collect_the_single_process_
         .unwrap();
     assert_eq!(queued, 0);
 }
+
+#[test]
+fn run_with_a_postgres_store_gives_the_single_process_corpus_and_joins_again_after_a_stop() {
+    let dir = tempfile::tempdir().unwrap();
+    write_web(dir.path());
+    let topic = dir.path().join("topic.toml");
+    let single_web = TestWeb::start(dir.path());
+    let single = dir.path().join("single");
+    assert_exit(&run_topic(&topic, &single, &single_web.proxy(), &[]), 0);
+
+    let pg = PgServer::start();
+    let web = TestWeb::start(dir.path());
+    let out = dir.path().join("one-worker");
+    // Stopped in the middle (SIGINT, as Ctrl-C), then run again: a second worker goes on.
+    let mut first = run_command(&topic, &out, &web.proxy(), &["--store", &pg.url()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while pages_served(&web) < 20 {
+        assert!(Instant::now() < deadline, "nothing fetched");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &first.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(first.wait().unwrap().code(), Some(130));
+    let served_before = pages_served(&web);
+    assert!(
+        served_before < HOSTS * PAGES,
+        "the first run was stopped before its end"
+    );
+    // Stopped cleanly: nothing left taken, every lease given back.
+    assert_eq!(
+        pg.sql("SELECT count(*) FROM glaneur.urls WHERE state = 't'"),
+        "0"
+    );
+    assert_eq!(
+        pg.sql("SELECT count(*) FROM glaneur.hosts WHERE owner IS NOT NULL"),
+        "0"
+    );
+    let again = run_topic(&topic, &out, &web.proxy(), &["--store", &pg.url()]);
+    assert_exit(&again, 0);
+    // Nothing asked twice across the stop (a clean stop settles what was in flight).
+    let mut asked = BTreeMap::new();
+    for hit in web.log().iter().filter(|h| h.path != "/robots.txt") {
+        *asked
+            .entry((hit.host.clone(), hit.path.clone()))
+            .or_insert(0) += 1;
+    }
+    assert!(asked.values().all(|&n| n == 1), "{asked:?}");
+    assert_eq!(asked.len(), HOSTS * PAGES);
+    assert_eq!(corpus(&out), corpus(&single));
+    // Both workers' folders were collected.
+    let workers = std::fs::read_dir(out.join("workers")).unwrap().count();
+    assert_eq!(workers, 2);
+}
