@@ -662,7 +662,7 @@ impl Crawler<'_> {
         }
         for q in rows {
             let h = hops.get(&q.id).copied().unwrap_or(0);
-            self.requeue_from_disk(host_key, q.id, q.depth, q.priority, h);
+            self.queue_in_memory(host_key, q.id, q.depth, q.priority, h);
         }
         Ok(())
     }

@@ -200,8 +200,6 @@ pub(crate) fn run_locked(
         .context("cannot start the async runtime")?;
     let (crawling, shutdown) = signals();
 
-    let canonicalizer = topic.file.urls.canonicalizer();
-    let scope = Scope::new(&topic.file.domains.allow, &topic.file.domains.deny);
     let progress = Progress::new(options.quiet);
     let replay = replay_source(options, &topic);
     let replay_name = replay.as_ref().map(Replayed::name);
@@ -217,17 +215,13 @@ pub(crate) fn run_locked(
     };
 
     if options.from <= Stage::Seeds {
-        let gathered = seeds::run(
+        let gathered = gather_seeds(
             &topic,
             &mut store,
-            &canonicalizer,
-            &scope,
             &runtime,
             options.proxy.as_deref(),
+            &progress,
         )?;
-        if let Some(why) = &gathered.search_stopped {
-            progress.note(why);
-        }
         report.seeds = Some(gathered);
     }
 
@@ -332,6 +326,23 @@ pub(crate) fn run_locked(
         );
     }
     Ok(ending)
+}
+
+/// The seeds stage: the topic's seeds into the store (a search stopped early is noted).
+pub(crate) fn gather_seeds(
+    topic: &Topic,
+    store: &mut Store,
+    runtime: &tokio::runtime::Runtime,
+    proxy: Option<&str>,
+    progress: &Progress,
+) -> anyhow::Result<report::SeedsReport> {
+    let canonicalizer = topic.file.urls.canonicalizer();
+    let scope = Scope::new(&topic.file.domains.allow, &topic.file.domains.deny);
+    let gathered = seeds::run(topic, store, &canonicalizer, &scope, runtime, proxy)?;
+    if let Some(why) = &gathered.search_stopped {
+        progress.note(why);
+    }
+    Ok(gathered)
 }
 
 /// Where the responses of a replayed crawl come from.

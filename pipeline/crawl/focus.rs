@@ -310,22 +310,10 @@ impl Crawler<'_> {
         self.push_queued(q, 0, false);
     }
 
-    /// A URL the shared frontier handed to this worker: in its server's queue (the amount
-    /// taken at a time bounds the memory; see `lease`).
-    pub(super) fn queue_local(
-        &mut self,
-        host: &str,
-        id: i64,
-        depth: u32,
-        priority: f64,
-        hops: u32,
-    ) {
-        let q = self.prio.queue(id, host, depth, priority, hops);
-        self.push_queued(q, 0, false);
-    }
-
-    /// A URL read back from the database (it was over the in-memory budget).
-    pub(super) fn requeue_from_disk(
+    /// A URL put straight into its server's in-memory queue: read back from the database
+    /// (it was over the in-memory budget), or handed to this worker by the shared frontier
+    /// (the amount taken at a time bounds the memory; see `lease`).
+    pub(super) fn queue_in_memory(
         &mut self,
         host: &str,
         id: i64,

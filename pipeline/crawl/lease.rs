@@ -305,7 +305,7 @@ impl Crawler<'_> {
             .or_default()
             .insert(id, p.url);
         link.taken.insert(id, p.host.clone());
-        self.queue_local(&p.host, id, p.depth, p.priority, p.hops);
+        self.queue_in_memory(&p.host, id, p.depth, p.priority, p.hops);
         Ok(None)
     }
 

@@ -26,7 +26,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use stages::focus::score::Scope;
 
 use crate::crawl::{self, WorkerLink};
 use crate::progress::Progress;
@@ -144,19 +143,13 @@ fn work(
         &dir.display().to_string(),
     ))?;
     if creator {
-        let canonicalizer = topic.file.urls.canonicalizer();
-        let scope = Scope::new(&topic.file.domains.allow, &topic.file.domains.deny);
-        let gathered = crate::seeds::run(
+        run::gather_seeds(
             topic,
             &mut store,
-            &canonicalizer,
-            &scope,
             &runtime,
             options.proxy.as_deref(),
+            &progress,
         )?;
-        if let Some(why) = &gathered.search_stopped {
-            progress.note(why);
-        }
         store.commit()?;
     } else {
         let started = Instant::now();
