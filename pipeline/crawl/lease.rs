@@ -81,11 +81,6 @@ impl WorkerLink {
             announce_seeds: creator,
         }
     }
-
-    /// The shared frontier.
-    pub fn frontier(&self) -> &Frontier {
-        &self.frontier
-    }
 }
 
 impl Crawler<'_> {

@@ -23,9 +23,16 @@ use std::time::Duration;
 use anyhow::Context;
 use tokio_postgres::{Client, NoTls};
 
+/// Version of the tables below: a database whose tables another version created is refused.
+const FORMAT_VERSION: &str = "1";
+
 /// The tables, in the schema `glaneur` of the database.
 const SCHEMA: &str = "
 CREATE SCHEMA IF NOT EXISTS glaneur;
+CREATE TABLE IF NOT EXISTS glaneur.meta (
+    key   text PRIMARY KEY,
+    value text NOT NULL
+);
 CREATE TABLE IF NOT EXISTS glaneur.crawls (
     crawl      text PRIMARY KEY,
     topic      text NOT NULL,              -- the topic file every worker of the crawl follows
@@ -144,30 +151,40 @@ impl Frontier {
         let create = async {
             client.execute("SELECT pg_advisory_lock(7411)", &[]).await?;
             let created = client.batch_execute(SCHEMA).await;
+            let version = match created {
+                Ok(()) => client
+                    .query_one(
+                        "INSERT INTO glaneur.meta (key, value) VALUES ('format_version', $1)
+                         ON CONFLICT (key) DO UPDATE SET value = glaneur.meta.value
+                         RETURNING value",
+                        &[&FORMAT_VERSION],
+                    )
+                    .await
+                    .and_then(|row| row.try_get::<_, String>(0)),
+                Err(error) => Err(error),
+            };
             client
                 .execute("SELECT pg_advisory_unlock(7411)", &[])
                 .await?;
-            created
+            version
         };
-        create
+        let version = create
             .await
             .context("cannot create glaneur's tables in the PostgreSQL database")?;
+        if version != FORMAT_VERSION {
+            anyhow::bail!(
+                "the PostgreSQL database of --store {} holds glaneur tables of format {version}; \
+                 this glaneur reads format {FORMAT_VERSION}: use another database (or drop its \
+                 schema glaneur)",
+                redact(url)
+            );
+        }
         Ok(Frontier {
             client,
             crawl: crawl.to_string(),
             worker: worker.to_string(),
             lease,
         })
-    }
-
-    /// The crawl id.
-    pub fn crawl(&self) -> &str {
-        &self.crawl
-    }
-
-    /// The worker's name.
-    pub fn worker(&self) -> &str {
-        &self.worker
     }
 
     /// Creates the crawl (true) or joins it (false: it exists; its topic must be `topic`).
@@ -195,7 +212,7 @@ impl Frontier {
                     &[&self.crawl],
                 )
                 .await?;
-            let theirs: String = row.get(0);
+            let theirs: String = row.try_get(0)?;
             if theirs != topic {
                 anyhow::bail!(
                     "the crawl {:?} in this database follows another topic file: every worker \
@@ -234,7 +251,7 @@ impl Frontier {
                 &[&self.crawl],
             )
             .await?;
-        Ok(row.get(0))
+        Ok(row.try_get(0)?)
     }
 
     /// Adds URLs to the seen set and the queue; those already seen by any worker are left
@@ -281,7 +298,7 @@ impl Frontier {
                 &[&self.crawl, &url, &host, &depth, &priority, &hops, &seed],
             )
             .await?;
-        let new: i64 = row.get(0);
+        let new: i64 = row.try_get(0)?;
         Ok(u64::try_from(new).unwrap_or(0))
     }
 
@@ -314,13 +331,15 @@ impl Frontier {
             )
             .await
             .context("cannot lease servers in the shared frontier")?;
-        let claimed: Vec<Claimed> = rows
+        let claimed = rows
             .iter()
-            .map(|r| Claimed {
-                host: r.get(0),
-                wait: r.get(1),
+            .map(|r| {
+                Ok(Claimed {
+                    host: r.try_get(0)?,
+                    wait: r.try_get(1)?,
+                })
             })
-            .collect();
+            .collect::<Result<Vec<Claimed>, tokio_postgres::Error>>()?;
         if !claimed.is_empty() {
             // Whatever a worker had taken on these servers and not settled went with its
             // lease: it waits again.
@@ -361,15 +380,17 @@ impl Frontier {
             .context("cannot take URLs from the shared frontier")?;
         Ok(rows
             .iter()
-            .map(|r| Pushed {
-                url: r.get(0),
-                host: r.get(1),
-                depth: u32::try_from(r.get::<_, i32>(2)).unwrap_or(0),
-                priority: f64::from(r.get::<_, f32>(3)),
-                hops: u32::try_from(r.get::<_, i32>(4)).unwrap_or(0),
-                seed: r.get(5),
+            .map(|r| {
+                Ok(Pushed {
+                    url: r.try_get(0)?,
+                    host: r.try_get(1)?,
+                    depth: u32::try_from(r.try_get::<_, i32>(2)?).unwrap_or(0),
+                    priority: f64::from(r.try_get::<_, f32>(3)?),
+                    hops: u32::try_from(r.try_get::<_, i32>(4)?).unwrap_or(0),
+                    seed: r.try_get(5)?,
+                })
             })
-            .collect())
+            .collect::<Result<_, tokio_postgres::Error>>()?)
     }
 
     /// Settled URLs: their rows are committed in this worker's `crawl.sqlite`.
@@ -426,7 +447,10 @@ impl Frontier {
                 &[&hosts, &waits, &lease, &self.worker],
             )
             .await?;
-        let kept: std::collections::HashSet<String> = kept.iter().map(|r| r.get(0)).collect();
+        let kept = kept
+            .iter()
+            .map(|r| r.try_get(0))
+            .collect::<Result<std::collections::HashSet<String>, _>>()?;
         let lost = hosts
             .iter()
             .filter(|h| !kept.contains(**h))
@@ -447,7 +471,7 @@ impl Frontier {
                 &[&self.crawl, &self.worker],
             )
             .await?;
-        Ok((lost, u64::try_from(row.get::<_, i64>(0)).unwrap_or(0)))
+        Ok((lost, u64::try_from(row.try_get::<_, i64>(0)?).unwrap_or(0)))
     }
 
     /// Lets servers go, each with the seconds before its next request may start; their
@@ -490,10 +514,13 @@ impl Frontier {
                 &[&self.crawl],
             )
             .await?;
-        let count = |i: usize| u64::try_from(row.get::<_, i64>(i)).unwrap_or(0);
+        let count = |i: usize| {
+            row.try_get::<_, i64>(i)
+                .map(|n| u64::try_from(n).unwrap_or(0))
+        };
         Ok(Left {
-            waiting: count(0),
-            taken: count(1),
+            waiting: count(0)?,
+            taken: count(1)?,
         })
     }
 
@@ -507,22 +534,6 @@ impl Frontier {
             )
             .await?;
         Ok(())
-    }
-
-    /// The run folders of the crawl's workers, with whether each has finished.
-    pub async fn folders(&self) -> anyhow::Result<Vec<(String, String, bool)>> {
-        let rows = self
-            .client
-            .query(
-                "SELECT worker, folder, finished IS NOT NULL FROM glaneur.workers
-                 WHERE crawl = $1 ORDER BY started, worker",
-                &[&self.crawl],
-            )
-            .await?;
-        Ok(rows
-            .iter()
-            .map(|r| (r.get(0), r.get(1), r.get(2)))
-            .collect())
     }
 }
 

@@ -120,23 +120,25 @@ fn work(
     name: &str,
     crawl_id: &str,
 ) -> anyhow::Result<Ending> {
-    let mut store = Store::open(&dir.join("crawl.sqlite"))?;
-    store.set_meta("topic", &topic.to_toml())?;
-    store.set_meta("topic_name", &topic.file.name)?;
-    store.set_meta("worker", name)?;
-    store.set_meta("shared_crawl", crawl_id)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
     let (crawling, shutdown) = run::signals();
     let progress = Progress::new(options.quiet);
+    // The database first: a worker that cannot reach it leaves no folder behind that its name
+    // could not be given again for.
     let frontier = runtime.block_on(Frontier::connect(
         &options.store,
         crawl_id,
         name,
         Duration::from_secs_f64(options.lease_seconds),
     ))?;
+    let mut store = Store::open(&dir.join("crawl.sqlite"))?;
+    store.set_meta("topic", &topic.to_toml())?;
+    store.set_meta("topic_name", &topic.file.name)?;
+    store.set_meta("worker", name)?;
+    store.set_meta("shared_crawl", crawl_id)?;
     let creator = runtime.block_on(frontier.create_or_join(
         &topic.to_toml(),
         topic.file.crawl.max_pages,
