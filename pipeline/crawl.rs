@@ -489,8 +489,15 @@ pub async fn crawl(
             // A worker with nothing fetchable asks the shared frontier (see `lease`).
             let mut others_busy = false;
             if crawler.worker.is_some() && !stopping && !fetchable && !budget_spent {
-                crawler.commit()?;
-                match crawler.sync_worker(true).await? {
+                // The exchange of the tick just before answers, unless it brought work.
+                let next = match crawler.recent_answer() {
+                    Some(next) => next,
+                    None => {
+                        crawler.commit()?;
+                        crawler.sync_worker(true).await?
+                    }
+                };
+                match next {
                     lease::Next::Work => continue,
                     lease::Next::Wait => others_busy = true,
                     lease::Next::Done => {}
@@ -542,7 +549,8 @@ pub async fn crawl(
         if ticked || crawler.last_commit.elapsed() >= commit_every {
             crawler.commit()?;
             if crawler.worker.is_some() {
-                crawler.sync_worker(false).await?;
+                let idle = load.requests == 0 && load.pages == 0 && !crawler.has_fetchable();
+                crawler.sync_worker(idle).await?;
             }
             crawler.publish(max_pages)?;
             if !stopping && crawler.stop_asked() {

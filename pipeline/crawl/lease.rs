@@ -21,7 +21,6 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 
 use crate::clock::now_epoch;
-use crate::outcome::Reason;
 use crate::store::Via;
 use crate::store::postgres::{Frontier, Pushed};
 
@@ -53,6 +52,8 @@ pub struct WorkerLink {
     /// This worker created the crawl: once its seeds are in the shared frontier, the other
     /// workers are told they may start.
     announce_seeds: bool,
+    /// The last exchange: when, whether nothing was fetchable here, and its answer.
+    last: Option<(Instant, bool, Next)>,
 }
 
 /// What the shared frontier has for an idle worker.
@@ -79,6 +80,7 @@ impl WorkerLink {
             synced_requests: 0,
             concurrency: concurrency.max(1),
             announce_seeds: creator,
+            last: None,
         }
     }
 }
@@ -100,12 +102,24 @@ impl Crawler<'_> {
         let Some(mut link) = self.worker.take() else {
             return Ok(Next::Done);
         };
+        let started = Instant::now();
         let next = self.exchange(&mut link, idle).await;
+        if let Ok(answer) = &next {
+            link.last = Some((started, idle, *answer));
+        }
         self.worker = Some(link);
         next.context(
             "the shared frontier (PostgreSQL) failed: this worker stops; its servers and URLs \
              go back to the other workers when its leases expire",
         )
+    }
+
+    /// The answer of an exchange made while idle less than half an exchange interval ago,
+    /// when it brought no work: an idle worker exchanges once per interval, not twice (the
+    /// tick's exchange, then the loop's).
+    pub(super) fn recent_answer(&self) -> Option<Next> {
+        let (at, idle, answer) = self.worker.as_ref()?.last?;
+        (idle && answer != Next::Work && at.elapsed() < WORKER_EXCHANGE / 2).then_some(answer)
     }
 
     async fn exchange(&mut self, link: &mut WorkerLink, idle: bool) -> anyhow::Result<Next> {
@@ -125,10 +139,9 @@ impl Crawler<'_> {
         let outbox = std::mem::take(&mut link.outbox);
         let mut pushed = Vec::with_capacity(outbox.len());
         for (id, host, depth, priority, hops) in outbox {
-            let Some(url) = self.store.url_of(id)? else {
+            let Some((url, seed)) = self.store.url_and_seed(id)? else {
                 continue;
             };
-            let seed = self.store.seed_source(id)?;
             pushed.push(Pushed {
                 url,
                 host,
@@ -283,13 +296,8 @@ impl Crawler<'_> {
         if !new && !self.store.adopt(id)? {
             return Ok(Some(p.url));
         }
-        if self.hosts.get(&p.host).is_some_and(|h| h.gave_up) {
-            // As `admit` does for a URL found on a server this worker gave up on.
-            self.store.skip(
-                id,
-                Reason::ServerGaveUp,
-                "the crawl gave up on this server earlier in the run",
-            )?;
+        // Another worker admitted it; what only this worker knows of the server is checked.
+        if self.refused_given_up(id, &p.host)? {
             return Ok(Some(p.url));
         }
         if p.hops > 0 {

@@ -438,12 +438,7 @@ impl Crawler<'_> {
             self.store.skip(id, refusal.reason, &refusal.detail)?;
             return Ok(false);
         }
-        if self.hosts.get(host_key).is_some_and(|h| h.gave_up) {
-            self.store.skip(
-                id,
-                Reason::ServerGaveUp,
-                "the crawl gave up on this server earlier in the run",
-            )?;
+        if self.refused_given_up(id, host_key)? {
             return Ok(false);
         }
         if self.ctx.topic.file.crawl.skip_file_extensions
@@ -505,6 +500,20 @@ impl Crawler<'_> {
                 Ok(false)
             }
         }
+    }
+
+    /// A URL of a server this crawl gave up on is settled (`server-gave-up`) instead of
+    /// queued: whether it was.
+    pub(super) fn refused_given_up(&mut self, id: i64, host_key: &str) -> anyhow::Result<bool> {
+        if !self.hosts.get(host_key).is_some_and(|h| h.gave_up) {
+            return Ok(false);
+        }
+        self.store.skip(
+            id,
+            Reason::ServerGaveUp,
+            "the crawl gave up on this server earlier in the run",
+        )?;
+        Ok(true)
     }
 
     /// The network guard (`crate::guard`) with the topic's setting. A recording reaches no

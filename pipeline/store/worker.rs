@@ -45,13 +45,18 @@ impl Store {
         Ok(state == "queued")
     }
 
-    /// The seed source of a URL, if it is a seed (the first source recorded).
-    pub fn seed_source(&self, id: i64) -> anyhow::Result<Option<String>> {
+    /// A URL and, when it is a seed, its first recorded source (what the shared frontier is
+    /// told of a URL this worker found).
+    pub fn url_and_seed(&self, id: i64) -> anyhow::Result<Option<(String, Option<String>)>> {
         use rusqlite::OptionalExtension;
         Ok(self
             .conn
-            .prepare_cached("SELECT source FROM seeds WHERE url_id = ?1 ORDER BY rowid LIMIT 1")?
-            .query_row(params![id], |r| r.get(0))
+            .prepare_cached(
+                "SELECT u.url, (SELECT s.source FROM seeds s WHERE s.url_id = u.id
+                                ORDER BY s.rowid LIMIT 1)
+                 FROM urls u WHERE u.id = ?1",
+            )?
+            .query_row(params![id], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?)
     }
 }
