@@ -195,6 +195,11 @@ pub enum Command {
         /// HTTP proxy for the runs started from the interface (as `glaneur run --proxy`).
         #[arg(long)]
         proxy: Option<String>,
+        /// A host name this server may be reached by, besides localhost and its IP addresses
+        /// (repeat for several): requests for any other name are refused, so that no web page
+        /// can reach it through a name of its own.
+        #[arg(long = "allow-host", value_name = "NAME")]
+        allow_hosts: Vec<String>,
     },
     /// Start a topic: write DIR/topic.toml, a commented template that `glaneur check`
     /// accepts, to edit (never overwrites an existing topic).
@@ -389,15 +394,21 @@ pub struct KwicArgs {
     /// CQL query: `[word="graphe.*"%c]`, `[lemma="x" & pos="ADJ"]`, `[]{0,3}`, `within s`,
     /// `within <doc host="…"/>` (docs/GUIDE.md, "Querying the corpus").
     pub query: String,
-    /// Tokens of context on each side.
-    #[arg(long, default_value_t = 8)]
+    /// Tokens of context on each side (at most 1000).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub context: u32,
-    /// Lines to print at most (the notice on stderr says when there are more).
+    /// Lines to print at most (the notice on stderr says when there are more). The lines held
+    /// in memory at once (all of them, but with `--sort position --format tsv`, which streams)
+    /// may not hold more than 20 million tokens together: past that, a message.
     #[arg(long, default_value_t = 50)]
     pub limit: usize,
-    /// Order of the lines (anything but `position` reads every hit first).
+    /// Order of the lines (anything but `position` reads every hit first, and keeps the first
+    /// `--limit` lines of the order).
     #[arg(long, value_enum, default_value = "position")]
     pub sort: Sort,
+    /// Stop the query after this many seconds, with a message (default: no limit).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
     /// Attributes shown for each token, e.g. word,pos,lemma (joined by `/`).
     #[arg(long, value_delimiter = ',', default_value = "word")]
     pub show: Vec<String>,
@@ -420,6 +431,9 @@ pub struct FreqArgs {
     /// Count only over the hits of this CQL query.
     #[arg(long)]
     pub query: Option<String>,
+    /// Stop the query after this many seconds, with a message (default: no limit).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
     /// Rows to print at most.
     #[arg(long, default_value_t = 50)]
     pub limit: usize,
@@ -450,6 +464,9 @@ pub struct CollocArgs {
     /// Least co-occurrences for a collocate to be listed.
     #[arg(long, default_value_t = 2)]
     pub min_freq: u64,
+    /// Stop the query after this many seconds, with a message (default: no limit).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
     /// Rows to print at most.
     #[arg(long, default_value_t = 30)]
     pub limit: usize,

@@ -246,6 +246,8 @@ pub(crate) fn staging_for(dir: &Path) -> anyhow::Result<PathBuf> {
 
 /// Replaces `dir` with the finished `staging` folder.
 pub(crate) fn put_in_place(staging: &Path, dir: &Path) -> anyhow::Result<()> {
+    // Checksums last: `glaneur verify` finds a changed or missing file by them.
+    crate::checksums::write(staging)?;
     if dir.exists() {
         std::fs::remove_dir_all(dir).with_context(|| format!("cannot clear {}", dir.display()))?;
     }

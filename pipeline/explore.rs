@@ -16,13 +16,15 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use rustc_hash::FxHashMap;
-use stages::explore::concord::{self, SortBy};
 use stages::explore::index::{Columns, Index};
-use stages::explore::query::{Hit, Search};
+use stages::explore::query::{Interrupt, QueryError, Search};
 use stages::explore::{cql, stats};
 
-use crate::cli::{CollocArgs, Format, FreqArgs, KeywordsArgs, KwicArgs, Sort};
+use crate::cli::{CollocArgs, Format, FreqArgs, KeywordsArgs};
+
+mod kwic;
 use crate::corpus_index::{self, FileColumns};
+pub use kwic::kwic;
 
 /// `glaneur index FILE.vrt --out DIR`.
 pub fn index(vrt: &Path, out: &Path, columns: Option<&[String]>) -> anyhow::Result<String> {
@@ -67,7 +69,7 @@ fn guess_columns(vrt: &Path) -> anyhow::Result<Vec<String>> {
     Ok(vec!["word".into()])
 }
 
-fn attribute(index: &Index<FileColumns>, name: &str) -> anyhow::Result<usize> {
+pub(crate) fn attribute(index: &Index<FileColumns>, name: &str) -> anyhow::Result<usize> {
     index.attribute(name).ok_or_else(|| {
         anyhow::anyhow!(
             "no attribute `{name}` in this corpus (it has: {}){}",
@@ -91,19 +93,58 @@ fn names<C: Columns>(index: &Index<C>) -> String {
         .join(", ")
 }
 
-fn parse(query: &str) -> anyhow::Result<cql::Query> {
+pub(crate) fn parse(query: &str) -> anyhow::Result<cql::Query> {
     cql::parse(query).map_err(|e| anyhow::anyhow!("{e}\n  {query}"))
 }
 
 fn search<'i>(
     index: &'i Index<FileColumns>,
     query: &str,
+    timeout: Option<f64>,
 ) -> anyhow::Result<Search<'i, FileColumns>> {
-    Search::new(index, &parse(query)?).map_err(|e| anyhow::anyhow!("{e}"))
+    Search::with_interrupt(index, &parse(query)?, interrupt(timeout)?)
+        .map_err(|e| query_error(e, timeout))
+}
+
+/// Tokens that the lines of a concordance held in memory at once may show together.
+pub const MAX_HELD_TOKENS: u64 = 20_000_000;
+
+/// An interrupt that says stop once `timeout` seconds have passed.
+pub fn interrupt(timeout: Option<f64>) -> anyhow::Result<Option<Interrupt>> {
+    let Some(seconds) = timeout else {
+        return Ok(None);
+    };
+    let Some(budget) = std::time::Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|d| !d.is_zero())
+    else {
+        bail!("--timeout must be a positive number of seconds, not {seconds}");
+    };
+    let end = Instant::now().checked_add(budget);
+    Ok(end.map(|end| -> Interrupt { std::sync::Arc::new(move || Instant::now() >= end) }))
+}
+
+/// A query stopped by its time limit.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the query was stopped after {seconds} s (its time limit): narrow it — a rarer first token, \
+     fewer `[]` or repetitions, a `within` — or allow more time"
+)]
+pub struct QueryStopped {
+    /// The limit.
+    pub seconds: f64,
+}
+
+/// A query's error for a user: a stopped query says which limit stopped it ([`QueryStopped`]).
+pub fn query_error(error: QueryError, timeout: Option<f64>) -> anyhow::Error {
+    match (error, timeout) {
+        (QueryError::Interrupted, Some(seconds)) => QueryStopped { seconds }.into(),
+        (error, _) => anyhow::anyhow!("{error}"),
+    }
 }
 
 /// The regions a command needs: documents, the query's `within`, and `more`.
-fn regions(query: &cql::Query, more: Option<&str>) -> Vec<String> {
+pub(crate) fn regions(query: &cql::Query, more: Option<&str>) -> Vec<String> {
     let mut names = vec!["text".to_string()];
     // `doc` is Sketch Engine's name for `text`.
     names.extend(query.within.as_ref().map(|w| match w.region.as_str() {
@@ -124,177 +165,8 @@ fn needed(query: Option<&str>, more: &[&str]) -> anyhow::Result<Vec<String>> {
     Ok(names)
 }
 
-/// `glaneur kwic`.
-pub fn kwic(args: &KwicArgs, out: &mut dyn Write, notice: &mut dyn Write) -> anyhow::Result<()> {
-    let started = Instant::now();
-    let parsed = parse(&args.query)?;
-    let mut needed = parsed.attributes();
-    if !args.count {
-        needed.extend(args.show.iter().cloned());
-    }
-    // Document attributes: those `within <doc …/>` tests; shown lines read `id` and `url` apart.
-    let doc_attrs: Vec<String> = parsed
-        .within
-        .iter()
-        .flat_map(|w| w.attrs.iter().map(|t| t.attr.clone()))
-        .collect();
-    let index = corpus_index::open_with(
-        &args.run,
-        Some(&needed),
-        Some(&regions(&parsed, None)),
-        Some(&doc_attrs),
-    )?;
-    let search = Search::new(&index, &parsed).map_err(|e| anyhow::anyhow!("{e}"))?;
-    if args.count {
-        let mut hits = 0u64;
-        let mut docs = 0u64;
-        let mut last_doc = None;
-        let text = index.region("text");
-        // Hits come in corpus order: the document cursor only moves forward.
-        let mut cursor = 0usize;
-        search.run(|h| {
-            hits += 1;
-            let doc = text.and_then(|t| {
-                while cursor < t.len() && t.ends[cursor] <= h.start {
-                    cursor += 1;
-                }
-                (cursor < t.len() && t.starts[cursor] <= h.start).then_some(cursor)
-            });
-            if doc != last_doc {
-                docs += 1;
-                last_doc = doc;
-            }
-            true
-        })?;
-        match args.format {
-            Format::Json => writeln!(
-                out,
-                "{}",
-                serde_json::json!({"hits": hits, "documents": docs})
-            )?,
-            Format::Tsv => writeln!(out, "hits\tdocuments\n{hits}\t{docs}")?,
-            Format::Text => writeln!(out, "{hits}")?,
-        }
-        writeln!(
-            notice,
-            "{hits} hits in {docs} documents ({:.1} ms)",
-            started.elapsed().as_secs_f64() * 1000.0
-        )?;
-        return Ok(());
-    }
-    let show: Vec<usize> = args
-        .show
-        .iter()
-        .map(|s| attribute(&index, s))
-        .collect::<anyhow::Result<_>>()?;
-    let (hits, total): (Vec<Hit>, Option<usize>) = if args.sort == Sort::Position {
-        let (hits, more) = search.hits(args.limit)?;
-        let total = (!more).then_some(hits.len());
-        (hits, total)
-    } else {
-        let (hits, _) = search.hits(usize::MAX)?;
-        let n = hits.len();
-        (hits, Some(n))
-    };
-    let mut lines = concord::lines(&index, &hits, &show, args.context)?;
-    let by = match args.sort {
-        Sort::Position => SortBy::Position,
-        Sort::Left => SortBy::Left,
-        Sort::Hit => SortBy::Hit,
-        Sort::Right => SortBy::Right,
-    };
-    concord::sort(&mut lines, by);
-    lines.truncate(args.limit);
-    let ids = corpus_index::RegionValues::load(&args.run, "text", "id")?;
-    let urls = corpus_index::RegionValues::load(&args.run, "text", "url")?;
-    let doc_attr = |line: &concord::Line, name: &str| -> String {
-        let values = if name == "id" { &ids } else { &urls };
-        match (values, line.doc) {
-            (Some(v), Some(d)) => v.get(d).to_string(),
-            // A document without an `id` is named by its number.
-            (None, Some(d)) if name == "id" => (d + 1).to_string(),
-            _ => String::new(),
-        }
-    };
-    match args.format {
-        Format::Json => {
-            let rows: Vec<serde_json::Value> = lines
-                .iter()
-                .map(|l| {
-                    serde_json::json!({
-                        "doc": doc_attr(l, "id"), "url": doc_attr(l, "url"),
-                        "start": l.start, "end": l.end,
-                        "left": l.left, "hit": l.hit, "right": l.right,
-                    })
-                })
-                .collect();
-            let doc = serde_json::json!({
-                "query": args.query, "hits": total, "shown": lines.len(),
-                "truncated": total.is_none_or(|t| t > lines.len()), "lines": rows,
-            });
-            writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
-        }
-        Format::Tsv => {
-            writeln!(out, "doc\turl\tstart\tend\tleft\thit\tright")?;
-            for l in &lines {
-                writeln!(
-                    out,
-                    "{}\t{}\t{}\t{}\t{}\t{}\t{}",
-                    tsv(&doc_attr(l, "id")),
-                    tsv(&doc_attr(l, "url")),
-                    l.start,
-                    l.end,
-                    tsv(&l.left.join(" ")),
-                    tsv(&l.hit.join(" ")),
-                    tsv(&l.right.join(" "))
-                )?;
-            }
-        }
-        Format::Text => {
-            let width = lines
-                .iter()
-                .map(|l| l.left.join(" ").chars().count())
-                .max()
-                .unwrap_or(0);
-            let id_width = lines
-                .iter()
-                .map(|l| doc_attr(l, "id").chars().count())
-                .max()
-                .unwrap_or(0);
-            for l in &lines {
-                let left = l.left.join(" ");
-                let pad = width - left.chars().count();
-                writeln!(
-                    out,
-                    "{:<id_width$}  {}{left} [{}] {}",
-                    doc_attr(l, "id"),
-                    " ".repeat(pad),
-                    l.hit.join(" "),
-                    l.right.join(" ")
-                )?;
-            }
-        }
-    }
-    let ms = started.elapsed().as_secs_f64() * 1000.0;
-    match total {
-        Some(t) if t > lines.len() => writeln!(
-            notice,
-            "{t} hits, {} shown (--limit {}) ({ms:.1} ms)",
-            lines.len(),
-            args.limit
-        )?,
-        Some(t) => writeln!(notice, "{t} hits ({ms:.1} ms)")?,
-        None => writeln!(
-            notice,
-            "the first {} hits shown; there are more (--limit to see more, --count for the total) ({ms:.1} ms)",
-            lines.len()
-        )?,
-    }
-    Ok(())
-}
-
 /// Tabs and line breaks cannot be in a TSV field.
-fn tsv(value: &str) -> String {
+pub(crate) fn tsv(value: &str) -> String {
     value.replace(['\t', '\n', '\r'], " ")
 }
 
@@ -383,7 +255,9 @@ pub fn freq(args: &FreqArgs, out: &mut dyn Write, notice: &mut dyn Write) -> any
     let attr = attribute(&index, &args.by)?;
     let (rows, total) = match &args.query {
         Some(q) => {
-            let (hits, _) = search(&index, q)?.hits(usize::MAX)?;
+            let (hits, _) = search(&index, q, args.timeout)?
+                .hits(usize::MAX)
+                .map_err(|e| query_error(e, args.timeout))?;
             let n = hits.len() as u64;
             (stats::hit_frequencies(&index, &hits, attr)?, n)
         }
@@ -445,7 +319,9 @@ pub fn colloc(
     }
     let measure = stats::Measure::from_name(&args.measure)
         .with_context(|| format!("unknown measure {}", args.measure))?;
-    let (hits, _) = search(&index, &args.query)?.hits(usize::MAX)?;
+    let (hits, _) = search(&index, &args.query, args.timeout)?
+        .hits(usize::MAX)
+        .map_err(|e| query_error(e, args.timeout))?;
     let rows = stats::collocations(
         &index,
         &hits,
@@ -544,8 +420,17 @@ fn reference(path: &Path, by: &str) -> anyhow::Result<(FxHashMap<String, u64>, u
         };
         match count.trim().parse::<u64>() {
             Ok(n) => {
-                *map.entry(value.to_string()).or_insert(0) += n;
-                total += n;
+                let entry = map.entry(value.to_string()).or_insert(0u64);
+                match (entry.checked_add(n), total.checked_add(n)) {
+                    (Some(e), Some(t)) => (*entry, total) = (e, t),
+                    _ => bail!(
+                        "{} line {}: the counts add up to more than {} (the largest total \
+                         glaneur can hold): is this a frequency list?",
+                        path.display(),
+                        i + 1,
+                        u64::MAX
+                    ),
+                }
             }
             Err(_) if i == 0 => {} // a header
             Err(_) => bail!(

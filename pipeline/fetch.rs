@@ -475,6 +475,7 @@ impl HttpFetcher {
                 ));
             }
             Decoded::TooLarge(why) => return Err(fail(Reason::TooLarge, why)),
+            Decoded::Corrupt(why) => return Err(fail(Reason::CorruptEncoding, why)),
         };
         Ok(Response {
             status,
@@ -511,6 +512,9 @@ enum Decoded {
     TooLarge(String),
     /// In a coding glaneur did not offer (`br`, `zstd`…): refused, with the coding.
     NotOffered(String),
+    /// Labelled gzip or deflate, and not a single byte of it decompresses: refused, with the
+    /// reason (a body cut short by the size cap keeps what decompresses).
+    Corrupt(String),
 }
 
 /// The codings glaneur offers, and can undo.
@@ -541,6 +545,22 @@ fn decompressed(headers: &[(String, String)], block: &[u8], max_body: u64) -> De
     let cap = usize::try_from(max_body).unwrap_or(usize::MAX);
     match warc::parse_http_response_with_limit(block, cap) {
         Ok(http) => {
+            // The parser keeps a coding it could not undo in the header: the body is still
+            // the compressed bytes, not text.
+            let undone = http
+                .headers
+                .iter()
+                .filter(|(k, _)| k.eq_ignore_ascii_case("content-encoding"))
+                .flat_map(|(_, v)| v.split(','))
+                .map(|c| c.trim().to_ascii_lowercase())
+                .find(|c| matches!(c.as_str(), "gzip" | "x-gzip" | "deflate"));
+            if let Some(coding) = undone {
+                return Decoded::Corrupt(format!(
+                    "the server labelled the body `Content-Encoding: {coding}`, but its {} \
+                     bytes do not decompress: not stored as text",
+                    http.body.len()
+                ));
+            }
             if http.body.len() > (1 << 20) && http.body.len() > compressed * MAX_INFLATION {
                 Decoded::Bomb(format!(
                     "{} bytes inflate to {} (more than {MAX_INFLATION} times)",

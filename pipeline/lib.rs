@@ -21,6 +21,7 @@
 //! fetching again.
 
 pub mod batch;
+pub mod checksums;
 pub mod cli;
 pub mod clock;
 pub mod compare;
@@ -42,6 +43,7 @@ pub mod report;
 pub mod run;
 pub mod runlock;
 pub mod search;
+pub mod secrets;
 pub mod seeds;
 pub mod serve;
 pub mod store;

@@ -27,8 +27,13 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Colours only for a person at a terminal (and never with NO_COLOR set): a log file or a
+    // pipe gets plain text.
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr())
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(colour)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("GLANEUR_LOG").unwrap_or_else(|_| {
                 tracing_subscriber::EnvFilter::new("warn,html5ever=off,selectors=off")
@@ -276,11 +281,13 @@ fn main() -> ExitCode {
             port,
             bind,
             proxy,
+            allow_hosts,
         } => glaneur::serve::serve(&glaneur::serve::ServeOptions {
             corpora: dir,
             bind,
             port,
             proxy,
+            allow_hosts,
         })
         .map(|()| ExitCode::SUCCESS),
         Command::Init { dir } => glaneur::topic::template::init(&dir).map(|path| {
@@ -296,7 +303,11 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("glaneur: error: {error:#}");
+            // A connection string may be quoted anywhere in the chain: never its password.
+            eprintln!(
+                "glaneur: error: {}",
+                glaneur::secrets::redact(&format!("{error:#}"))
+            );
             ExitCode::from(2)
         }
     }

@@ -148,6 +148,8 @@ reasons! {
     TooLarge = "too-large", "the body is larger than [crawl] max_body_bytes";
     /// A compressed body that inflates without bound.
     DecompressionBomb = "decompression-bomb", "the compressed body inflates far beyond its size";
+    /// A body labelled gzip or deflate that does not decompress.
+    CorruptEncoding = "corrupt-encoding", "the body is labelled gzip or deflate (Content-Encoding) but does not decompress";
     /// A fault of glaneur itself.
     InternalError = "internal-error", "glaneur failed on this URL (a bug: please report it with the detail)";
     /// The run's page budget is spent.

@@ -183,7 +183,15 @@ pub(crate) fn run_locked(
             run_dir.display()
         );
     }
-    let mut store = Store::open(&db_path)?;
+    // A crawl that must be there (`--from extract`, or responses already archived): an empty
+    // or foreign crawl.sqlite is an error, never a new empty crawl.
+    let archived = std::fs::metadata(run_dir.join("warc").join(crate::warcfile::WARC_NAME))
+        .is_ok_and(|m| m.len() > 0);
+    let mut store = if options.from >= Stage::Extract || (archived && db_path.exists()) {
+        Store::open_crawled(&db_path)?
+    } else {
+        Store::open(&db_path)?
+    };
     store.set_meta("topic", &topic.to_toml())?;
     store.set_meta("topic_name", &topic.file.name)?;
 

@@ -96,6 +96,24 @@ impl RunLock {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// Whether a process holds the lock of `run_dir` now, and who (its line of the lock file).
+    /// The lock is tried and let go at once, the file left as it is (a killed run's line stays
+    /// for the next run to report).
+    pub fn holder(run_dir: &Path) -> Option<String> {
+        let mut file = File::open(run_dir.join(LOCK_NAME)).ok()?;
+        match file.try_lock() {
+            Ok(()) => {
+                let _ = file.unlock();
+                None
+            }
+            Err(TryLockError::WouldBlock) => Some(
+                read_holder(&mut file)
+                    .unwrap_or_else(|| "a process that has not written its name yet".into()),
+            ),
+            Err(TryLockError::Error(_)) => None,
+        }
+    }
 }
 
 /// The holder's line as written in the lock file (None when empty or unreadable).
@@ -107,9 +125,9 @@ fn read_holder(file: &mut File) -> Option<String> {
     (!line.is_empty()).then(|| line.to_string())
 }
 
-/// This process's command line, one line, shortened.
+/// This process's command line, one line, shortened, without passwords (`--store`'s).
 fn command_line() -> String {
-    let mut line = std::env::args().collect::<Vec<_>>().join(" ");
+    let mut line = crate::secrets::redact(&std::env::args().collect::<Vec<_>>().join(" "));
     line.retain(|c| !c.is_control());
     if line.chars().count() > 300 {
         line = line.chars().take(300).collect::<String>() + "…";

@@ -67,6 +67,12 @@ impl Sink<'_> {
             self.report.invalid += 1;
             return Ok(());
         };
+        // The result's URL as the engine gave it, but never with a user name or password.
+        let result_url = if url.username().is_empty() {
+            seed.url.clone()
+        } else {
+            url.to_string()
+        };
         let host = urlnorm::host_key(&url);
         let (id, new) =
             self.store
@@ -87,7 +93,7 @@ impl Sink<'_> {
                 page: seed.page,
                 rank: seed.rank,
                 retrieved_at: seed.retrieved_at.as_deref(),
-                result_url: &seed.url,
+                result_url: &result_url,
                 title: seed.title.as_deref(),
                 snippet: seed.snippet.as_deref(),
             },

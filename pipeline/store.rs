@@ -268,6 +268,45 @@ impl Store {
         })
     }
 
+    /// Opens the store of a crawl that must already be in it (`--from extract`, a resumed
+    /// crawl): an empty file, or a database glaneur did not write, is an error naming the file,
+    /// and is left as it is.
+    pub fn open_crawled(path: &Path) -> anyhow::Result<Store> {
+        let empty = std::fs::metadata(path).is_ok_and(|m| m.len() == 0);
+        let glaneur = !empty
+            && Connection::open(path)
+                .and_then(|conn| {
+                    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+                    conn.query_row(
+                        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+                        [],
+                        |r| r.get::<_, i64>(0),
+                    )
+                })
+                .with_context(|| {
+                    format!(
+                        "{} is damaged: it cannot be read as a database",
+                        path.display()
+                    )
+                })?
+                == 1;
+        if !glaneur {
+            bail!(
+                "{} is {}: it does not hold the crawl this run folder needs (`glaneur verify` \
+                 says what is left; the WARC file still holds every response: `glaneur run \
+                 TOPIC --replay RUN/warc/glaneur-00000.warc.gz --out NEW_FOLDER` crawls them \
+                 again offline)",
+                path.display(),
+                if empty {
+                    "empty (0 bytes)"
+                } else {
+                    "not a glaneur crawl database"
+                }
+            );
+        }
+        Store::open(path)
+    }
+
     /// Opens (or creates) the store at `path`.
     pub fn open(path: &Path) -> anyhow::Result<Store> {
         let conn = Connection::open(path)

@@ -4,8 +4,10 @@
 //! integrity check, every stored response read back at the offset `crawl.sqlite` keeps for it
 //! (and checked to be the response of that URL), the WARC file read from end to end (every
 //! damaged stretch, not only the first), and the bytes after the last committed record that the
-//! next run will recover. With `--refetch`, the pages whose stored response is damaged go back
-//! to the frontier, so that the next `glaneur run` fetches them again.
+//! next run will recover; the query index (`index/`) and the search index (`search/`) against
+//! the checksums written with them (`SHA256SUMS`). With `--refetch`, the pages whose stored
+//! response is damaged go back to the frontier, so that the next `glaneur run` fetches them
+//! again (a damaged index is rebuilt by `glaneur run … --from export`).
 //!
 //! **Invariants:** without `--refetch` nothing the folder holds is changed (`crawl.sqlite` is
 //! opened read-only; a folder one may not write to is checked without the lock); the folder is
@@ -39,17 +41,21 @@ pub struct Verdict {
     pub damaged_stretches: u64,
     /// Pages put back in the frontier (`--refetch`).
     pub requeued: u64,
+    /// Files of `index/` and `search/` missing, changed or not written with them.
+    pub damaged_index_files: u64,
 }
 
 impl Verdict {
     /// Whether the folder holds everything its database says it does.
     pub fn sound(&self) -> bool {
-        self.damaged_pages == 0 && self.database_problems == 0
+        self.damaged_pages == 0 && self.database_problems == 0 && self.damaged_index_files == 0
     }
 
     /// Sound, or every damaged page queued to be fetched again (exit code 0).
     pub fn settled(&self) -> bool {
-        self.database_problems == 0 && self.damaged_pages == self.requeued
+        self.database_problems == 0
+            && self.damaged_pages == self.requeued
+            && self.damaged_index_files == 0
     }
 }
 
@@ -136,6 +142,7 @@ pub fn verify(run_dir: &Path, refetch: bool) -> anyhow::Result<Verdict> {
             );
         }
         return finish(
+            run_dir,
             v,
             out,
             &mut store,
@@ -275,6 +282,7 @@ pub fn verify(run_dir: &Path, refetch: bool) -> anyhow::Result<Verdict> {
         .map_or(0, |r| r.offset + r.length)
         .min(size);
     finish(
+        run_dir,
         v,
         out,
         &mut store,
@@ -284,8 +292,47 @@ pub fn verify(run_dir: &Path, refetch: bool) -> anyhow::Result<Verdict> {
     )
 }
 
+/// `index/` and `search/` against their checksums.
+fn check_indexes(run_dir: &Path, v: &mut Verdict, out: &mut String) -> anyhow::Result<()> {
+    for name in ["index", "search"] {
+        let dir = run_dir.join(name);
+        if !dir.is_dir() {
+            continue;
+        }
+        let found = crate::checksums::check(&dir)?;
+        if found.unlisted {
+            let _ = writeln!(
+                out,
+                "  {name}/: no {} (written by an older glaneur): not checked; `--from export` \
+                 writes it",
+                crate::checksums::SUMS
+            );
+        } else if found.problems.is_empty() {
+            let _ = writeln!(
+                out,
+                "  {name}/: {} files match their checksums",
+                found.intact
+            );
+        } else {
+            v.damaged_index_files += found.problems.len() as u64;
+            let _ = writeln!(
+                out,
+                "  {name}/: {} files do not match their checksums (queries on it may give \
+                 wrong answers):",
+                found.problems.len()
+            );
+            for p in found.problems.iter().take(SHOWN) {
+                let _ = writeln!(out, "    {p}");
+            }
+            more(out, found.problems.len());
+        }
+    }
+    Ok(())
+}
+
 /// The verdict line, and the re-queueing when asked.
 fn finish(
+    run_dir: &Path,
     mut v: Verdict,
     mut out: String,
     store: &mut Store,
@@ -293,6 +340,7 @@ fn finish(
     damaged: Vec<i64>,
     lost_tail: Option<u64>,
 ) -> anyhow::Result<Verdict> {
+    check_indexes(run_dir, &mut v, &mut out)?;
     if refetch && (!damaged.is_empty() || lost_tail.is_some()) {
         for &id in &damaged {
             store.requeue_damaged(id)?;
@@ -321,6 +369,12 @@ fn finish(
     }
     let verdict = if v.sound() {
         "result: sound".to_string()
+    } else if v.damaged_index_files > 0 && v.damaged_pages == 0 && v.database_problems == 0 {
+        format!(
+            "result: the indexes are damaged; `glaneur run TOPIC --out {} --from export` \
+             rebuilds them from the stored documents",
+            run_dir.display()
+        )
     } else if v.requeued > 0 && v.database_problems == 0 {
         format!(
             "result: {} damaged pages queued again; run the crawl to fetch them",

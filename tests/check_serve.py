@@ -24,35 +24,16 @@ system's.
 
 import json
 import os
-import shutil
 import sqlite3
 import sys
 import time
 
-os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not download anything
-
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
+import chromium  # tests/chromium.py: the system's Chromium, offline
+from selenium.webdriver.common.by import By
 
 
 def browser():
-    chromium = os.environ.get("GLANEUR_CHROMIUM") or next(
-        (p for p in map(shutil.which, ["chromium", "chromium-browser", "google-chrome"]) if p),
-        None,
-    )
-    driver_path = os.environ.get("GLANEUR_CHROMEDRIVER") or shutil.which("chromedriver")
-    if not chromium or not driver_path:
-        sys.exit(
-            "check_serve.py: Chromium and chromedriver are needed (Debian: apt-get install "
-            "chromium chromium-driver; .ci/run installs them)"
-        )
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,1800",
-                "--disable-extensions", "--no-first-run"]:
-        options.add_argument(arg)
-    return webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+    return chromium.browser("check_serve.py")
 
 
 def wait_for(what, test, timeout, step=0.1):

@@ -26,6 +26,9 @@ const DOCS_PER_PAGE: usize = 50;
 /// Hosts drawn in the host graph (the largest by pages).
 const HOSTS_DRAWN: usize = 40;
 
+/// Longest time a concordance may run in the browser before it is stopped with a message.
+pub(crate) const QUERY_SECONDS: u64 = 10;
+
 /// What the corpus page was asked.
 #[derive(Debug, Default, serde::Deserialize)]
 pub(crate) struct CorpusQuery {
@@ -123,7 +126,27 @@ pub(crate) async fn corpus(
     let words = q.q.clone().filter(|s| !s.trim().is_empty());
     let cql = q.cql.clone().filter(|s| !s.trim().is_empty());
     let n2 = n.clone();
+    // Queries take a core each: one per core at a time, the others wait their turn a while.
+    let permit = if words.is_some() || cql.is_some() {
+        let wait = std::time::Duration::from_secs(QUERY_SECONDS);
+        match tokio::time::timeout(wait, app.queries.clone().acquire_owned()).await {
+            Ok(Ok(permit)) => Some(permit),
+            _ => {
+                return super::pages::status_page(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "Busy",
+                    &format!(
+                        "Other searches and concordances kept every core busy for \
+                         {QUERY_SECONDS} s: try again in a moment."
+                    ),
+                );
+            }
+        }
+    } else {
+        None
+    };
     let made = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
         let n = n2;
         let mut body = String::new();
         body.push_str(&format!(
@@ -137,21 +160,32 @@ pub(crate) async fn corpus(
         if let Some(words) = &words {
             body.push_str(&search_section(&run, words));
         }
+        let mut stopped = false;
         if let Some(cql) = &cql {
-            body.push_str(&kwic_section(&run, cql));
+            let (section, was_stopped) = kwic_section(&run, cql);
+            body.push_str(&section);
+            stopped = was_stopped;
         }
         body.push_str(&sitemaps_section(&run, &n));
         body.push_str(&host_graph_section(&run));
         body.push_str(&documents_section(&run, &n, page_no));
-        body
+        (body, stopped)
     })
     .await;
     match made {
-        Ok(body) => Html(page(
-            &format!("Corpus of {name}"),
-            &format!("<h1>Corpus of <a href=\"/runs/{n}\">{n}</a></h1>\n{body}"),
-        ))
-        .into_response(),
+        Ok((body, stopped)) => {
+            // A concordance stopped by its time limit: the page says so, with 503.
+            let status = if stopped {
+                StatusCode::SERVICE_UNAVAILABLE
+            } else {
+                StatusCode::OK
+            };
+            let html = page(
+                &format!("Corpus of {name}"),
+                &format!("<h1>Corpus of <a href=\"/runs/{n}\">{n}</a></h1>\n{body}"),
+            );
+            (status, Html(html)).into_response()
+        }
         Err(_) => error_page("the corpus could not be read"),
     }
 }
@@ -194,7 +228,8 @@ fn search_section(run: &Path, words: &str) -> String {
     out
 }
 
-fn kwic_section(run: &Path, cql: &str) -> String {
+/// The concordance's section, and whether its time limit stopped the query.
+fn kwic_section(run: &Path, cql: &str) -> (String, bool) {
     let args = crate::cli::KwicArgs {
         run: run.to_path_buf(),
         query: cql.to_string(),
@@ -204,21 +239,26 @@ fn kwic_section(run: &Path, cql: &str) -> String {
         show: vec!["word".to_string()],
         count: false,
         format: crate::cli::Format::Text,
+        timeout: Some(QUERY_SECONDS as f64),
     };
     let (mut lines, mut notice) = (Vec::new(), Vec::new());
     let mut out = String::from("<h2>Concordance</h2>\n");
+    let mut stopped = false;
     match crate::explore::kwic(&args, &mut lines, &mut notice) {
-        Err(e) => out.push_str(&format!(
-            "<p class=\"error\" id=\"kwic-error\">{}</p>",
-            escape(&format!("{e:#}"))
-        )),
+        Err(e) => {
+            stopped = e.downcast_ref::<crate::explore::QueryStopped>().is_some();
+            out.push_str(&format!(
+                "<p class=\"error\" id=\"kwic-error\">{}</p>",
+                escape(&format!("{e:#}"))
+            ));
+        }
         Ok(()) => out.push_str(&format!(
             "<p class=\"muted\">{}</p><pre id=\"kwic-lines\">{}</pre>\n",
             escape(String::from_utf8_lossy(&notice).trim()),
             escape(&String::from_utf8_lossy(&lines))
         )),
     }
-    out
+    (out, stopped)
 }
 
 fn sitemaps_section(run: &Path, n: &str) -> String {

@@ -8,33 +8,47 @@
 //! form once they validate.
 //!
 //! **Invariants:** bound to a loopback address unless asked otherwise, and then every request
-//! carries the token printed at start (query `?token=` once, then a cookie); a topic name from
-//! a URL is only ever one of the folder's topics, never a path; a run is stopped the way Ctrl-C
-//! stops it (`RUN/.glaneur.stop`, resumable); the server never writes a run folder otherwise,
-//! and writes a topic folder only through the form (`topic.toml`, `serp/`);
-//! every asset is embedded in the binary (no network needed by the pages).
+//! carries the token printed at start (query `?token=` once, then a cookie); only requests for
+//! this server's own names, and no state change from another site, get through (`access.rs`);
+//! no client holds the server with slow or idle connections (`listen.rs`), no request runs past
+//! [`REQUEST_SECONDS`], no query past [`corpus::QUERY_SECONDS`]; a topic name from a URL is only
+//! ever one of the folder's topics, never a path; one run per topic, started once, in its own
+//! process group (a Ctrl-C in serve's terminal does not reach it), reaped when it ends; a run is
+//! stopped the way Ctrl-C stops it (`RUN/.glaneur.stop`, resumable); the server never writes a
+//! run folder otherwise, and writes a topic folder only through the form (`topic.toml`,
+//! `serp/`); every asset is embedded in the binary (no network needed by the pages).
 //!
-//! **Files:** this file (options, state, routes, token), `runs.rs` (run status, start, stop,
-//! snapshots), `pages.rs` (the HTML pages), `topics.rs` (the topic form and the formula's live
-//! check), `corpus.rs` (documents, search, concordance, site maps, host graph).
+//! **Files:** this file (options, state, routes), `access.rs` (Host, cross-site and token
+//! checks), `listen.rs` (connections and their time limits), `runs.rs` (run status, start,
+//! stop, snapshots), `pages.rs` (the HTML pages), `topics.rs` (the topic form and the formula's
+//! live check), `corpus.rs` (documents, search, concordance, site maps, host graph).
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use anyhow::Context;
 use axum::Router;
-use axum::extract::{Request, State};
-use axum::http::{StatusCode, header};
+use axum::extract::{DefaultBodyLimit, Request};
+use axum::http::StatusCode;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 
+mod access;
 mod corpus;
+mod listen;
 mod pages;
 mod runs;
 mod topics;
+
+/// Longest time a request may take before it is answered 503 (its body read included).
+pub(crate) const REQUEST_SECONDS: u64 = 60;
+
+/// Largest request body: the topic form with its uploaded result pages.
+pub(crate) const MAX_BODY_BYTES: usize = 32 << 20;
 
 /// What `glaneur serve` was asked.
 #[derive(Debug, Clone)]
@@ -47,20 +61,25 @@ pub struct ServeOptions {
     pub port: u16,
     /// HTTP proxy handed to the runs it starts (`glaneur run --proxy`).
     pub proxy: Option<String>,
+    /// Host names the server answers to besides localhost and its addresses (`--allow-host`).
+    pub allow_hosts: Vec<String>,
 }
 
 /// The server's shared state.
 pub(crate) struct App {
     corpora: PathBuf,
     proxy: Option<String>,
-    /// Required on every request when the server listens beyond this machine.
-    token: Option<String>,
+    /// Who may send requests (names, sites, token).
+    access: access::AccessRules,
     /// The glaneur binary the runs are started with.
     exe: PathBuf,
-    /// Runs started here: the process, by topic name.
+    /// Runs started here: the process, by topic name. Held while a run is started, so that
+    /// two requests never start two.
     children: Mutex<HashMap<String, std::process::Child>>,
-    /// How the last run started here ended, by topic name (exit code).
-    exits: Mutex<HashMap<String, Option<i32>>>,
+    /// Queries (concordance, search) running now, at most one per core.
+    queries: Arc<tokio::sync::Semaphore>,
+    /// How the last run started here ended, by topic name.
+    exits: Mutex<HashMap<String, runs::Exit>>,
     /// URL counts by state and reason, by topic name, with when they were read.
     reasons: Mutex<HashMap<String, runs::CachedReasons>>,
 }
@@ -103,12 +122,33 @@ pub fn serve(options: &ServeOptions) -> anyhow::Result<()> {
         );
     }
     let token = (!options.bind.is_loopback()).then(|| uuid::Uuid::new_v4().simple().to_string());
+    let mut hosts = Vec::new();
+    for name in &options.allow_hosts {
+        let clean = name.trim().trim_end_matches('.').to_ascii_lowercase();
+        let plain = !clean.is_empty()
+            && clean
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'));
+        if !plain {
+            anyhow::bail!(
+                "--allow-host `{name}`: give a host name alone (letters, digits, `-`, `.`), \
+                 without scheme or port"
+            );
+        }
+        hosts.push(clean);
+    }
+    let cores = std::thread::available_parallelism().map_or(2, usize::from);
     let app = Arc::new(App {
         corpora: options.corpora.clone(),
         proxy: options.proxy.clone(),
-        token: token.clone(),
+        access: access::AccessRules {
+            bound: options.bind,
+            hosts,
+            token: token.clone(),
+        },
         exe: std::env::current_exe().context("cannot find the glaneur binary to start runs")?,
         children: Mutex::new(HashMap::new()),
+        queries: Arc::new(tokio::sync::Semaphore::new(cores)),
         exits: Mutex::new(HashMap::new()),
         reasons: Mutex::new(HashMap::new()),
     });
@@ -130,7 +170,8 @@ pub fn serve(options: &ServeOptions) -> anyhow::Result<()> {
         match &token {
             Some(token) => println!(
                 "glaneur serve: http://{host}:{}/?token={token} (the token is needed from other \
-                 machines; Ctrl-C stops the server, not the runs)",
+                 machines, which reach it by this machine's IP address, or by a name given with \
+                 --allow-host; Ctrl-C stops the server, not the runs)",
                 bound.port()
             ),
             None => println!(
@@ -140,12 +181,12 @@ pub fn serve(options: &ServeOptions) -> anyhow::Result<()> {
         }
         use std::io::Write as _;
         let _ = std::io::stdout().flush();
-        axum::serve(listener, router(app))
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await
-            .context("the web server stopped")
+        tokio::spawn(runs::reap_every_second(app.clone()));
+        listen::serve(listener, router(app), async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .context("the web server stopped")
     })
 }
 
@@ -171,43 +212,27 @@ fn router(app: Arc<App>) -> Router {
         .route("/runs/{name}/corpus", get(corpus::corpus))
         .route("/runs/{name}/doc/{id}", get(corpus::document))
         .route("/runs/{name}/sitemaps/{file}", get(corpus::sitemap))
-        .layer(middleware::from_fn_with_state(app.clone(), guard))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(middleware::from_fn(deadline))
+        .layer(middleware::from_fn_with_state(app.clone(), access::check))
         .with_state(app)
 }
 
-/// The token check (when there is a token): `?token=` sets a cookie, the cookie is checked.
-async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
-    let Some(token) = &app.token else {
-        return next.run(request).await;
-    };
-    let in_query = request
-        .uri()
-        .query()
-        .is_some_and(|q| q.split('&').any(|kv| kv == format!("token={token}")));
-    let in_cookie = request
-        .headers()
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .any(|kv| kv.trim() == format!("glaneur_token={token}"));
-    if in_cookie {
-        return next.run(request).await;
+/// Answers 503 to a request that takes longer than [`REQUEST_SECONDS`] (a stream's events come
+/// after its answer, and are not counted).
+async fn deadline(request: Request, next: Next) -> Response {
+    let path = request.uri().path().to_string();
+    match tokio::time::timeout(Duration::from_secs(REQUEST_SECONDS), next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => pages::status_page(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Too slow",
+            &format!(
+                "{path} took longer than {REQUEST_SECONDS} s to answer and was given up; the \
+                 server goes on serving"
+            ),
+        ),
     }
-    if in_query {
-        let mut response = next.run(request).await;
-        if let Ok(cookie) =
-            format!("glaneur_token={token}; Path=/; HttpOnly; SameSite=Strict").parse()
-        {
-            response.headers_mut().insert(header::SET_COOKIE, cookie);
-        }
-        return response;
-    }
-    (
-        StatusCode::FORBIDDEN,
-        "glaneur serve: open the address with the token printed when the server started\n",
-    )
-        .into_response()
 }
 
 /// The run folder of a topic folder (`glaneur run`'s default).

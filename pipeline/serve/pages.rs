@@ -55,11 +55,20 @@ pub(crate) fn escape(text: &str) -> String {
 
 /// A page saying what went wrong.
 pub(crate) fn error_page(message: &str) -> Response {
+    status_page(StatusCode::INTERNAL_SERVER_ERROR, "Error", message)
+}
+
+/// A page with a status, a title and a message.
+pub(crate) fn status_page(status: StatusCode, title: &str, message: &str) -> Response {
     (
-        StatusCode::INTERNAL_SERVER_ERROR,
+        status,
         Html(page(
-            "Error",
-            &format!("<h1>Error</h1><p class=\"error\">{}</p>", escape(message)),
+            title,
+            &format!(
+                "<h1>{}</h1><p class=\"error\">{}</p><p><a href=\"/\">All topics</a></p>",
+                escape(title),
+                escape(message)
+            ),
         )),
     )
         .into_response()

@@ -1,21 +1,28 @@
 //! Runs seen from the web interface: whether one is running, starting one (`glaneur run` as a
-//! child process, its output in `NAME/serve-run.log`), asking it to stop, and the snapshot the
-//! monitor shows, as JSON and as a server-sent event stream.
+//! child process, its output appended to `NAME/serve-run.log`), asking it to stop, and the
+//! snapshot the monitor shows, as JSON and as a server-sent event stream.
 //!
-//! **In:** the topic folder, its run folder's `live.json`, `report.json`, `crawl.sqlite`.
-//! **Out:** [`Snapshot`]s; processes started; `RUN/.glaneur.stop` written.
+//! **In:** the topic folder, its run folder's `live.json`, `report.json`, `crawl.sqlite`,
+//! `.glaneur.lock`. **Out:** [`Snapshot`]s; processes started; `RUN/.glaneur.stop` written.
 //!
-//! **Invariants:** one run per topic at a time (a run started elsewhere counts: its
-//! `live.json` is less than [`FRESH_SECONDS`] old, or its process is alive); the database is
-//! read at most once per [`REASONS_EVERY`] per topic whatever the number of viewers, and for
-//! at most a twentieth of the time.
+//! **Invariants:** one run per topic at a time: a start is decided and made under one lock, and
+//! refused (409) while a process works in the folder — one started here and not ended, one
+//! holding the run folder's lock, or one whose `live.json` is less than [`FRESH_SECONDS`] old
+//! or whose process is alive; a run started here is in its own process group (a Ctrl-C in
+//! serve's terminal does not reach it) and is reaped within a second of its end, its exit code
+//! kept; a run is "failed" only when the process started here ended with an error and no other
+//! process works in the folder; the database is read at most once per [`REASONS_EVERY`] per
+//! topic whatever the number of viewers, and for at most a twentieth of the time.
 
 use std::convert::Infallible;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use std::collections::HashMap;
+
 use axum::extract::{Path as UrlPath, State};
+use axum::http::StatusCode;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::Serialize;
@@ -54,46 +61,93 @@ pub(crate) struct Snapshot {
     pub at: f64,
 }
 
+/// How a run started here ended: its exit code (None: killed by a signal) and process id.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Exit {
+    code: Option<i32>,
+    pid: u32,
+}
+
+/// Records the end of the runs started here that have ended (so that none stays a zombie).
+fn reap(app: &App, children: &mut HashMap<String, std::process::Child>) {
+    let mut ended = Vec::new();
+    children.retain(|name, child| match child.try_wait() {
+        Ok(None) => true,
+        Ok(Some(status)) => {
+            ended.push((
+                name.clone(),
+                Exit {
+                    code: status.code(),
+                    pid: child.id(),
+                },
+            ));
+            false
+        }
+        Err(_) => {
+            ended.push((
+                name.clone(),
+                Exit {
+                    code: None,
+                    pid: child.id(),
+                },
+            ));
+            false
+        }
+    });
+    if !ended.is_empty() {
+        let mut exits = app.exits.lock().unwrap_or_else(|p| p.into_inner());
+        exits.extend(ended);
+    }
+}
+
+/// Reaps the runs started here once a second, whether anyone looks at them or not.
+pub(crate) async fn reap_every_second(app: Arc<App>) {
+    loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let mut children = app.children.lock().unwrap_or_else(|p| p.into_inner());
+        reap(&app, &mut children);
+    }
+}
+
 /// Whether a run works in `name`'s folder, and its stage.
 fn status(app: &App, name: &str, run: &Path) -> (bool, String, Option<Live>) {
+    let mut children = app.children.lock().unwrap_or_else(|p| p.into_inner());
+    status_locked(app, &mut children, name, run)
+}
+
+/// [`status`], with the children already locked (a start decides and starts under one lock).
+fn status_locked(
+    app: &App,
+    children: &mut HashMap<String, std::process::Child>,
+    name: &str,
+    run: &Path,
+) -> (bool, String, Option<Live>) {
+    reap(app, children);
     let live = live::read(run);
-    let mut exited = None;
-    {
-        let mut children = app.children.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(child) = children.get_mut(name) {
-            match child.try_wait() {
-                Ok(None) => {
-                    let stage = live
-                        .as_ref()
-                        .map_or_else(|| "starting".to_string(), |l| l.stage.clone());
-                    return (true, stage, live);
-                }
-                Ok(Some(code)) => exited = Some(code.code()),
-                Err(_) => exited = Some(None),
-            }
-            children.remove(name);
-        }
+    if children.contains_key(name) {
+        let stage = live
+            .as_ref()
+            .map_or_else(|| "starting".to_string(), |l| l.stage.clone());
+        return (true, stage, live);
     }
-    if let Some(code) = exited {
-        app.exits
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(name.to_string(), code);
-    }
-    let failed = app
+    let exit = app
         .exits
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .get(name)
-        .is_some_and(|code| !matches!(code, Some(0 | 1 | 130)));
+        .copied();
+    let failed = exit.is_some_and(|e| !matches!(e.code, Some(0 | 1 | 130)));
+    // A process other than the one started here that ended: still at work in the folder.
+    let other_at_work = live.as_ref().is_some_and(|l| {
+        exit.is_none_or(|e| e.pid != l.pid)
+            && (crate::clock::now_epoch() - l.at < FRESH_SECONDS || process_alive(l.pid))
+    });
     match &live {
         Some(l) if matches!(l.stage.as_str(), "finished" | "stopped") => {
             (false, l.stage.clone(), live)
         }
+        Some(l) if other_at_work => (true, l.stage.clone(), live),
         _ if failed => (false, "failed".to_string(), live),
-        Some(l) if crate::clock::now_epoch() - l.at < FRESH_SECONDS || process_alive(l.pid) => {
-            (true, l.stage.clone(), live)
-        }
         // A process that died without a word (kill -9, power loss): resumable.
         Some(_) => (false, "ended".to_string(), live),
         None if run.join("report.json").is_file() => (false, "finished".to_string(), None),
@@ -229,34 +283,77 @@ fn crawl_bytes(run: &Path) -> u64 {
     db + warc
 }
 
-/// `POST /runs/NAME/start`: starts (or resumes) the topic's run.
+/// `POST /runs/NAME/start`: starts (or resumes) the topic's run; 409 when one works in the
+/// folder already.
 pub(crate) async fn start(State(app): State<Arc<App>>, UrlPath(name): UrlPath<String>) -> Response {
     let Some(dir) = app.topic_dir(&name) else {
         return no_such_topic(&name);
     };
-    let (running, ..) = status(&app, &name, &run_dir(&dir));
-    if !running && let Err(error) = spawn(&app, &name, &dir) {
-        return super::pages::error_page(&format!("{error:#}"));
+    let run = run_dir(&dir);
+    let busy = {
+        let mut children = app.children.lock().unwrap_or_else(|p| p.into_inner());
+        let (running, stage, _) = status_locked(&app, &mut children, &name, &run);
+        let holder = crate::runlock::RunLock::holder(&run);
+        match (running, holder) {
+            (true, _) => Some(format!("its run is already at work (stage {stage})")),
+            (false, Some(holder)) => Some(format!(
+                "another glaneur works in its run folder ({holder})"
+            )),
+            (false, None) => match spawn(&app, &name, &dir) {
+                Ok(child) => {
+                    children.insert(name.clone(), child);
+                    None
+                }
+                Err(error) => return super::pages::error_page(&format!("{error:#}")),
+            },
+        }
+    };
+    match busy {
+        None => Redirect::to(&format!("/runs/{name}")).into_response(),
+        Some(why) => super::pages::status_page(
+            StatusCode::CONFLICT,
+            "Already running",
+            &format!("The topic {name} was not started again: {why}. Its monitor: /runs/{name}"),
+        ),
     }
-    Redirect::to(&format!("/runs/{name}")).into_response()
 }
 
-fn spawn(app: &App, name: &str, dir: &Path) -> anyhow::Result<()> {
+/// Starts `glaneur run` on the topic, in its own process group, its output appended to
+/// `NAME/serve-run.log` after a line that says when and how it was started.
+fn spawn(app: &App, name: &str, dir: &Path) -> anyhow::Result<std::process::Child> {
     use anyhow::Context;
+    use std::io::Write as _;
     let log_path = dir.join("serve-run.log");
-    let log = std::fs::File::create(&log_path)
+    let mut log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log_path)
         .with_context(|| format!("cannot write {}", log_path.display()))?;
     let mut command = std::process::Command::new(&app.exe);
     command
         .arg("run")
         .arg(dir.join("topic.toml"))
         .arg("--quiet")
-        .stdin(std::process::Stdio::null())
-        .stdout(log.try_clone()?)
-        .stderr(log);
+        .stdin(std::process::Stdio::null());
     if let Some(proxy) = &app.proxy {
         command.arg("--proxy").arg(proxy);
     }
+    // Its own process group: a Ctrl-C typed in serve's terminal stops serve, not the run.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    writeln!(
+        log,
+        "--- {} glaneur serve starts: glaneur run {} --quiet{}",
+        crate::clock::now_iso(),
+        dir.join("topic.toml").display(),
+        if app.proxy.is_some() {
+            " --proxy …"
+        } else {
+            ""
+        }
+    )
+    .with_context(|| format!("cannot write {}", log_path.display()))?;
+    command.stdout(log.try_clone()?).stderr(log);
     let child = command
         .spawn()
         .with_context(|| format!("cannot start {}", app.exe.display()))?;
@@ -264,11 +361,7 @@ fn spawn(app: &App, name: &str, dir: &Path) -> anyhow::Result<()> {
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .remove(name);
-    app.children
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(name.to_string(), child);
-    Ok(())
+    Ok(child)
 }
 
 /// `POST /runs/NAME/stop`: asks the run to stop as Ctrl-C would (it finishes the requests in
@@ -278,7 +371,8 @@ pub(crate) async fn stop(State(app): State<Arc<App>>, UrlPath(name): UrlPath<Str
         return no_such_topic(&name);
     };
     let run = run_dir(&dir);
-    if status(&app, &name, &run).0
+    let at_work = status(&app, &name, &run).0 || crate::runlock::RunLock::holder(&run).is_some();
+    if at_work
         && let Err(error) = std::fs::write(live::stop_file(&run), b"stop asked by glaneur serve\n")
     {
         return super::pages::error_page(&format!(

@@ -9,9 +9,14 @@
 //!
 //! **Invariants:** editing changes only the form's fields: comments, order and every other
 //! setting of the file stay as they were (the file is edited as a TOML document); nothing is
-//! written unless the whole topic validates (written beside, then renamed in); an uploaded
-//! file's name is reduced to letters, digits, `-`, `_`, `.` and never leaves `NAME/serp/`.
+//! written unless the whole topic validates (written beside, then renamed in), and a save that
+//! fails leaves nothing behind (its uploads removed or restored, its folders removed); an
+//! uploaded file's name is reduced to letters, digits, `-`, `_`, `.` and never leaves
+//! `NAME/serp/`, and a link in its place is replaced, not followed; a new topic needs a name
+//! that nothing in the folder of topics has (not even a link); an edit writes the topic its URL
+//! names, whatever the form says.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use axum::extract::{Multipart, Path as UrlPath, State};
@@ -373,13 +378,33 @@ pub(crate) async fn edit_form(
 /// Reads the multipart form: the fields, and the uploaded files (name, bytes).
 async fn read_form(
     mut multipart: Multipart,
-) -> Result<(TopicForm, Vec<(String, Vec<u8>)>), String> {
+) -> Result<(TopicForm, Vec<(String, Vec<u8>)>), (StatusCode, String)> {
+    // Too large a form (its files above all) is said so, with 413; anything else is a form
+    // that did not arrive whole.
+    let failed = |what: String, e: axum::extract::multipart::MultipartError| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "the form with its files is larger than {} MiB: upload fewer or smaller \
+                     result pages at a time (or copy them into the topic's serp/ folder and \
+                     list them in the topic file)",
+                    super::MAX_BODY_BYTES >> 20
+                ),
+            )
+        } else {
+            (
+                StatusCode::BAD_REQUEST,
+                format!("{what} did not arrive whole: {e}"),
+            )
+        }
+    };
     let mut form = TopicForm::default();
     let mut files = Vec::new();
     while let Some(field) = multipart
         .next_field()
         .await
-        .map_err(|e| format!("the form did not arrive whole: {e}"))?
+        .map_err(|e| failed("the form".to_string(), e))?
     {
         let key = field.name().unwrap_or_default().to_string();
         if key == "result_page" {
@@ -387,7 +412,7 @@ async fn read_form(
             let bytes = field
                 .bytes()
                 .await
-                .map_err(|e| format!("the file {file_name} did not arrive whole: {e}"))?;
+                .map_err(|e| failed(format!("the file {file_name}"), e))?;
             if !file_name.is_empty() && !bytes.is_empty() {
                 files.push((file_name, bytes.to_vec()));
             }
@@ -396,7 +421,7 @@ async fn read_form(
         let text = field
             .text()
             .await
-            .map_err(|e| format!("the field {key} did not arrive whole: {e}"))?;
+            .map_err(|e| failed(format!("the field {key}"), e))?;
         let slot = match key.as_str() {
             "name" => &mut form.name,
             "description" => &mut form.description,
@@ -442,7 +467,9 @@ fn safe_file_name(name: &str) -> String {
     }
 }
 
-/// Validates and writes the topic; the problem in words otherwise.
+/// Validates and writes the topic; the problem in words otherwise. Nothing is left of a save
+/// that fails: uploaded files written for it are removed (or given back their former
+/// content), folders made for it are removed.
 fn save(
     app: &App,
     new: bool,
@@ -457,11 +484,19 @@ fn save(
     }
     let dir = app.corpora.join(&form.name);
     let path = dir.join("topic.toml");
-    if new && path.exists() {
+    // A new topic gets a new folder: nothing of that name may be there, not even a link to
+    // a folder elsewhere (the topic would be written outside the folder of topics).
+    if new && std::fs::symlink_metadata(&dir).is_ok() {
         return Err(format!(
-            "name: a topic `{}` exists already ({}): edit it from the list of topics",
+            "name: `{}` exists already in {} ({}): choose another name, or edit that topic \
+             from the list of topics",
             form.name,
-            path.display()
+            app.corpora.display(),
+            if path.exists() {
+                "a topic"
+            } else {
+                "not a topic"
+            }
         ));
     }
     let base = if new {
@@ -470,36 +505,125 @@ fn save(
         std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?
     };
-    let mut written = Vec::new();
+    let mut uploads = Vec::new();
     for (name, bytes) in files {
         let file = format!("serp/{}", safe_file_name(name));
         if !form.result_pages.contains(&file) {
             form.result_pages.push(file.clone());
         }
-        written.push((dir.join(&file), bytes));
+        uploads.push((dir.join(&file), bytes));
     }
     let text = form.apply(&base)?;
-    std::fs::create_dir_all(dir.join("serp"))
-        .map_err(|e| format!("cannot create {}: {e}", dir.join("serp").display()))?;
-    for (target, bytes) in &written {
-        std::fs::write(target, bytes)
-            .map_err(|e| format!("cannot write {}: {e}", target.display()))?;
+    let mut undo = Undo::default();
+    let result = write_topic(&mut undo, &dir, &path, &text, &uploads);
+    if result.is_err() {
+        undo.run();
+    }
+    result
+}
+
+/// What a save wrote, to take it back when the save fails.
+#[derive(Default)]
+struct Undo {
+    /// Folders made, innermost last.
+    folders: Vec<std::path::PathBuf>,
+    /// Files written, with their former content when they had one.
+    files: Vec<(std::path::PathBuf, Option<Vec<u8>>)>,
+}
+
+impl Undo {
+    fn run(self) {
+        for (file, before) in self.files.into_iter().rev() {
+            let _ = match before {
+                Some(bytes) => std::fs::write(&file, bytes),
+                None => std::fs::remove_file(&file),
+            };
+        }
+        for folder in self.folders.into_iter().rev() {
+            let _ = std::fs::remove_dir(&folder);
+        }
+    }
+
+    fn folder(&mut self, dir: &Path) -> Result<(), String> {
+        match std::fs::symlink_metadata(dir) {
+            Ok(meta) if meta.is_dir() => Ok(()),
+            Ok(_) => Err(format!(
+                "{} is not a folder (a link or a file): glaneur serve writes only in folders of \
+                 the folder of topics",
+                dir.display()
+            )),
+            Err(_) => {
+                std::fs::create_dir(dir)
+                    .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+                self.folders.push(dir.to_path_buf());
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes `bytes` to `target` through a new file renamed over it (a link in its place is
+    /// replaced, never followed).
+    fn file(&mut self, target: &Path, bytes: &[u8]) -> Result<(), String> {
+        let before = match std::fs::symlink_metadata(target) {
+            Ok(meta) if meta.is_file() => Some(
+                std::fs::read(target)
+                    .map_err(|e| format!("cannot read {}: {e}", target.display()))?,
+            ),
+            _ => None,
+        };
+        let part = target.with_file_name(format!(
+            ".{}.part",
+            target
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        ));
+        std::fs::write(&part, bytes)
+            .and_then(|()| std::fs::rename(&part, target))
+            .map_err(|e| {
+                let _ = std::fs::remove_file(&part);
+                format!("cannot write {}: {e}", target.display())
+            })?;
+        self.files.push((target.to_path_buf(), before));
+        Ok(())
+    }
+}
+
+/// Writes the uploads and the topic file, once the topic they make passes `glaneur check`.
+fn write_topic(
+    undo: &mut Undo,
+    dir: &Path,
+    path: &Path,
+    text: &str,
+    uploads: &[(std::path::PathBuf, &Vec<u8>)],
+) -> Result<(), String> {
+    undo.folder(dir)?;
+    if !uploads.is_empty() {
+        undo.folder(&dir.join("serp"))?;
+    }
+    for (target, bytes) in uploads {
+        undo.file(target, bytes)?;
     }
     // The same validation as `glaneur check`, on the text about to be written.
     let origin = path.display().to_string();
-    let topic = Topic::from_str(&text, dir.clone(), origin).map_err(|e| format!("{e:#}"))?;
+    let topic = Topic::from_str(text, dir.to_path_buf(), origin).map_err(|e| format!("{e:#}"))?;
     crate::topic::check_files(&topic, false).map_err(|e| format!("{e:#}"))?;
-    let part = dir.join(".topic.toml.part");
-    std::fs::write(&part, &text)
-        .and_then(|()| std::fs::rename(&part, &path))
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    undo.file(path, text.as_bytes())
 }
 
-async fn post(app: Arc<App>, multipart: Multipart, new: bool, title: &str) -> Response {
+/// Saves the form: a new topic (`editing` None) or the topic `editing` names (the URL's, never
+/// the form's: an edit cannot write another topic).
+async fn post(app: Arc<App>, multipart: Multipart, editing: Option<&str>, title: &str) -> Response {
+    let new = editing.is_none();
     let (mut form, files) = match read_form(multipart).await {
         Ok(read) => read,
-        Err(problem) => return super::pages::error_page(&problem),
+        Err((status, problem)) => {
+            return super::pages::status_page(status, "The form was not saved", &problem);
+        }
     };
+    if let Some(name) = editing {
+        form.name = name.to_string();
+    }
     let app2 = app.clone();
     let mut form2 = form.clone();
     let saved = tokio::task::spawn_blocking(move || {
@@ -523,7 +647,7 @@ async fn post(app: Arc<App>, multipart: Multipart, new: bool, title: &str) -> Re
 
 /// `POST /topics/new`.
 pub(crate) async fn create(State(app): State<Arc<App>>, multipart: Multipart) -> Response {
-    post(app, multipart, true, "New topic").await
+    post(app, multipart, None, "New topic").await
 }
 
 /// `POST /topics/NAME/edit`.
@@ -535,7 +659,7 @@ pub(crate) async fn update(
     if app.topic_dir(&name).is_none() {
         return super::no_such_topic(&name);
     }
-    post(app, multipart, false, &format!("Topic {name}")).await
+    post(app, multipart, Some(&name), &format!("Topic {name}")).await
 }
 
 /// The live check's request.
@@ -549,9 +673,18 @@ pub(crate) struct FormulaCheck {
 /// `POST /formula/check`: the formula parsed (or its error with the column) and, on the sample
 /// text, its verdict and the clauses found — what `glaneur formula` says of a file.
 pub(crate) async fn check_formula(axum::Form(q): axum::Form<FormulaCheck>) -> Response {
+    // A formula or a sample of megabytes takes seconds: off the threads that serve requests.
+    match tokio::task::spawn_blocking(move || formula_verdict(&q)).await {
+        Ok(answer) => axum::Json(answer).into_response(),
+        Err(_) => super::pages::error_page("the formula could not be checked"),
+    }
+}
+
+/// The live check's answer: the formula's error with its column, or its verdict on the sample.
+fn formula_verdict(q: &FormulaCheck) -> serde_json::Value {
     use stages::focus::formula::{Formula, FormulaOptions, PreparedText};
     let options = FormulaOptions::default();
-    let answer = match Formula::parse_with(&q.expression, options) {
+    match Formula::parse_with(&q.expression, options) {
         Err(e) => serde_json::json!({
             "error": crate::inspect::formula_error(&q.expression, &e),
             "column": e.column,
@@ -578,8 +711,7 @@ pub(crate) async fn check_formula(axum::Form(q): axum::Form<FormulaCheck>) -> Re
                 "satisfied": verdict.satisfied,
             })
         }
-    };
-    axum::Json(answer).into_response()
+    }
 }
 
 /// The text of a pasted sample: its title and clean text when it is HTML, as `glaneur formula`

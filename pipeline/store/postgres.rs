@@ -541,24 +541,7 @@ fn clamp_i32(n: u32) -> i32 {
     i32::try_from(n).unwrap_or(i32::MAX)
 }
 
-/// A connection string without its password (for messages).
+/// A connection string without its password (for messages), in any of its spellings.
 pub fn redact(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(mut parsed) if parsed.password().is_some() => {
-            let _ = parsed.set_password(Some("***"));
-            parsed.to_string()
-        }
-        _ if url.contains("password=") => url
-            .split_whitespace()
-            .map(|part| {
-                if part.starts_with("password=") {
-                    "password=***"
-                } else {
-                    part
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" "),
-        _ => url.to_string(),
-    }
+    crate::secrets::redact(url)
 }

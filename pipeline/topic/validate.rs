@@ -92,7 +92,8 @@ pub const LIMITS: &[Limit] = &[
         "a number of bytes",
         |f| Some(whole(f.crawl.backlog_bytes)),
     ),
-    above("[crawl] timeout_seconds", 0.0, DAY, SECONDS, |f| {
+    // A request needs time to cross the network: below half a second every server times out.
+    limit("[crawl] timeout_seconds", 0.5, DAY, SECONDS, |f| {
         Some(Number::Real(f.crawl.timeout_seconds))
     }),
     limit("[crawl] frontier_in_memory", 0.0, 1e10, WHOLE, |f| {
@@ -161,9 +162,10 @@ pub const LIMITS: &[Limit] = &[
     limit("[politeness] retries", 0.0, 100.0, WHOLE, |f| {
         Some(whole(f.politeness.retries))
     }),
+    // robots.txt is never asked for twice within a minute (RFC 9309 suggests keeping it a day).
     limit(
         "[politeness] robots_ttl_seconds",
-        0.0,
+        60.0,
         365.0 * DAY,
         SECONDS,
         |f| Some(Number::Real(f.politeness.robots_ttl_seconds)),
@@ -257,23 +259,24 @@ pub const LIMITS: &[Limit] = &[
     limit("[score] other_language", 0.0, 1.0, "a factor", |f| {
         Some(Number::Real(f.score.other_language))
     }),
-    above(
+    // A page is never visited more than once a second.
+    limit(
         "[monitor] interval_seconds",
-        0.0,
+        1.0,
         3650.0 * DAY,
         SECONDS,
         |f| Some(Number::Real(f.monitor.interval_seconds)),
     ),
-    above(
+    limit(
         "[monitor] min_interval_seconds",
-        0.0,
+        1.0,
         3650.0 * DAY,
         SECONDS,
         |f| Some(Number::Real(f.monitor.min_interval_seconds)),
     ),
-    above(
+    limit(
         "[monitor] max_interval_seconds",
-        0.0,
+        1.0,
         3650.0 * DAY,
         SECONDS,
         |f| Some(Number::Real(f.monitor.max_interval_seconds)),
@@ -593,196 +596,5 @@ pub fn warnings(topic: &Topic) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::path::PathBuf;
-
-    use super::super::Topic;
-    use super::*;
-
-    const MINIMAL: &str = r#"
-name = "graphes"
-languages = ["fr"]
-[seeds]
-urls = ["http://a.test/"]
-terms = ["graphe", "sommet"]
-[formula]
-expression = '(NON "graffiti") ET ("graphe*" OU "sommet")'
-[domains]
-allow = [".test"]
-[politeness]
-contact = "mailto:linguiste@example.org"
-"#;
-
-    fn parse(text: &str) -> anyhow::Result<Topic> {
-        Topic::from_str(text, PathBuf::from("."), "test".into())
-    }
-
-    fn with(table: &str, line: &str) -> String {
-        if MINIMAL.contains(&format!("[{table}]\n")) {
-            MINIMAL.replace(&format!("[{table}]\n"), &format!("[{table}]\n{line}\n"))
-        } else {
-            format!("{MINIMAL}[{table}]\n{line}\n")
-        }
-    }
-
-    #[test]
-    fn every_number_of_the_topic_file_has_a_limit_and_every_limit_reads_its_number() {
-        let mut file = parse(MINIMAL).unwrap().file;
-        file.matrix.max_vocabulary = Some(10);
-        file.similarity.top_k = Some(5);
-        file.search = Some(toml::from_str("backend = \"brave\"\ntuples = 3").unwrap());
-        // The numbers of the file as serde sees them, `[table] field` (a field added later
-        // without a limit fails here).
-        let json = serde_json::to_value(&file).unwrap();
-        let mut numbers = Vec::new();
-        for (table, value) in json.as_object().unwrap() {
-            if let Some(fields) = value.as_object() {
-                for (field, v) in fields {
-                    if let Some(n) = v.as_f64() {
-                        numbers.push((format!("[{table}] {field}"), n));
-                    }
-                }
-            }
-        }
-        assert_eq!(numbers.len(), LIMITS.len(), "{numbers:?}");
-        for (field, written) in numbers {
-            let limit = LIMITS.iter().find(|l| l.field == field);
-            let limit = limit.unwrap_or_else(|| panic!("{field} has no limit"));
-            assert!(limit.min <= limit.max, "{field}");
-            // The limit reads that very number.
-            let read = (limit.value)(&file).map(Number::value);
-            assert_eq!(read, Some(written), "{field}");
-        }
-    }
-
-    #[test]
-    fn absurd_numbers_are_refused_naming_the_field_and_the_range() {
-        for (table, line, field) in [
-            (
-                "crawl",
-                "timeout_seconds = 1e300",
-                "timeout_seconds = 1e300",
-            ),
-            (
-                "politeness",
-                "delay_seconds = 1e300",
-                "delay_seconds = 1e300",
-            ),
-            (
-                "politeness",
-                "robots_ttl_seconds = 1e300",
-                "robots_ttl_seconds",
-            ),
-            (
-                "politeness",
-                "response_time_factor = 1e300",
-                "response_time_factor",
-            ),
-            (
-                "politeness",
-                "backoff_seconds = inf",
-                "backoff_seconds = inf",
-            ),
-            ("politeness", "delay_seconds = nan", "delay_seconds = NaN"),
-            ("politeness", "delay_seconds = -1", "delay_seconds = -1"),
-            (
-                "crawl",
-                "concurrency = 18446744073709551615",
-                "concurrency = 18446744073709551615",
-            ),
-            ("crawl", "max_body_bytes = 10", "max_body_bytes = 10"),
-            ("crawl", "max_depth = 4000000000", "max_depth = 4000000000"),
-            ("focus", "margin = 2", "margin = 2"),
-            ("score", "parent = 1e308", "parent"),
-            ("traps", "max_url_length = 0", "max_url_length = 0"),
-        ] {
-            let err = format!("{:#}", parse(&with(table, line)).unwrap_err());
-            assert!(
-                err.contains(&format!("[{table}] `{field}")) && err.contains("out of range"),
-                "{line}: {err}"
-            );
-            assert!(
-                err.contains(" to ") || err.contains("at most"),
-                "{line}: {err}"
-            );
-        }
-        let search = format!("{MINIMAL}[search]\nbackend = \"brave\"\ndelay_seconds = 1e300\n");
-        let err = format!("{:#}", parse(&search).unwrap_err());
-        assert!(err.contains("[search] `delay_seconds = 1e300"), "{err}");
-    }
-
-    #[test]
-    fn the_guide_lists_the_ranges_checked() {
-        let readme = include_str!("../../docs/GUIDE.md");
-        let table = limits_markdown();
-        assert!(
-            readme.contains(&table),
-            "the table of ranges in docs/GUIDE.md is not LIMITS; it should read:\n{table}"
-        );
-    }
-
-    #[test]
-    fn all_problems_are_listed_at_once() {
-        let text = with("crawl", "concurrency = 0\nmax_pages = 0");
-        let err = format!("{:#}", parse(&text).unwrap_err());
-        assert!(
-            err.contains("concurrency = 0") && err.contains("max_pages = 0"),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn endpoints_must_be_http() {
-        for endpoint in ["file:///etc/passwd", "gopher://a.test/", "not a url"] {
-            let text =
-                format!("{MINIMAL}[search]\nbackend = \"searxng\"\nendpoint = \"{endpoint}\"\n");
-            let err = format!("{:#}", parse(&text).unwrap_err());
-            assert!(err.contains("[search] `endpoint"), "{endpoint}: {err}");
-        }
-    }
-
-    #[test]
-    fn files_must_be_readable_files() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("pages")).unwrap();
-        let text = MINIMAL.replace(
-            "terms =",
-            "result_pages = [\"pages\"]\nurl_lists = [\"absent.txt\"]\nterms =",
-        ) + "replay = \"pages\"\n";
-        // `replay` is a top-level key: it must come before the first table.
-        let text = format!(
-            "replay = \"pages\"\n{}",
-            text.replace("replay = \"pages\"\n", "")
-        );
-        let topic = Topic::from_str(&text, dir.path().to_path_buf(), "test".into()).unwrap();
-        let err = format!("{:#}", check_files(&topic, false).unwrap_err());
-        assert!(
-            err.contains("[seeds] result_pages") && err.contains("is a folder"),
-            "{err}"
-        );
-        assert!(
-            err.contains("[seeds] url_lists") && err.contains("does not exist"),
-            "{err}"
-        );
-        assert!(err.contains("`replay`"), "{err}");
-    }
-
-    #[test]
-    fn seeds_outside_the_domains_and_formula_words_no_seed_term_has_are_warned_about() {
-        let topic = parse(MINIMAL).unwrap();
-        assert!(warnings(&topic).is_empty(), "{:?}", warnings(&topic));
-        let text = MINIMAL
-            .replace("http://a.test/", "https://fr.wikipedia.org/wiki/Graphe")
-            .replace("terms = [\"graphe\", \"sommet\"]", "terms = [\"graphes\"]");
-        let found = warnings(&parse(&text).unwrap());
-        assert_eq!(found.len(), 2, "{found:?}");
-        assert!(
-            found[0].contains("https://fr.wikipedia.org/wiki/Graphe"),
-            "{found:?}"
-        );
-        assert!(
-            found[1].contains("`sommet`") && !found[1].contains("graphe"),
-            "{found:?}"
-        );
-    }
-}
+#[path = "validate_tests.rs"]
+mod tests;

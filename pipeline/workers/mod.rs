@@ -97,19 +97,33 @@ pub fn worker(options: &WorkerOptions) -> anyhow::Result<Ending> {
             dir.display()
         );
     }
+    // The folders this worker makes, outermost first: a worker that stores nothing (the
+    // database could not be reached) leaves none of them behind.
+    let made: Vec<PathBuf> = [run_dir.clone(), run_dir.join("workers"), dir.clone()]
+        .into_iter()
+        .filter(|d| !d.exists())
+        .collect();
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("cannot create the worker's folder {}", dir.display()))?;
     // The shared frontier records where each worker's folder is: a whole path.
     let dir = std::path::absolute(&dir).unwrap_or(dir);
     let lock = RunLock::acquire(&dir)?;
-    std::fs::write(dir.join("topic.toml"), topic.to_toml())
-        .with_context(|| format!("cannot write in {}", dir.display()))?;
     let crawl_id = options
         .crawl
         .clone()
         .unwrap_or_else(|| topic.file.name.clone());
-    let ending = work(options, &topic, &dir, &name, &crawl_id);
+    let ending = std::fs::write(dir.join("topic.toml"), topic.to_toml())
+        .with_context(|| format!("cannot write in {}", dir.display()))
+        .and_then(|()| work(options, &topic, &dir, &name, &crawl_id));
     drop(lock);
+    if ending.is_err() && !dir.join("crawl.sqlite").exists() {
+        // Only this worker's own files are removed; a parent folder only when it is empty
+        // (another worker may have started in it meanwhile).
+        let _ = std::fs::remove_dir_all(&dir);
+        for folder in made.iter().rev() {
+            let _ = std::fs::remove_dir(folder);
+        }
+    }
     ending
 }
 

@@ -46,6 +46,32 @@ fn read_vrt(path: &Path) -> Vec<Token> {
     tokens
 }
 
+/// `glaneur index VRT --out DIR` of a vertical file with `text`, in `dir`: the index folder.
+fn index_of(dir: &Path, text: &str) -> std::path::PathBuf {
+    let vrt = dir.join("c.vrt");
+    std::fs::write(&vrt, text).unwrap();
+    let index = dir.join("c.index");
+    let out = glaneur()
+        .arg("index")
+        .arg(&vrt)
+        .arg("--out")
+        .arg(&index)
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    index
+}
+
+/// `glaneur ARGS…`: exit code, stdout and stderr, whatever the outcome.
+fn outcome(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = glaneur().args(args).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// `glaneur COMMAND RUN ARGS…`: stdout and stderr of a successful run.
 fn query(run: &Path, args: &[&str]) -> (String, String) {
     let mut all = vec![args[0], run.to_str().unwrap()];
@@ -311,4 +337,125 @@ fn explorer_commands_name_what_is_wrong() {
         "{err}"
     );
     assert!(!broken.exists());
+}
+
+#[test]
+fn queries_stay_bounded_in_time_and_memory_and_counts_never_wrap() {
+    let dir = tempfile::tempdir().unwrap();
+    // 12,000 tokens in 30 documents.
+    let words = [
+        "le", "les", "la", "cela", "lequel", "graphe", "Graphe", "arête", ".", "Le",
+    ];
+    let mut vrt = String::new();
+    for d in 0..30 {
+        vrt.push_str(&format!("<text id=\"d{d}\">\n<s>\n"));
+        for i in 0..400usize {
+            vrt.push_str(words[(i * 7 + d * 3 + i / 9) % words.len()]);
+            vrt.push('\n');
+        }
+        vrt.push_str("</s>\n</text>\n");
+    }
+    let index = index_of(dir.path(), &vrt);
+    let run = outcome;
+    let idx = index.to_str().unwrap();
+    // A value's pattern cannot escape its anchors.
+    let (code, _, err) = run(&["kwic", idx, "[word=\"le)|(la\"]", "--count"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("not a valid regular expression"), "{err}");
+    let (_, count, _) = run(&["kwic", idx, "[word=\"le|la\"]", "--count"]);
+    let (_, le, _) = run(&["kwic", idx, "[word=\"le\"]", "--count"]);
+    let (_, la, _) = run(&["kwic", idx, "[word=\"la\"]", "--count"]);
+    let n = |s: &str| s.trim().parse::<u64>().unwrap();
+    assert_eq!(n(&count), n(&le) + n(&la));
+    // Sorted: the first lines of the order are those of the whole concordance sorted.
+    for sort in ["left", "hit", "right"] {
+        let (_, all, _) = run(&[
+            "kwic",
+            idx,
+            "[lc=\"graphe\"]",
+            "--sort",
+            sort,
+            "--limit",
+            "1000",
+            "--format",
+            "tsv",
+        ]);
+        let (_, first, _) = run(&[
+            "kwic",
+            idx,
+            "[lc=\"graphe\"]",
+            "--sort",
+            sort,
+            "--limit",
+            "7",
+            "--format",
+            "tsv",
+        ]);
+        let all: Vec<&str> = all.lines().collect();
+        let first: Vec<&str> = first.lines().collect();
+        assert_eq!(first.len(), 8);
+        assert_eq!(first, all[..8], "--sort {sort}");
+    }
+    // Too many lines held at once (12,000 lines of 2,001 tokens): refused with a message, in
+    // corpus order as sorted; a limit that the hits do not reach is no problem; streaming
+    // needs no such bound.
+    for sort in ["position", "right"] {
+        let (code, _, err) = run(&[
+            "kwic",
+            idx,
+            "[]",
+            "--sort",
+            sort,
+            "--context",
+            "1000",
+            "--limit",
+            "1000000",
+        ]);
+        assert_eq!(code, Some(2), "{sort}");
+        assert!(
+            err.contains("lines of 2001 tokens") && err.contains("--format tsv"),
+            "{err}"
+        );
+    }
+    let (code, _, err) = run(&[
+        "kwic",
+        idx,
+        "[lc=\"graphe\"]",
+        "--sort",
+        "right",
+        "--context",
+        "1000",
+        "--limit",
+        "1000000",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, _, _) = run(&["kwic", idx, "[]", "--context", "1001"]);
+    assert_eq!(code, Some(2));
+    let (code, tsv, _) = run(&[
+        "kwic",
+        idx,
+        "[]",
+        "--context",
+        "1000",
+        "--limit",
+        "1000000",
+        "--format",
+        "tsv",
+    ]);
+    assert_eq!(code, Some(0));
+    assert_eq!(tsv.lines().count(), 12_001);
+    // A time limit stops a query with a message.
+    let slow = vec!["[word!=\"zz\"]{0,99}"; 90].join(" ") + " [word=\".\" & lc=\"le\"]";
+    let (code, _, err) = run(&["kwic", idx, &slow, "--timeout", "0.5"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("stopped after 0.5 s"), "{err}");
+    // Reference counts that overflow 64 bits are refused, never wrapped.
+    let reference = dir.path().join("ref.tsv");
+    std::fs::write(&reference, format!("le\t{}\nla\t5\n", u64::MAX)).unwrap();
+    let (code, _, err) = run(&["keywords", idx, "--reference", reference.to_str().unwrap()]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("ref.tsv line 2") && err.contains("add up to more than"),
+        "{err}"
+    );
 }

@@ -132,7 +132,8 @@ fn misbehaving_servers_are_handled_politely_and_do_not_stall_the_crawl() {
         );
     }
 
-    // gzip: the page is decompressed (and kept), the bomb is refused with its reason.
+    // gzip: the page is decompressed (and kept), the bomb is refused with its reason, and so
+    // is a page that is not gzip at all.
     assert_eq!(
         reason_of(out.path(), "http://gzip.test/").unwrap().0,
         "kept"
@@ -142,6 +143,13 @@ fn misbehaving_servers_are_handled_politely_and_do_not_stall_the_crawl() {
             .unwrap()
             .0,
         "decompression-bomb"
+    );
+    // Labelled gzip, not compressed: refused with its reason, never a document of bytes.
+    assert_eq!(
+        reason_of(out.path(), "http://gzip.test/casse.html")
+            .unwrap()
+            .0,
+        "corrupt-encoding"
     );
 
     // Seed 004's script rule: one request for the two spellings of fiche 1, none for the URL

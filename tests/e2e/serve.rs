@@ -9,7 +9,7 @@ use crate::server::TestWeb;
 use crate::support::*;
 
 /// The basic scenario's topic, slowed down so that a crawl lasts several seconds.
-fn slow_topic(corpora: &std::path::Path, name: &str) {
+pub fn slow_topic(corpora: &std::path::Path, name: &str) {
     let dir = corpora.join(name);
     std::fs::create_dir_all(&dir).unwrap();
     let text = std::fs::read_to_string(scenario("basic").join("topic.toml"))
@@ -20,7 +20,7 @@ fn slow_topic(corpora: &std::path::Path, name: &str) {
 }
 
 /// Kills the server when the test ends, however it ends.
-struct Server(std::process::Child);
+pub struct Server(pub std::process::Child);
 
 impl Drop for Server {
     fn drop(&mut self) {
@@ -31,28 +31,36 @@ impl Drop for Server {
 
 /// Starts `glaneur serve CORPORA --port 0 EXTRA…`; the server (killed when dropped) and the
 /// address its first line prints.
-fn start_serve(corpora: &std::path::Path, extra: &[&str]) -> (Server, String) {
+pub fn start_serve(corpora: &std::path::Path, extra: &[&str]) -> (Server, String) {
+    spawn_serve(corpora, extra, Stdio::inherit())
+}
+
+/// [`start_serve`] with serve's stderr going to `stderr` (piped: read once it is killed).
+pub fn spawn_serve(corpora: &std::path::Path, extra: &[&str], stderr: Stdio) -> (Server, String) {
     let mut child = glaneur()
         .arg("serve")
         .arg(corpora)
         .args(["--port", "0"])
         .args(extra)
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(stderr)
         .spawn()
         .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let server = Server(child);
+    let address = first_address(&mut child);
+    (Server(child), address)
+}
+
+/// The address serve's first line prints.
+pub fn first_address(child: &mut std::process::Child) -> String {
     let mut first = String::new();
-    std::io::BufReader::new(stdout)
+    std::io::BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut first)
         .unwrap();
-    let address = first
+    first
         .split_whitespace()
         .find(|w| w.starts_with("http://"))
         .unwrap_or_else(|| panic!("no address in `{first}`"))
-        .to_string();
-    (server, address)
+        .to_string()
 }
 
 #[test]

@@ -275,3 +275,61 @@ fn an_extraction_while_the_warc_was_away_is_not_remembered_once_it_is_back() {
         docs
     );
 }
+
+#[test]
+fn damaged_indexes_are_named_and_an_empty_database_never_makes_an_empty_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_web, topic, out) = finished_chain(dir.path());
+    let sound = verify(&out, &[]);
+    assert_exit(&sound, 0);
+    let text = String::from_utf8_lossy(&sound.stdout).into_owned();
+    assert!(
+        text.contains("index/:")
+            && text.contains("search/:")
+            && text.contains("match their checksums"),
+        "{text}"
+    );
+    // One flipped byte in the query index: named, and the verdict says how to rebuild it.
+    let ids = out.join("index/word.ids");
+    let mut bytes = std::fs::read(&ids).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x01;
+    std::fs::write(&ids, bytes).unwrap();
+    let damaged = verify(&out, &[]);
+    assert_exit(&damaged, 1);
+    let text = String::from_utf8_lossy(&damaged.stdout).into_owned();
+    assert!(text.contains("word.ids: changed"), "{text}");
+    assert!(text.contains("--from export"), "{text}");
+    assert_exit(
+        &run_topic(&topic, &out, "http://127.0.0.1:9", &["--from", "export"]),
+        0,
+    );
+    assert_exit(&verify(&out, &[]), 0);
+    // A crawl database emptied (0 bytes): `--from` refuses, naming it, and leaves every
+    // export as it was.
+    let graph = std::fs::read(out.join("graph/links.graphml")).unwrap();
+    std::fs::write(out.join("crawl.sqlite"), b"").unwrap();
+    for wal in ["crawl.sqlite-wal", "crawl.sqlite-shm"] {
+        let _ = std::fs::remove_file(out.join(wal));
+    }
+    for from in ["extract", "export"] {
+        let output = run_topic(&topic, &out, "http://127.0.0.1:9", &["--from", from]);
+        assert_exit(&output, 2);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("crawl.sqlite") && stderr.contains("empty (0 bytes)"),
+            "{stderr}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(out.join("graph/links.graphml")).unwrap(),
+        graph
+    );
+    assert_eq!(
+        std::fs::metadata(out.join("crawl.sqlite")).unwrap().len(),
+        0
+    );
+    // Nor does a plain run start a new crawl over the archived one.
+    let output = run_topic(&topic, &out, "http://127.0.0.1:9", &[]);
+    assert_exit(&output, 2);
+}

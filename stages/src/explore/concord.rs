@@ -91,20 +91,94 @@ fn shown<C: Columns>(
         .collect())
 }
 
+/// The key lines are ordered by, as one string: the lower-cased tokens that `by` compares,
+/// nearest first for the left context, joined so that comparing two keys compares the token
+/// lists one token after the other (a list that is the start of another comes first).
+/// [`SortBy::Position`] has an empty key (lines are ordered by position alone).
+pub fn sort_key(line: &Line, by: SortBy) -> String {
+    // Each token starts with U+0001 (so an empty list sorts before a list of one empty token),
+    // and the hit's tokens end with U+0000, which sorts below it: `(hit, right)` is compared
+    // as a pair.
+    fn push(key: &mut String, tokens: &mut dyn Iterator<Item = &String>) {
+        for t in tokens {
+            key.push('\u{1}');
+            key.push_str(&t.to_lowercase());
+        }
+    }
+    let mut key = String::new();
+    match by {
+        SortBy::Position => {}
+        SortBy::Left => push(&mut key, &mut line.left.iter().rev()),
+        SortBy::Hit => {
+            push(&mut key, &mut line.hit.iter());
+            key.push('\u{0}');
+            push(&mut key, &mut line.right.iter());
+        }
+        SortBy::Right => push(&mut key, &mut line.right.iter()),
+    }
+    key
+}
+
 /// Orders lines as asked.
 pub fn sort(lines: &mut [Line], by: SortBy) {
-    fn key(tokens: &[String]) -> Vec<String> {
-        tokens.iter().map(|t| t.to_lowercase()).collect()
+    lines.sort_by_cached_key(|l| (sort_key(l, by), l.start, l.end));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(start: u32, left: &[&str], hit: &[&str], right: &[&str]) -> Line {
+        let v = |t: &[&str]| t.iter().map(|s| (*s).to_string()).collect();
+        Line {
+            start,
+            end: start + hit.len() as u32,
+            doc: None,
+            left: v(left),
+            hit: v(hit),
+            right: v(right),
+        }
     }
-    let tie = |a: &Line, b: &Line| (a.start, a.end).cmp(&(b.start, b.end));
-    match by {
-        SortBy::Position => lines.sort_by(tie),
-        SortBy::Left => lines.sort_by_cached_key(|l| {
-            let mut k = key(&l.left);
-            k.reverse();
-            (k, l.start, l.end)
-        }),
-        SortBy::Hit => lines.sort_by_cached_key(|l| (key(&l.hit), key(&l.right), l.start, l.end)),
-        SortBy::Right => lines.sort_by_cached_key(|l| (key(&l.right), l.start, l.end)),
+
+    /// The order the keys must give: token lists compared as lists, lower-cased.
+    fn by_lists(lines: &mut [Line], by: SortBy) {
+        let low = |t: &[String]| t.iter().map(|s| s.to_lowercase()).collect::<Vec<_>>();
+        match by {
+            SortBy::Position => lines.sort_by_key(|l| (l.start, l.end)),
+            SortBy::Left => lines.sort_by_key(|l| {
+                let mut k = low(&l.left);
+                k.reverse();
+                (k, l.start, l.end)
+            }),
+            SortBy::Hit => lines.sort_by_key(|l| (low(&l.hit), low(&l.right), l.start, l.end)),
+            SortBy::Right => lines.sort_by_key(|l| (low(&l.right), l.start, l.end)),
+        }
+    }
+
+    #[test]
+    fn one_string_key_orders_lines_as_their_token_lists() {
+        let words = ["a", "ab", "B", "b", "à", "", "a b", "Z", "zz", "é"];
+        let mut lines = Vec::new();
+        let mut n = 7u32;
+        for i in 0..300u32 {
+            // A small deterministic mix of lengths and words.
+            let mut take = |len: u32| -> Vec<&str> {
+                (0..len)
+                    .map(|_| {
+                        n = n.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                        words[(n >> 8) as usize % words.len()]
+                    })
+                    .collect()
+            };
+            let (l, h, r) = (take(i % 3), take(1 + i % 2), take((i / 3) % 3));
+            lines.push(line(i * 10, &l, &h, &r));
+        }
+        for by in [SortBy::Position, SortBy::Left, SortBy::Hit, SortBy::Right] {
+            let mut want = lines.clone();
+            by_lists(&mut want, by);
+            let mut got = lines.clone();
+            sort(&mut got, by);
+            assert_eq!(got, want, "{by:?}");
+        }
     }
 }

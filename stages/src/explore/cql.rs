@@ -60,10 +60,10 @@ pub enum Cond {
     Any,
     /// `attr="regex"` (`negated` for `attr!="regex"`).
     Test(Test),
-    /// Both.
-    And(Box<Cond>, Box<Cond>),
-    /// Either.
-    Or(Box<Cond>, Box<Cond>),
+    /// All of them (two or more: `a & b & c` is one list, so a long chain is not a deep tree).
+    And(Vec<Cond>),
+    /// One of them at least (two or more).
+    Or(Vec<Cond>),
     /// Not.
     Not(Box<Cond>),
 }
@@ -137,10 +137,7 @@ impl Query {
                         out.push(t.attr.clone());
                     }
                 }
-                Cond::And(a, b) | Cond::Or(a, b) => {
-                    cond(a, out);
-                    cond(b, out);
-                }
+                Cond::And(all) | Cond::Or(all) => all.iter().for_each(|c| cond(c, out)),
                 Cond::Not(a) => cond(a, out),
             }
         }
@@ -353,21 +350,27 @@ impl Parser {
     }
 
     fn or(&mut self) -> Result<Cond, CqlError> {
-        let mut left = self.and()?;
+        let mut all = vec![self.and()?];
         while self.eat('|') {
-            let right = self.and()?;
-            left = Cond::Or(Box::new(left), Box::new(right));
+            all.push(self.and()?);
         }
-        Ok(left)
+        Ok(if all.len() == 1 {
+            all.remove(0)
+        } else {
+            Cond::Or(all)
+        })
     }
 
     fn and(&mut self) -> Result<Cond, CqlError> {
-        let mut left = self.not()?;
+        let mut all = vec![self.not()?];
         while self.eat('&') {
-            let right = self.not()?;
-            left = Cond::And(Box::new(left), Box::new(right));
+            all.push(self.not()?);
         }
-        Ok(left)
+        Ok(if all.len() == 1 {
+            all.remove(0)
+        } else {
+            Cond::And(all)
+        })
     }
 
     fn deeper(&mut self) -> Result<(), CqlError> {
@@ -522,8 +525,21 @@ impl fmt::Display for Cond {
         match self {
             Cond::Any => Ok(()),
             Cond::Test(t) => write!(f, "{t}"),
-            Cond::And(a, b) => write!(f, "({a} & {b})"),
-            Cond::Or(a, b) => write!(f, "({a} | {b})"),
+            Cond::And(all) | Cond::Or(all) => {
+                let op = if matches!(self, Cond::And(_)) {
+                    " & "
+                } else {
+                    " | "
+                };
+                f.write_str("(")?;
+                for (i, c) in all.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(op)?;
+                    }
+                    write!(f, "{c}")?;
+                }
+                f.write_str(")")
+            }
             Cond::Not(a) => write!(f, "!({a})"),
         }
     }

@@ -20,19 +20,36 @@
 //! - unbounded repetitions (`*`, `+`, `{n,}`) add at most [`UNBOUNDED_SPAN`] tokens to the
 //!   longest hit the rest of the query allows.
 //!
+//! **Cost:** the value tests of one attribute joined by `|` (or `&`), and a group of one-token
+//! alternatives (`("a" | "b" | …)`), become one set of lexicon ids, so an alternation of
+//! thousands of words costs one test per token, as one regular expression would; the sets a
+//! query holds are bounded by [`MAX_SET_BYTES`]; a caller's [`Interrupt`] is asked every few
+//! thousand positions and values, and stops the query with [`QueryError::Interrupted`].
+//!
 //! **Invariants:** never panics on any query or index; unknown attributes, regions and invalid
-//! regular expressions are [`QueryError`]s that name them and list what exists.
+//! regular expressions are [`QueryError`]s that name them and list what exists; a value's
+//! regular expression is checked on its own before it is anchored, so it matches whole values
+//! whatever it holds (`le)|(la` is an error, never `^(?:le)|(la)$`).
 
-use regex::{Regex, RegexBuilder};
-
-use super::cql::{Atom, Cond, Item, Query, Sequence, Test};
-use super::index::{ColumnError, Columns, Index, Lexicon};
+use super::cql::{Atom, Cond, Item, Query, Sequence};
+use super::index::{ColumnError, Columns, Index};
+pub use super::pred::Matcher;
+use super::pred::{Pred, fill_bits, join, simplified};
 
 /// Tokens that unbounded repetitions may add to a hit.
 pub const UNBOUNDED_SPAN: u32 = 100;
 
 /// Most automaton states a query may unfold into.
 pub const MAX_STATES: usize = 20_000;
+
+/// Most bytes the lexicon-id sets of a query's value tests may hold together.
+pub const MAX_SET_BYTES: usize = 256 << 20;
+
+/// Asked now and then while a query runs: true stops it ([`QueryError::Interrupted`]).
+pub type Interrupt = std::sync::Arc<dyn Fn() -> bool + Send + Sync>;
+
+/// Positions or lexicon values between two questions to the [`Interrupt`].
+pub(super) const ASK_EVERY: u32 = 4096;
 
 /// A hit: token positions `start..end`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -81,144 +98,15 @@ pub enum QueryError {
         "the query is too large once its repetitions are unfolded (over {MAX_STATES} steps): use smaller {{n,m}}"
     )]
     TooLarge,
-}
-
-/// The value test of a pattern, case and diacritics as the flags ask.
-pub struct Matcher {
-    literal: Option<String>,
-    regex: Regex,
-    ignore_diacritics: bool,
-}
-
-impl Matcher {
-    /// Compiles a test's pattern (anchored: it matches whole values).
-    pub fn new(test: &Test) -> Result<Matcher, QueryError> {
-        let pattern = if test.ignore_diacritics {
-            crate::corpus::dedup::strip_diacritics(&test.pattern)
-        } else {
-            test.pattern.clone()
-        };
-        let regex = RegexBuilder::new(&format!("^(?:{pattern})$"))
-            .case_insensitive(test.ignore_case)
-            .size_limit(1 << 24)
-            .build()
-            .map_err(|e| QueryError::Regex {
-                pattern: test.pattern.clone(),
-                message: e.to_string().lines().last().unwrap_or("").to_string(),
-            })?;
-        let plain = !test.ignore_case
-            && !test.ignore_diacritics
-            && !pattern.chars().any(|c| "\\.+*?()|[]{}^$".contains(c));
-        Ok(Matcher {
-            literal: plain.then_some(pattern),
-            regex,
-            ignore_diacritics: test.ignore_diacritics,
-        })
-    }
-
-    /// Whether a value matches.
-    pub fn is_match(&self, value: &str) -> bool {
-        if self.ignore_diacritics {
-            self.regex
-                .is_match(&crate::corpus::dedup::strip_diacritics(value))
-        } else {
-            self.regex.is_match(value)
-        }
-    }
-
-    /// The ids of a lexicon's matching values, ascending.
-    fn ids(&self, lexicon: &Lexicon) -> Vec<u32> {
-        match &self.literal {
-            Some(l) => lexicon.find(l).into_iter().collect(),
-            None => lexicon
-                .iter()
-                .filter(|(_, v)| self.is_match(v))
-                .map(|(id, _)| id)
-                .collect(),
-        }
-    }
-}
-
-/// A compiled token condition.
-#[derive(Debug, Clone)]
-enum Pred {
-    Any,
-    /// Value of attribute `attr` has its bit set in `bits` (or clear, when `negated`).
-    In {
-        attr: usize,
-        bits: Vec<u64>,
-        ids: Vec<u32>,
-        negated: bool,
-    },
-    And(Box<Pred>, Box<Pred>),
-    Or(Box<Pred>, Box<Pred>),
-    Not(Box<Pred>),
-}
-
-impl Pred {
-    fn holds(&self, at: &dyn Fn(usize) -> u32) -> bool {
-        match self {
-            Pred::Any => true,
-            Pred::In {
-                attr,
-                bits,
-                negated,
-                ..
-            } => {
-                let id = at(*attr) as usize;
-                let set = bits.get(id / 64).is_some_and(|w| w >> (id % 64) & 1 == 1);
-                set != *negated
-            }
-            Pred::And(a, b) => a.holds(at) && b.holds(at),
-            Pred::Or(a, b) => a.holds(at) || b.holds(at),
-            Pred::Not(a) => !a.holds(at),
-        }
-    }
-
-    /// The postings lists whose union holds every position where the condition can hold, with
-    /// their total length; None when no such list is smaller than the corpus (negations).
-    fn plan<C: Columns>(&self, index: &Index<C>) -> Option<(Vec<(usize, u32)>, u64)> {
-        match self {
-            Pred::In {
-                attr,
-                ids,
-                negated: false,
-                ..
-            } => {
-                let a = &index.attributes[*attr];
-                let cost = ids.iter().map(|&id| a.frequency(id)).sum();
-                Some((ids.iter().map(|&id| (*attr, id)).collect(), cost))
-            }
-            Pred::And(a, b) => match (a.plan(index), b.plan(index)) {
-                (Some(x), Some(y)) => Some(if x.1 <= y.1 { x } else { y }),
-                (x, None) => x,
-                (None, y) => y,
-            },
-            Pred::Or(a, b) => {
-                let (mut x, cx) = a.plan(index)?;
-                let (y, cy) = b.plan(index)?;
-                x.extend(y);
-                Some((x, cx + cy))
-            }
-            _ => None,
-        }
-    }
-
-    fn attrs(&self, out: &mut Vec<usize>) {
-        match self {
-            Pred::Any => {}
-            Pred::In { attr, .. } => {
-                if !out.contains(attr) {
-                    out.push(*attr);
-                }
-            }
-            Pred::And(a, b) | Pred::Or(a, b) => {
-                a.attrs(out);
-                b.attrs(out);
-            }
-            Pred::Not(a) => a.attrs(out),
-        }
-    }
+    /// The value tests select more lexicon values than [`MAX_SET_BYTES`] holds.
+    #[error(
+        "the query's value tests hold too many distinct values together (over {} MiB): test fewer attributes or positions",
+        MAX_SET_BYTES >> 20
+    )]
+    TooManyValues,
+    /// The caller's [`Interrupt`] said stop.
+    #[error("the query was stopped before its end")]
+    Interrupted,
 }
 
 /// A state of the automaton.
@@ -255,11 +143,28 @@ pub struct Search<'i, C> {
     within: Option<(usize, Option<Vec<bool>>)>,
     text: Option<usize>,
     attrs: Vec<usize>,
+    /// Bytes of the id sets of the compiled predicates.
+    set_bytes: usize,
+    interrupt: Option<Interrupt>,
 }
 
 impl<'i, C: Columns> Search<'i, C> {
     /// Compiles `query` against `index`.
     pub fn new(index: &'i Index<C>, query: &Query) -> Result<Search<'i, C>, QueryError> {
+        Search::with_interrupt(index, query, None)
+    }
+
+    /// Compiles `query` against `index`; `interrupt` is asked now and then, while the value
+    /// tests are compiled and while the query runs, and stops both when it says so.
+    pub fn with_interrupt(
+        index: &'i Index<C>,
+        query: &Query,
+        interrupt: Option<Interrupt>,
+    ) -> Result<Search<'i, C>, QueryError> {
+        let query = &Query {
+            sequence: simplified(&query.sequence),
+            within: query.within.clone(),
+        };
         let mut s = Search {
             index,
             preds: Vec::new(),
@@ -274,12 +179,14 @@ impl<'i, C: Columns> Search<'i, C> {
             within: None,
             text: index.regions.iter().position(|r| r.name == "text"),
             attrs: Vec::new(),
+            set_bytes: 0,
+            interrupt,
         };
         s.start = s.sequence(&query.sequence, 0)?;
         fn exact(c: &Cond) -> bool {
             match c {
                 Cond::Test(t) => !t.negated,
-                Cond::Or(a, b) => exact(a) && exact(b),
+                Cond::Or(all) => all.iter().all(exact),
                 _ => false,
             }
         }
@@ -378,7 +285,12 @@ impl<'i, C: Columns> Search<'i, C> {
         if let Some(&p) = self.compiled.get(&key) {
             return Ok(p);
         }
-        let pred = self.cond(cond)?;
+        let mut pred = self.cond(cond)?;
+        fill_bits(&mut pred, self.index);
+        self.set_bytes = self.set_bytes.saturating_add(pred.set_bytes());
+        if self.set_bytes > MAX_SET_BYTES {
+            return Err(QueryError::TooManyValues);
+        }
         self.preds.push(pred);
         self.compiled.insert(key, self.preds.len() - 1);
         Ok(self.preds.len() - 1)
@@ -402,20 +314,37 @@ impl<'i, C: Columns> Search<'i, C> {
                             .join(", "),
                     })?;
                 let lexicon = &self.index.attributes[attr].lexicon;
-                let ids = Matcher::new(t)?.ids(lexicon);
-                let mut bits = vec![0u64; lexicon.len().div_ceil(64)];
-                for &id in &ids {
-                    bits[id as usize / 64] |= 1 << (id % 64);
-                }
+                let ids = Matcher::new(t)?.ids(lexicon, self.interrupt.as_ref())?;
+                // The bits are filled once the whole condition is compiled ([`fill_bits`]):
+                // tests merged on the way never hold a set of their own.
                 Pred::In {
                     attr,
-                    bits,
+                    bits: Vec::new(),
                     ids,
                     negated: t.negated,
                 }
             }
-            Cond::And(a, b) => Pred::And(Box::new(self.cond(a)?), Box::new(self.cond(b)?)),
-            Cond::Or(a, b) => Pred::Or(Box::new(self.cond(a)?), Box::new(self.cond(b)?)),
+            Cond::And(all) | Cond::Or(all) => {
+                let and = matches!(cond, Cond::And(_));
+                let mut members = Vec::new();
+                let mut held = 0isize;
+                for c in all {
+                    let p = self.cond(c)?;
+                    held = held.saturating_add(join(&mut members, p, and));
+                    if self
+                        .set_bytes
+                        .saturating_add(usize::try_from(held).unwrap_or(0))
+                        > MAX_SET_BYTES
+                    {
+                        return Err(QueryError::TooManyValues);
+                    }
+                }
+                match members.len() {
+                    1 => members.remove(0),
+                    _ if and => Pred::And(members),
+                    _ => Pred::Or(members),
+                }
+            }
             Cond::Not(a) => Pred::Not(Box::new(self.cond(a)?)),
         })
     }
@@ -499,6 +428,9 @@ impl<'i, C: Columns> Search<'i, C> {
         }
         let mut seen = vec![u64::MAX; self.states.len()];
         let mut step = 0u64;
+        // Automaton steps since the interrupt was last asked.
+        let mut work = 0u64;
+        let stop = || self.interrupt.as_ref().is_some_and(|stop| stop());
         let mut check =
             |start: u32, reader: &mut BlockReader<'_, C>| -> Result<Option<Hit>, QueryError> {
                 let mut limit = n.min(start.saturating_add(self.longest));
@@ -522,6 +454,13 @@ impl<'i, C: Columns> Search<'i, C> {
                 add(&self.states, self.start, &mut current, &mut seen, step);
                 let mut pos = start;
                 while pos < limit && !current.is_empty() {
+                    work += current.len() as u64 + 1;
+                    if work >= u64::from(ASK_EVERY) * 16 {
+                        work = 0;
+                        if stop() {
+                            return Err(QueryError::Interrupted);
+                        }
+                    }
                     reader.load(pos)?;
                     let at = |attr: usize| reader.id(attr, pos);
                     next.clear();
@@ -546,7 +485,10 @@ impl<'i, C: Columns> Search<'i, C> {
             && let Some(starts) = self.candidates(true)?
         {
             let everywhere = self.within.is_none() && self.covered;
-            for start in starts {
+            for (i, start) in starts.into_iter().enumerate() {
+                if i % ASK_EVERY as usize == ASK_EVERY as usize - 1 && stop() {
+                    return Err(QueryError::Interrupted);
+                }
                 if (everywhere || self.in_regions(start))
                     && !found(Hit {
                         start,
@@ -560,7 +502,10 @@ impl<'i, C: Columns> Search<'i, C> {
         }
         match self.candidates(false)? {
             Some(starts) => {
-                for start in starts {
+                for (i, start) in starts.into_iter().enumerate() {
+                    if i % ASK_EVERY as usize == ASK_EVERY as usize - 1 && stop() {
+                        return Err(QueryError::Interrupted);
+                    }
                     if let Some(hit) = check(start, &mut reader)?
                         && !found(hit)
                     {
@@ -570,6 +515,9 @@ impl<'i, C: Columns> Search<'i, C> {
             }
             None => {
                 for start in 0..n {
+                    if start % ASK_EVERY == ASK_EVERY - 1 && stop() {
+                        return Err(QueryError::Interrupted);
+                    }
                     if let Some(hit) = check(start, &mut reader)?
                         && !found(hit)
                     {
@@ -657,6 +605,12 @@ impl<'i, C: Columns> Search<'i, C> {
             true
         })?;
         Ok((hits, more))
+    }
+
+    /// The number of value tests the query compiled to (a test joined to another of the same
+    /// attribute by `|` or `&` is merged into it).
+    pub fn predicates(&self) -> usize {
+        self.preds.len()
     }
 
     /// The number of hits.

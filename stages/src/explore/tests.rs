@@ -155,8 +155,8 @@ fn cond_holds(g: &Generated, c: &Cond, pos: u32) -> bool {
     match c {
         Cond::Any => true,
         Cond::Test(t) => test_holds(g, t, pos),
-        Cond::And(a, b) => cond_holds(g, a, pos) && cond_holds(g, b, pos),
-        Cond::Or(a, b) => cond_holds(g, a, pos) || cond_holds(g, b, pos),
+        Cond::And(all) => all.iter().all(|c| cond_holds(g, c, pos)),
+        Cond::Or(all) => all.iter().any(|c| cond_holds(g, c, pos)),
         Cond::Not(a) => !cond_holds(g, a, pos),
     }
 }
@@ -309,12 +309,14 @@ fn random_cond(rng: &mut Rng, depth: u32) -> Cond {
     match if depth > 1 { 0 } else { rng.below(6) } {
         0..=2 => Cond::Test(random_test(rng)),
         3 => Cond::And(
-            Box::new(random_cond(rng, depth + 1)),
-            Box::new(random_cond(rng, depth + 1)),
+            (0..2 + rng.below(3))
+                .map(|_| random_cond(rng, depth + 1))
+                .collect(),
         ),
         4 => Cond::Or(
-            Box::new(random_cond(rng, depth + 1)),
-            Box::new(random_cond(rng, depth + 1)),
+            (0..2 + rng.below(3))
+                .map(|_| random_cond(rng, depth + 1))
+                .collect(),
         ),
         _ => Cond::Not(Box::new(random_cond(rng, depth + 1))),
     }
@@ -736,4 +738,119 @@ fn regions_taken_in_chunks_are_the_regions_built_whole() {
             "{every}"
         );
     }
+}
+
+#[test]
+fn a_value_pattern_matches_whole_values_whatever_it_holds() {
+    let vrt = "<text>\nle\nla\nles\ncela\nlequel\nl\n</text>\n";
+    let index = build_from_str(vrt, &["word"]).expect("indexes");
+    let run = |q: &str| -> Result<Vec<u32>, String> {
+        let query = cql::parse(q).map_err(|e| e.to_string())?;
+        let search = Search::new(&index, &query).map_err(|e| e.to_string())?;
+        let (hits, _) = search.hits(100).map_err(|e| e.to_string())?;
+        Ok(hits.iter().map(|h| h.start).collect())
+    };
+    assert_eq!(run("[word=\"le|la\"]"), Ok(vec![0, 1]));
+    assert_eq!(run("[word=\"(le)|(la)\"]"), Ok(vec![0, 1]));
+    // Each of these would escape `^(?:…)$` once wrapped: they are refused, never widened.
+    for escape in ["le)|(la", "le)|(.*", "x)|(?:.*", "(?:x)|(y", ")(", "a)(b"] {
+        let got = run(&format!("[word=\"{escape}\"]"));
+        assert!(
+            got.as_ref()
+                .is_err_and(|e| e.contains("not a valid regular expression")),
+            "{escape}: {got:?}"
+        );
+    }
+}
+
+#[test]
+fn an_alternation_of_words_is_one_value_test_with_the_same_hits() {
+    let g = generate(&mut Rng(0xa17e_0001), 60);
+    let index = index_of(&g);
+    let words: Vec<&str> = WORDS.iter().map(|w| w.0).filter(|w| *w != ".").collect();
+    // Thousands of alternatives, most of them absent from the corpus.
+    let mut alternatives: Vec<String> = (0..3000).map(|i| format!("absent{i}")).collect();
+    alternatives.extend(words.iter().map(|w| (*w).to_string()));
+    let quoted: Vec<String> = alternatives
+        .iter()
+        .map(|w| format!("\"{}\"", cql_escape(&regex_syntax::escape(w))))
+        .collect();
+    let in_token = format!(
+        "[{}]",
+        quoted
+            .iter()
+            .map(|q| format!("word={q}"))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    let as_group = format!("({})", quoted.join(" | "));
+    let as_regex = format!(
+        "[word=\"{}\"]",
+        alternatives
+            .iter()
+            .map(|w| regex_syntax::escape(w))
+            .collect::<Vec<_>>()
+            .join("|")
+    );
+    let expected = {
+        let q = cql::parse(&as_regex).expect("regex form");
+        Search::new(&index, &q)
+            .expect("regex form")
+            .hits(usize::MAX)
+            .expect("runs")
+            .0
+    };
+    assert!(!expected.is_empty());
+    for text in [&in_token, &as_group] {
+        let q = cql::parse(text).expect("parses");
+        assert_eq!(brute_force(&g, &q), expected);
+        let search = Search::new(&index, &q).expect("compiles");
+        assert_eq!(
+            search.predicates(),
+            1,
+            "one value test for the whole alternation"
+        );
+        assert_eq!(search.hits(usize::MAX).expect("runs").0, expected);
+        assert_eq!(search.count().expect("counts"), expected.len() as u64);
+    }
+    // Joined by `&`: one test too, the intersection.
+    let q = cql::parse(
+        "[word=\"graphe|graphes|le\" & word=\"le|la|graphe\" & word!=\"x\" & word!=\"le\"]",
+    )
+    .expect("parses");
+    let search = Search::new(&index, &q).expect("compiles");
+    assert_eq!(search.predicates(), 1);
+    assert_eq!(
+        search.hits(usize::MAX).expect("runs").0,
+        brute_force(&g, &q)
+    );
+}
+
+/// `w` inside a CQL double-quoted value: a quote escaped.
+fn cql_escape(w: &str) -> String {
+    w.replace('"', "\\\"")
+}
+
+#[test]
+fn an_interrupt_stops_a_query_while_it_compiles_and_while_it_runs() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU32, Ordering};
+    let g = generate(&mut Rng(0x1e7e_0002), 2000);
+    let index = index_of(&g);
+    // A query that scans every position.
+    let q = cql::parse("[word!=\"zzz\"] []{0,20} [pos=\"NOUN\"]").expect("parses");
+    let asked = Arc::new(AtomicU32::new(0));
+    let counter = asked.clone();
+    let stop: super::query::Interrupt =
+        Arc::new(move || counter.fetch_add(1, Ordering::Relaxed) >= 2);
+    let search = Search::with_interrupt(&index, &q, Some(stop)).expect("compiles");
+    assert_eq!(search.count(), Err(super::query::QueryError::Interrupted));
+    assert!(asked.load(Ordering::Relaxed) >= 3);
+    // Never asked to stop: the same hits as without an interrupt.
+    let never: super::query::Interrupt = Arc::new(|| false);
+    let with = Search::with_interrupt(&index, &q, Some(never)).expect("compiles");
+    assert_eq!(
+        with.count(),
+        Search::new(&index, &q).expect("compiles").count()
+    );
 }

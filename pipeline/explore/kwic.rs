@@ -1,0 +1,351 @@
+//! `glaneur kwic`: the concordance of a CQL query, in corpus order or sorted, as text, TSV or
+//! JSON, or the count of its hits and documents.
+//!
+//! **In:** a run or index folder, a query, the flags. **Out:** the lines on the writer, the
+//! notice (hits, shown, time) on the other.
+//!
+//! **Invariants:** at most [`MAX_HELD_TOKENS`] tokens of lines are held at once (a sorted
+//! concordance keeps the first `--limit` lines of its order while it reads every hit; `--sort
+//! position --format tsv` writes each line as it is found and holds none); `--timeout` stops
+//! the query with [`QueryStopped`]'s message.
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use stages::explore::concord::{self, SortBy};
+use stages::explore::index::Index;
+use stages::explore::query::{Hit, Search};
+
+#[cfg(doc)]
+use super::QueryStopped;
+use super::{MAX_HELD_TOKENS, attribute, interrupt, parse, query_error, regions, tsv};
+use crate::cli::{Format, KwicArgs, Sort};
+use crate::corpus_index::{self, FileColumns};
+
+/// `glaneur kwic`.
+pub fn kwic(args: &KwicArgs, out: &mut dyn Write, notice: &mut dyn Write) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let parsed = parse(&args.query)?;
+    let streams = args.sort == Sort::Position && args.format == Format::Tsv;
+    let mut needed = parsed.attributes();
+    if !args.count {
+        needed.extend(args.show.iter().cloned());
+    }
+    // Document attributes: those `within <doc …/>` tests; shown lines read `id` and `url` apart.
+    let doc_attrs: Vec<String> = parsed
+        .within
+        .iter()
+        .flat_map(|w| w.attrs.iter().map(|t| t.attr.clone()))
+        .collect();
+    let index = corpus_index::open_with(
+        &args.run,
+        Some(&needed),
+        Some(&regions(&parsed, None)),
+        Some(&doc_attrs),
+    )?;
+    let search = Search::with_interrupt(&index, &parsed, interrupt(args.timeout)?)
+        .map_err(|e| query_error(e, args.timeout))?;
+    if args.count {
+        return count_hits(&index, &search, args, out, notice, started);
+    }
+    let show: Vec<usize> = args
+        .show
+        .iter()
+        .map(|s| attribute(&index, s))
+        .collect::<anyhow::Result<_>>()?;
+    let docs = DocNames::load(&args.run)?;
+    if streams {
+        writeln!(out, "doc\turl\tstart\tend\tleft\thit\tright")?;
+        let mut shown = 0usize;
+        let mut failed = None;
+        let mut more = false;
+        search
+            .run(|hit| {
+                if shown == args.limit {
+                    more = true;
+                    return false;
+                }
+                let written = concord::lines(&index, &[hit], &show, args.context)
+                    .map_err(anyhow::Error::from)
+                    .and_then(|lines| lines.iter().try_for_each(|l| write_tsv_line(out, l, &docs)));
+                shown += 1;
+                match written {
+                    Ok(()) => true,
+                    Err(e) => {
+                        failed = Some(e);
+                        false
+                    }
+                }
+            })
+            .map_err(|e| query_error(e, args.timeout))?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        let total = (!more).then_some(shown);
+        return kwic_notice(notice, total, shown, args.limit, started);
+    }
+    let (hits, total) = kept_hits(&index, &search, args, &show)?;
+    let mut lines = concord::lines(&index, &hits, &show, args.context)?;
+    concord::sort(&mut lines, sort_by(args.sort));
+    write_lines(out, args, &lines, &docs, total)?;
+    kwic_notice(notice, total, lines.len(), args.limit, started)
+}
+
+fn sort_by(sort: Sort) -> SortBy {
+    match sort {
+        Sort::Position => SortBy::Position,
+        Sort::Left => SortBy::Left,
+        Sort::Hit => SortBy::Hit,
+        Sort::Right => SortBy::Right,
+    }
+}
+
+/// `kwic --count`: hits and the documents that hold them.
+fn count_hits(
+    index: &Index<FileColumns>,
+    search: &Search<'_, FileColumns>,
+    args: &KwicArgs,
+    out: &mut dyn Write,
+    notice: &mut dyn Write,
+    started: Instant,
+) -> anyhow::Result<()> {
+    let mut hits = 0u64;
+    let mut docs = 0u64;
+    let mut last_doc = None;
+    let text = index.region("text");
+    // Hits come in corpus order: the document cursor only moves forward.
+    let mut cursor = 0usize;
+    search
+        .run(|h| {
+            hits += 1;
+            let doc = text.and_then(|t| {
+                while cursor < t.len() && t.ends[cursor] <= h.start {
+                    cursor += 1;
+                }
+                (cursor < t.len() && t.starts[cursor] <= h.start).then_some(cursor)
+            });
+            if doc != last_doc {
+                docs += 1;
+                last_doc = doc;
+            }
+            true
+        })
+        .map_err(|e| query_error(e, args.timeout))?;
+    match args.format {
+        Format::Json => writeln!(
+            out,
+            "{}",
+            serde_json::json!({"hits": hits, "documents": docs})
+        )?,
+        Format::Tsv => writeln!(out, "hits\tdocuments\n{hits}\t{docs}")?,
+        Format::Text => writeln!(out, "{hits}")?,
+    }
+    writeln!(
+        notice,
+        "{hits} hits in {docs} documents ({:.1} ms)",
+        started.elapsed().as_secs_f64() * 1000.0
+    )?;
+    Ok(())
+}
+
+/// The hits whose lines are shown: the first `--limit` in corpus order, or the first `--limit`
+/// of the asked order (only their sort keys held while every hit is read); the number of hits
+/// when it is known.
+fn kept_hits(
+    index: &Index<FileColumns>,
+    search: &Search<'_, FileColumns>,
+    args: &KwicArgs,
+    show: &[usize],
+) -> anyhow::Result<(Vec<Hit>, Option<usize>)> {
+    // Lines held at once: `--limit` of them, unless their tokens would pass the bound.
+    let most =
+        usize::try_from(MAX_HELD_TOKENS / (2 * u64::from(args.context) + 1)).unwrap_or(usize::MAX);
+    let too_many = || {
+        anyhow::anyhow!(
+            "more than {most} lines of {} tokens each to hold in memory at once (at most \
+             {MAX_HELD_TOKENS} tokens): lower --limit (or --context), or write every line with \
+             --sort position --format tsv, which holds none",
+            2 * args.context + 1
+        )
+    };
+    if args.sort == Sort::Position {
+        let (hits, more) = search
+            .hits(args.limit.min(most))
+            .map_err(|e| query_error(e, args.timeout))?;
+        if more && args.limit > most {
+            return Err(too_many());
+        }
+        let total = (!more).then_some(hits.len());
+        return Ok((hits, total));
+    }
+    let by = sort_by(args.sort);
+    let mut overflow = false;
+    let mut best: std::collections::BinaryHeap<(String, u32, u32)> =
+        std::collections::BinaryHeap::new();
+    let mut total = 0usize;
+    let mut failed = None;
+    search
+        .run(|hit| {
+            total += 1;
+            if args.limit == 0 {
+                return true;
+            }
+            match concord::lines(index, &[hit], show, args.context) {
+                Ok(lines) => {
+                    for l in &lines {
+                        if best.len() == most && args.limit > most {
+                            overflow = true;
+                            return false;
+                        }
+                        let entry = (concord::sort_key(l, by), l.start, l.end);
+                        if best.len() < args.limit {
+                            best.push(entry);
+                        } else if best.peek().is_some_and(|worst| entry < *worst) {
+                            best.pop();
+                            best.push(entry);
+                        }
+                    }
+                    true
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    false
+                }
+            }
+        })
+        .map_err(|e| query_error(e, args.timeout))?;
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    if overflow {
+        return Err(too_many());
+    }
+    let hits = best
+        .into_sorted_vec()
+        .into_iter()
+        .map(|(_, start, end)| Hit { start, end })
+        .collect();
+    Ok((hits, Some(total)))
+}
+
+/// The documents' `id` and `url`, for the lines.
+struct DocNames {
+    ids: Option<corpus_index::RegionValues>,
+    urls: Option<corpus_index::RegionValues>,
+}
+
+impl DocNames {
+    fn load(run: &Path) -> anyhow::Result<DocNames> {
+        Ok(DocNames {
+            ids: corpus_index::RegionValues::load(run, "text", "id")?,
+            urls: corpus_index::RegionValues::load(run, "text", "url")?,
+        })
+    }
+
+    fn get(&self, line: &concord::Line, name: &str) -> String {
+        let values = if name == "id" { &self.ids } else { &self.urls };
+        match (values, line.doc) {
+            (Some(v), Some(d)) => v.get(d).to_string(),
+            // A document without an `id` is named by its number.
+            (None, Some(d)) if name == "id" => (d + 1).to_string(),
+            _ => String::new(),
+        }
+    }
+}
+
+fn write_tsv_line(out: &mut dyn Write, l: &concord::Line, docs: &DocNames) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+        tsv(&docs.get(l, "id")),
+        tsv(&docs.get(l, "url")),
+        l.start,
+        l.end,
+        tsv(&l.left.join(" ")),
+        tsv(&l.hit.join(" ")),
+        tsv(&l.right.join(" "))
+    )?;
+    Ok(())
+}
+
+fn write_lines(
+    out: &mut dyn Write,
+    args: &KwicArgs,
+    lines: &[concord::Line],
+    docs: &DocNames,
+    total: Option<usize>,
+) -> anyhow::Result<()> {
+    match args.format {
+        Format::Json => {
+            let rows: Vec<serde_json::Value> = lines
+                .iter()
+                .map(|l| {
+                    serde_json::json!({
+                        "doc": docs.get(l, "id"), "url": docs.get(l, "url"),
+                        "start": l.start, "end": l.end,
+                        "left": l.left, "hit": l.hit, "right": l.right,
+                    })
+                })
+                .collect();
+            let doc = serde_json::json!({
+                "query": args.query, "hits": total, "shown": lines.len(),
+                "truncated": total.is_none_or(|t| t > lines.len()), "lines": rows,
+            });
+            writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+        }
+        Format::Tsv => {
+            writeln!(out, "doc\turl\tstart\tend\tleft\thit\tright")?;
+            for l in lines {
+                write_tsv_line(out, l, docs)?;
+            }
+        }
+        Format::Text => {
+            let width = lines
+                .iter()
+                .map(|l| l.left.join(" ").chars().count())
+                .max()
+                .unwrap_or(0);
+            let id_width = lines
+                .iter()
+                .map(|l| docs.get(l, "id").chars().count())
+                .max()
+                .unwrap_or(0);
+            for l in lines {
+                let left = l.left.join(" ");
+                let pad = width - left.chars().count();
+                writeln!(
+                    out,
+                    "{:<id_width$}  {}{left} [{}] {}",
+                    docs.get(l, "id"),
+                    " ".repeat(pad),
+                    l.hit.join(" "),
+                    l.right.join(" ")
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn kwic_notice(
+    notice: &mut dyn Write,
+    total: Option<usize>,
+    shown: usize,
+    limit: usize,
+    started: Instant,
+) -> anyhow::Result<()> {
+    let ms = started.elapsed().as_secs_f64() * 1000.0;
+    match total {
+        Some(t) if t > shown => writeln!(
+            notice,
+            "{t} hits, {shown} shown (--limit {limit}) ({ms:.1} ms)"
+        )?,
+        Some(t) => writeln!(notice, "{t} hits ({ms:.1} ms)")?,
+        None => writeln!(
+            notice,
+            "the first {shown} hits shown; there are more (--limit to see more, --count for the total) ({ms:.1} ms)"
+        )?,
+    }
+    Ok(())
+}
