@@ -27,6 +27,14 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A connection string's password is hidden wherever it would be printed, malformed or not.
+    match &cli.command {
+        Some(Command::Run(RunArgs {
+            store: Some(store), ..
+        })) => glaneur::secrets::remember(store),
+        Some(Command::Worker(args)) => glaneur::secrets::remember(&args.store),
+        _ => {}
+    }
     // Colours only for a person at a terminal (and never with NO_COLOR set): a log file or a
     // pipe gets plain text.
     let colour = std::io::IsTerminal::is_terminal(&std::io::stderr())

@@ -58,7 +58,20 @@ impl RunLock {
                     path.display()
                 )
             })?;
-        match file.try_lock() {
+        // A holder that has not written its name yet is a process taking the lock this very
+        // moment, or `glaneur serve` looking whether a run is at work (it lets go at once):
+        // asked again for half a second before giving up.
+        let mut tries = 0;
+        let locked = loop {
+            match file.try_lock() {
+                Err(TryLockError::WouldBlock) if tries < 10 && read_holder(&mut file).is_none() => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                other => break other,
+            }
+        };
+        match locked {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
                 let holder = read_holder(&mut file);

@@ -10,7 +10,8 @@ and checks, from the server's side, that nothing happened. Here:
   submits a form that starts TOPIC's run, one that creates a topic `evil` with an uploaded
   file, sends `fetch` POSTs (no-cors) to start and stop runs, and loads a slow concordance in an
   `<img>`;
-- the same from a page on another port of 127.0.0.1 (same site, another origin);
+- the same from a page on another port of 127.0.0.1 (same site, another origin), which then
+  navigates the window to a concordance (only the home page opens from another site);
 - DNS rebinding: the browser is pointed at `rebind.test:SERVE_PORT` (a name that resolves to
   this machine), opens the server's home page through it, and a script in that origin (the
   rebound attacker's) POSTs to start TOPIC and reads a document: every answer must be 421.
@@ -93,6 +94,14 @@ def main():
             while driver.title != "sent" and time.monotonic() < deadline:
                 time.sleep(0.1)
             time.sleep(2)  # the forms and fetches arrive
+        # A navigation from the attacker's page to a query: refused (only the home page opens).
+        driver.execute_script(
+            f"window.location = 'http://127.0.0.1:{serve}/runs/{topic}/corpus?cql=%5B%5D'"
+        )
+        deadline = time.monotonic() + 10
+        while "127.0.0.1" not in driver.current_url and time.monotonic() < deadline:
+            time.sleep(0.1)
+        out["navigated_page"] = driver.find_element("tag name", "body").text[:300]
         # DNS rebinding: a name of the attacker's that now resolves to this machine.
         driver.get(f"http://rebind.test:{serve}/")
         out["rebound_page"] = driver.find_element("tag name", "body").text[:300]

@@ -14,9 +14,10 @@
 //!   `Origin` other than this server's, `Origin: null`, or `Sec-Fetch-Site` other than
 //!   `same-origin`/`none` is refused (403); so is a GET that another site's page makes in the
 //!   background (an image, a script, a `fetch`, a frame: `Sec-Fetch-Site: cross-site` or
-//!   `same-site` without a top-level navigation) — a link from another site still opens a
-//!   page. Clients that send neither header (curl, scripts) are not browsers driven by a page
-//!   and pass;
+//!   `same-site` without a top-level navigation), and so is a navigation from another site to
+//!   anything but the home page (a link still opens glaneur, but a page cannot make it run a
+//!   query or read a document a click at a time). Clients that send neither header (curl,
+//!   scripts) are not browsers driven by a page and pass;
 //! - *beyond this machine* (bound to a non-loopback address): every request carries the token
 //!   printed at start (`?token=` once, then a `SameSite=Strict` cookie);
 //! - every response forbids framing and content sniffing and keeps its referrer on this site.
@@ -92,30 +93,50 @@ fn is_port(port: &str) -> bool {
 
 /// An IP address written as a host (`127.0.0.1`, `[::1]`).
 fn parse_ip(name: &str) -> Option<IpAddr> {
-    let bare = name
-        .strip_prefix('[')
-        .and_then(|n| n.strip_suffix(']'))
-        .unwrap_or(name);
-    bare.parse().ok()
+    // Brackets hold an IPv6 address and nothing else (`[127.0.0.1]` is no host).
+    match name.strip_prefix('[').and_then(|n| n.strip_suffix(']')) {
+        Some(v6) => v6.parse::<std::net::Ipv6Addr>().ok().map(IpAddr::V6),
+        None => name.parse::<std::net::Ipv4Addr>().ok().map(IpAddr::V4),
+    }
 }
 
 /// Why a request from a browser is refused as cross-site, if it is.
-pub(crate) fn cross_site(method: &Method, headers: &HeaderMap, host: &str) -> Option<String> {
+pub(crate) fn cross_site(
+    method: &Method,
+    uri: &axum::http::Uri,
+    headers: &HeaderMap,
+    host: &str,
+) -> Option<String> {
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let site = text("sec-fetch-site");
     let safe = matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);
     if safe {
-        // A page of another site may link here (a top-level navigation), but not load our
-        // pages in the background or in a frame.
+        let Some(s @ ("cross-site" | "same-site")) = site else {
+            return None;
+        };
+        // A page of another site may link to the home page (a top-level navigation, with the
+        // token when there is one), and to nothing else: not load our pages in the background
+        // or in a frame, not prefetch them, not open a query or a document a click at a time.
         let navigation = text("sec-fetch-mode") == Some("navigate")
-            && matches!(text("sec-fetch-dest"), None | Some("document"));
-        return match site {
-            Some(s @ ("cross-site" | "same-site")) if !navigation => Some(format!(
+            && matches!(text("sec-fetch-dest"), None | Some("document"))
+            && !headers.contains_key("sec-purpose")
+            && !headers.contains_key("purpose");
+        let home = uri.path() == "/"
+            && uri
+                .query()
+                .is_none_or(|q| q.split('&').all(|kv| kv.starts_with("token=")));
+        return match (navigation, home) {
+            (true, true) => None,
+            (true, false) => Some(format!(
+                "a page of another site opened {} (Sec-Fetch-Site: {s}): from another site, \
+                 only the home page opens",
+                uri.path()
+            )),
+            (false, _) => Some(format!(
                 "a page of another site asked for this in the background (Sec-Fetch-Site: {s}, \
                  Sec-Fetch-Dest: {})",
                 text("sec-fetch-dest").unwrap_or("?")
             )),
-            _ => None,
         };
     }
     if let Some(s) = site
@@ -177,6 +198,13 @@ fn refusal(status: StatusCode, message: &str) -> Response {
 /// The middleware: Host, cross-site and token checks, then the route, then the headers.
 pub(crate) async fn check(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
     let rules = &app.access;
+    // One Host header (RFC 9112 §3.2: several are a bad request, whichever a proxy would read).
+    if request.headers().get_all(header::HOST).iter().count() > 1 {
+        return refusal(
+            StatusCode::BAD_REQUEST,
+            "glaneur serve refused a request with several Host headers",
+        );
+    }
     let host = request
         .headers()
         .get(header::HOST)
@@ -195,7 +223,7 @@ pub(crate) async fn check(State(app): State<Arc<App>>, request: Request, next: N
             ),
         );
     }
-    if let Some(why) = cross_site(request.method(), request.headers(), &host) {
+    if let Some(why) = cross_site(request.method(), request.uri(), request.headers(), &host) {
         tracing::warn!(
             "glaneur serve: refused {} {}: {why}",
             request.method(),
@@ -276,6 +304,9 @@ mod tests {
             "127.0.0.1:80:80",
             "local host",
             "[::1",
+            "[127.0.0.1]",
+            "[localhost]:8040",
+            "::1",
         ] {
             assert!(!local.host_allowed(refused), "{refused}");
         }
@@ -295,6 +326,10 @@ mod tests {
             map.insert(*k, HeaderValue::from_static(v));
         }
         map
+    }
+
+    fn cross_site(method: &Method, headers: &HeaderMap, host: &str) -> Option<String> {
+        super::cross_site(method, &"/".parse().unwrap(), headers, host)
     }
 
     #[test]
@@ -355,5 +390,24 @@ mod tests {
             ("sec-fetch-dest", "empty"),
         ]);
         assert!(cross_site(&get, &own, host).is_none());
+        // Only the home page: not a query, a document or a run's page a click at a time.
+        for target in [
+            "/runs/demo/corpus?cql=%5B%5D",
+            "/runs/demo/doc/d000001",
+            "/runs/demo",
+            "/?page=2",
+        ] {
+            let uri = target.parse().unwrap();
+            assert!(
+                super::cross_site(&get, &uri, &link, host).is_some(),
+                "{target}"
+            );
+        }
+        let with_token = "/?token=abc".parse().unwrap();
+        assert!(super::cross_site(&get, &with_token, &link, host).is_none());
+        // Nor a prefetch.
+        let mut prefetch = link.clone();
+        prefetch.insert("sec-purpose", HeaderValue::from_static("prefetch"));
+        assert!(cross_site(&get, &prefetch, host).is_some());
     }
 }

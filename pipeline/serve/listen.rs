@@ -81,17 +81,24 @@ fn connection_limit() -> usize {
     let hard = limit.maximum;
     let mut soft = limit.current.unwrap_or(u64::MAX);
     if hard.is_none_or(|h| h > soft) {
-        let want = hard.unwrap_or(1 << 20).min(1 << 20);
-        if setrlimit(
-            Resource::Nofile,
-            Rlimit {
-                current: Some(want),
-                maximum: hard,
-            },
-        )
-        .is_ok()
-        {
-            soft = want;
+        // The hard limit (at most 2^20), or less where the kernel caps lower than it says
+        // (an unlimited hard limit on macOS).
+        let most = hard.unwrap_or(1 << 20).min(1 << 20);
+        for want in [most, 65_536, 10_240, 4_096] {
+            if want > soft
+                && want <= most
+                && setrlimit(
+                    Resource::Nofile,
+                    Rlimit {
+                        current: Some(want),
+                        maximum: hard,
+                    },
+                )
+                .is_ok()
+            {
+                soft = want;
+                break;
+            }
         }
     }
     let spare = SPARE_FILES.min(soft / 4);

@@ -10,8 +10,9 @@
 //! **Invariants:** bound to a loopback address unless asked otherwise, and then every request
 //! carries the token printed at start (query `?token=` once, then a cookie); only requests for
 //! this server's own names, and no state change from another site, get through (`access.rs`);
-//! no client holds the server with slow or idle connections (`listen.rs`), no request runs past
-//! [`REQUEST_SECONDS`], no query past [`corpus::QUERY_SECONDS`]; a topic name from a URL is only
+//! no client holds the server with slow or idle connections (`listen.rs`), no request is
+//! answered later than [`REQUEST_SECONDS`] (503), a query stops at [`corpus::QUERY_SECONDS`];
+//! a topic name from a URL is only
 //! ever one of the folder's topics, never a path; one run per topic, started once, in its own
 //! process group (a Ctrl-C in serve's terminal does not reach it), reaped when it ends; a run is
 //! stopped the way Ctrl-C stops it (`RUN/.glaneur.stop`, resumable); the server never writes a
@@ -21,7 +22,8 @@
 //! **Files:** this file (options, state, routes), `access.rs` (Host, cross-site and token
 //! checks), `listen.rs` (connections and their time limits), `runs.rs` (run status, start,
 //! stop, snapshots), `pages.rs` (the HTML pages), `topics.rs` (the topic form and the formula's
-//! live check), `corpus.rs` (documents, search, concordance, site maps, host graph).
+//! live check), `save.rs` (a topic written from the form, or nothing), `corpus.rs` (documents,
+//! search, concordance, site maps, host graph).
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -42,6 +44,7 @@ mod corpus;
 mod listen;
 mod pages;
 mod runs;
+mod save;
 mod topics;
 
 /// Longest time a request may take before it is answered 503 (its body read included).
@@ -76,6 +79,8 @@ pub(crate) struct App {
     /// Runs started here: the process, by topic name. Held while a run is started, so that
     /// two requests never start two.
     children: Mutex<HashMap<String, std::process::Child>>,
+    /// Held while a topic is saved from the form.
+    saving: Mutex<()>,
     /// Queries (concordance, search) running now, at most one per core.
     queries: Arc<tokio::sync::Semaphore>,
     /// How the last run started here ended, by topic name.
@@ -148,6 +153,7 @@ pub fn serve(options: &ServeOptions) -> anyhow::Result<()> {
         },
         exe: std::env::current_exe().context("cannot find the glaneur binary to start runs")?,
         children: Mutex::new(HashMap::new()),
+        saving: Mutex::new(()),
         queries: Arc::new(tokio::sync::Semaphore::new(cores)),
         exits: Mutex::new(HashMap::new()),
         reasons: Mutex::new(HashMap::new()),

@@ -16,7 +16,6 @@
 //! that nothing in the folder of topics has (not even a link); an edit writes the topic its URL
 //! names, whatever the form says.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use axum::extract::{Multipart, Path as UrlPath, State};
@@ -26,19 +25,18 @@ use toml_edit::{Array, DocumentMut, Item, value};
 
 use super::App;
 use super::pages::{escape, page};
-use crate::topic::Topic;
 
 /// The form's values.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct TopicForm {
-    name: String,
+    pub(super) name: String,
     description: String,
     languages: String,
     seed_urls: String,
     seed_terms: String,
     /// `[search] queries`, when the topic has a `[search]` section (`None`: it has none).
     queries: Option<String>,
-    result_pages: Vec<String>,
+    pub(super) result_pages: Vec<String>,
     formula: String,
     allow: String,
     deny: String,
@@ -96,7 +94,7 @@ impl TopicForm {
     }
 
     /// `text` (the file being edited) with the form's values put in; a problem names its field.
-    fn apply(&self, text: &str) -> Result<String, String> {
+    pub(super) fn apply(&self, text: &str) -> Result<String, String> {
         let mut doc: DocumentMut = text
             .parse()
             .map_err(|e| format!("the topic file does not parse as TOML: {e}"))?;
@@ -212,7 +210,7 @@ fn put(table: &mut dyn toml_edit::TableLike, key: &str, item: Item) {
 }
 
 /// A topic's name as a folder name: 1 to 100 letters, digits, `-`, `_`.
-fn valid_name(name: &str) -> bool {
+pub(super) fn valid_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 100
         && name
@@ -332,7 +330,7 @@ const FORMULA_JS: &str = r#"
 "#;
 
 /// The topic's own template for a new topic (what `glaneur init` writes).
-fn new_topic_text(app: &App, name: &str) -> String {
+pub(super) fn new_topic_text(app: &App, name: &str) -> String {
     crate::topic::template::render(name, &app.corpora.join(name).display().to_string())
 }
 
@@ -446,171 +444,6 @@ async fn read_form(
     Ok((form, files))
 }
 
-/// A saved result page's file name, safe in `serp/`.
-fn safe_file_name(name: &str) -> String {
-    let base = name.rsplit(['/', '\\']).next().unwrap_or_default();
-    let clean: String = base
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let clean = clean.trim_start_matches('.').to_string();
-    if clean.is_empty() {
-        "result-page.html".to_string()
-    } else {
-        clean
-    }
-}
-
-/// Validates and writes the topic; the problem in words otherwise. Nothing is left of a save
-/// that fails: uploaded files written for it are removed (or given back their former
-/// content), folders made for it are removed.
-fn save(
-    app: &App,
-    new: bool,
-    form: &mut TopicForm,
-    files: &[(String, Vec<u8>)],
-) -> Result<(), String> {
-    if !valid_name(&form.name) {
-        return Err(format!(
-            "name: `{}`: use 1 to 100 letters, digits, `-` or `_` (it names the topic's folder)",
-            form.name
-        ));
-    }
-    let dir = app.corpora.join(&form.name);
-    let path = dir.join("topic.toml");
-    // A new topic gets a new folder: nothing of that name may be there, not even a link to
-    // a folder elsewhere (the topic would be written outside the folder of topics).
-    if new && std::fs::symlink_metadata(&dir).is_ok() {
-        return Err(format!(
-            "name: `{}` exists already in {} ({}): choose another name, or edit that topic \
-             from the list of topics",
-            form.name,
-            app.corpora.display(),
-            if path.exists() {
-                "a topic"
-            } else {
-                "not a topic"
-            }
-        ));
-    }
-    let base = if new {
-        new_topic_text(app, &form.name)
-    } else {
-        std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?
-    };
-    let mut uploads = Vec::new();
-    for (name, bytes) in files {
-        let file = format!("serp/{}", safe_file_name(name));
-        if !form.result_pages.contains(&file) {
-            form.result_pages.push(file.clone());
-        }
-        uploads.push((dir.join(&file), bytes));
-    }
-    let text = form.apply(&base)?;
-    let mut undo = Undo::default();
-    let result = write_topic(&mut undo, &dir, &path, &text, &uploads);
-    if result.is_err() {
-        undo.run();
-    }
-    result
-}
-
-/// What a save wrote, to take it back when the save fails.
-#[derive(Default)]
-struct Undo {
-    /// Folders made, innermost last.
-    folders: Vec<std::path::PathBuf>,
-    /// Files written, with their former content when they had one.
-    files: Vec<(std::path::PathBuf, Option<Vec<u8>>)>,
-}
-
-impl Undo {
-    fn run(self) {
-        for (file, before) in self.files.into_iter().rev() {
-            let _ = match before {
-                Some(bytes) => std::fs::write(&file, bytes),
-                None => std::fs::remove_file(&file),
-            };
-        }
-        for folder in self.folders.into_iter().rev() {
-            let _ = std::fs::remove_dir(&folder);
-        }
-    }
-
-    fn folder(&mut self, dir: &Path) -> Result<(), String> {
-        match std::fs::symlink_metadata(dir) {
-            Ok(meta) if meta.is_dir() => Ok(()),
-            Ok(_) => Err(format!(
-                "{} is not a folder (a link or a file): glaneur serve writes only in folders of \
-                 the folder of topics",
-                dir.display()
-            )),
-            Err(_) => {
-                std::fs::create_dir(dir)
-                    .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-                self.folders.push(dir.to_path_buf());
-                Ok(())
-            }
-        }
-    }
-
-    /// Writes `bytes` to `target` through a new file renamed over it (a link in its place is
-    /// replaced, never followed).
-    fn file(&mut self, target: &Path, bytes: &[u8]) -> Result<(), String> {
-        let before = match std::fs::symlink_metadata(target) {
-            Ok(meta) if meta.is_file() => Some(
-                std::fs::read(target)
-                    .map_err(|e| format!("cannot read {}: {e}", target.display()))?,
-            ),
-            _ => None,
-        };
-        let part = target.with_file_name(format!(
-            ".{}.part",
-            target
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        ));
-        std::fs::write(&part, bytes)
-            .and_then(|()| std::fs::rename(&part, target))
-            .map_err(|e| {
-                let _ = std::fs::remove_file(&part);
-                format!("cannot write {}: {e}", target.display())
-            })?;
-        self.files.push((target.to_path_buf(), before));
-        Ok(())
-    }
-}
-
-/// Writes the uploads and the topic file, once the topic they make passes `glaneur check`.
-fn write_topic(
-    undo: &mut Undo,
-    dir: &Path,
-    path: &Path,
-    text: &str,
-    uploads: &[(std::path::PathBuf, &Vec<u8>)],
-) -> Result<(), String> {
-    undo.folder(dir)?;
-    if !uploads.is_empty() {
-        undo.folder(&dir.join("serp"))?;
-    }
-    for (target, bytes) in uploads {
-        undo.file(target, bytes)?;
-    }
-    // The same validation as `glaneur check`, on the text about to be written.
-    let origin = path.display().to_string();
-    let topic = Topic::from_str(text, dir.to_path_buf(), origin).map_err(|e| format!("{e:#}"))?;
-    crate::topic::check_files(&topic, false).map_err(|e| format!("{e:#}"))?;
-    undo.file(path, text.as_bytes())
-}
-
 /// Saves the form: a new topic (`editing` None) or the topic `editing` names (the URL's, never
 /// the form's: an edit cannot write another topic).
 async fn post(app: Arc<App>, multipart: Multipart, editing: Option<&str>, title: &str) -> Response {
@@ -627,7 +460,10 @@ async fn post(app: Arc<App>, multipart: Multipart, editing: Option<&str>, title:
     let app2 = app.clone();
     let mut form2 = form.clone();
     let saved = tokio::task::spawn_blocking(move || {
-        let result = save(&app2, new, &mut form2, &files);
+        // One save at a time: two forms for one new name, or an undo putting back what the
+        // other save wrote, would otherwise race.
+        let _saving = app2.saving.lock().unwrap_or_else(|p| p.into_inner());
+        let result = super::save::save(&app2, new, &mut form2, &files);
         (result, form2)
     })
     .await;
@@ -797,16 +633,5 @@ mod tests {
             form.apply(text).unwrap_err(),
             "[crawl] max_depth: `deux` is not a whole number"
         );
-    }
-
-    #[test]
-    fn uploaded_names_stay_in_the_serp_folder() {
-        assert_eq!(safe_file_name("../../etc/passwd"), "passwd");
-        assert_eq!(
-            safe_file_name("C:\\x\\Résultats Google.html"),
-            "R_sultats_Google.html"
-        );
-        assert_eq!(safe_file_name(".hidden"), "hidden");
-        assert_eq!(safe_file_name(""), "result-page.html");
     }
 }

@@ -133,6 +133,7 @@ impl Frontier {
         worker: &str,
         lease: Duration,
     ) -> anyhow::Result<Frontier> {
+        check_userinfo(url)?;
         let (client, connection) =
             tokio_postgres::connect(url, NoTls).await.with_context(|| {
                 format!(
@@ -541,7 +542,66 @@ fn clamp_i32(n: u32) -> i32 {
     i32::try_from(n).unwrap_or(i32::MAX)
 }
 
+/// Refuses a URL-form connection string whose user name or password holds a character a URL
+/// cannot hold as it is (`@`, `/`, `?`, `#`, a space): the connection library would read
+/// another host from it (`postgres://u:p@ss@evil.example/…` sends `p` to `ss@evil…`'s
+/// server), so nothing is sent anywhere.
+fn check_userinfo(url: &str) -> anyhow::Result<()> {
+    let lower = url.to_ascii_lowercase();
+    let Some(rest) = ["postgres://", "postgresql://"]
+        .iter()
+        .find_map(|scheme| lower.starts_with(scheme).then(|| &url[scheme.len()..]))
+    else {
+        return Ok(());
+    };
+    // The user information runs to the last `@` before the query (or in all of it).
+    let before_query = rest.find('?').map_or(rest, |q| &rest[..q]);
+    let at = before_query.rfind('@').or_else(|| rest.rfind('@'));
+    let Some(at) = at else {
+        return Ok(());
+    };
+    if rest[..at].contains(['@', '/', '?', '#']) || rest[..at].contains(char::is_whitespace) {
+        anyhow::bail!(
+            "--store: the user name or password holds a character a URL cannot hold as it is \
+             (`@`, `/`, `?`, `#` or a space), and the connection would go to another server: \
+             write it percent-encoded (`@` is %40, `/` %2F, `?` %3F, `#` %23, a space %20), or \
+             use the key=value form (host=… user=… password='…' dbname=…)"
+        );
+    }
+    Ok(())
+}
+
 /// A connection string without its password (for messages), in any of its spellings.
 pub fn redact(url: &str) -> String {
     crate::secrets::redact(url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_userinfo;
+
+    #[test]
+    fn a_url_whose_password_would_send_it_to_another_server_is_refused() {
+        for refused in [
+            "postgres://glaneur:s3cr3t@db.attacker.example/x@127.0.0.1:1/corpora",
+            "postgres://u:pa#ss@h/db",
+            "postgresql://u:pa/ss@h/db",
+            "postgres://u:pa?ss@h/db",
+            "postgres://u:pa ss@h/db",
+            "POSTGRES://u:p@ss@h/db",
+        ] {
+            let err = check_userinfo(refused).unwrap_err().to_string();
+            assert!(err.contains("percent-encoded"), "{refused}: {err}");
+            assert!(!err.contains("ss@") && !err.contains("s3cr3t"), "{err}");
+        }
+        for accepted in [
+            "postgres://u:pa%40ss@h/db",
+            "postgres://u@h/db?application_name=a@b",
+            "postgres://h:5432/db",
+            "postgres://u:p:ss@h/db",
+            "host=h user=u password='p@ss/#?' dbname=d",
+        ] {
+            assert!(check_userinfo(accepted).is_ok(), "{accepted}");
+        }
+    }
 }

@@ -115,15 +115,21 @@ pub fn worker(options: &WorkerOptions) -> anyhow::Result<Ending> {
     let ending = std::fs::write(dir.join("topic.toml"), topic.to_toml())
         .with_context(|| format!("cannot write in {}", dir.display()))
         .and_then(|()| work(options, &topic, &dir, &name, &crawl_id));
-    drop(lock);
-    if ending.is_err() && !dir.join("crawl.sqlite").exists() {
-        // Only this worker's own files are removed; a parent folder only when it is empty
+    if ending.is_err() && !dir.join("crawl.sqlite").exists() && !made.is_empty() {
+        // Only a folder this worker made is removed, while it holds the folder's lock (a new
+        // worker of the same name waits for it); a parent folder only when it is empty
         // (another worker may have started in it meanwhile).
-        let _ = std::fs::remove_dir_all(&dir);
+        if made
+            .last()
+            .is_some_and(|d| std::path::absolute(d).is_ok_and(|d| d == dir))
+        {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
         for folder in made.iter().rev() {
             let _ = std::fs::remove_dir(folder);
         }
     }
+    drop(lock);
     ending
 }
 

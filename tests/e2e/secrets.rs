@@ -22,6 +22,12 @@ fn a_database_password_is_never_printed_whatever_its_spelling() {
         "host=127.0.0.1 port=1 user=glaneur password='Pa55 word' dbname=crawls",
         "host=127.0.0.1 port=99999 user=glaneur password='Pa55word'",
         "host=127.0.0.1 port=1 password='Pa55word",
+        // Malformed: a space in an unquoted value, a raw `&` in a URL's query.
+        "host=127.0.0.1 port=1 password=Pa55 word dbname=crawls",
+        "postgresql://glaneur@127.0.0.1:1/crawls?password=Pa55#w&rd&sslmode=disable",
+        // An `@` that would send the password to another server (127.0.0.2 on port 5432):
+        // refused before connecting.
+        "postgres://glaneur:Pa55word@127.0.0.2/x@127.0.0.1:1/crawls",
     ];
     for store in spellings {
         let dir = tempfile::tempdir().unwrap();
@@ -39,7 +45,7 @@ fn a_database_password_is_never_printed_whatever_its_spelling() {
             assert_eq!(output.status.code(), Some(2), "{command} {store}");
             let stderr = String::from_utf8_lossy(&output.stderr);
             let stdout = String::from_utf8_lossy(&output.stdout);
-            for secret in ["Pa55", "55word", "w@rd", "Pa5#5"] {
+            for secret in ["Pa55", "55word", "w@rd", "Pa5#5", "5#w", "w&rd", " word"] {
                 assert!(
                     !stderr.contains(secret) && !stdout.contains(secret),
                     "{command} --store {store}: the password is printed:\n{stderr}{stdout}"
@@ -50,9 +56,17 @@ fn a_database_password_is_never_printed_whatever_its_spelling() {
                 "colour codes on a stderr that is not a terminal:\n{stderr:?}"
             );
             assert!(
-                stderr.contains("127.0.0.1") || stderr.contains("invalid"),
+                stderr.contains("127.0.0.1")
+                    || stderr.contains("invalid")
+                    || stderr.contains("percent-encoded"),
                 "the error names nothing: {stderr}"
             );
+            if store.contains("127.0.0.2") {
+                assert!(
+                    stderr.contains("percent-encoded") && !stderr.contains("cannot connect"),
+                    "{stderr}"
+                );
+            }
             // Nothing stored: no folder left, not even the run folder the worker would have
             // made.
             assert!(

@@ -126,6 +126,12 @@ fn only_its_own_names_are_served_and_no_other_site_changes_anything() {
             .is_some_and(|t| t.contains("does not answer to the name")),
         "{seen}"
     );
+    assert!(
+        seen["navigated_page"]
+            .as_str()
+            .is_some_and(|t| t.contains("only the home page opens")),
+        "{seen}"
+    );
     let graphes = corpora.join("graphes");
     assert!(!graphes.join("serve-run.log").exists(), "a run was started");
     assert!(!graphes.join("run").exists(), "a run folder was made");

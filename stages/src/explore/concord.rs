@@ -94,7 +94,8 @@ fn shown<C: Columns>(
 /// The key lines are ordered by, as one string: the lower-cased tokens that `by` compares,
 /// nearest first for the left context, joined so that comparing two keys compares the token
 /// lists one token after the other (a list that is the start of another comes first).
-/// [`SortBy::Position`] has an empty key (lines are ordered by position alone).
+/// [`SortBy::Position`] has an empty key (lines are ordered by position alone). A token's
+/// U+0000 and U+0001 are compared as U+0002.
 pub fn sort_key(line: &Line, by: SortBy) -> String {
     // Each token starts with U+0001 (so an empty list sorts before a list of one empty token),
     // and the hit's tokens end with U+0000, which sorts below it: `(hit, right)` is compared
@@ -102,7 +103,13 @@ pub fn sort_key(line: &Line, by: SortBy) -> String {
     fn push(key: &mut String, tokens: &mut dyn Iterator<Item = &String>) {
         for t in tokens {
             key.push('\u{1}');
-            key.push_str(&t.to_lowercase());
+            // U+0000 and U+0001 are the key's separators: inside a token (which a vertical
+            // file may hold) they are read as U+0002.
+            key.extend(
+                t.to_lowercase()
+                    .chars()
+                    .map(|c| if c < '\u{2}' { '\u{2}' } else { c }),
+            );
         }
     }
     let mut key = String::new();
