@@ -321,11 +321,8 @@ fn a_ctrl_c_in_serves_terminal_does_not_stop_its_runs() {
     assert_eq!(post(port, "/runs/graphes/start").0, 303);
     wait_snapshot(port, "graphes", |s| s["stage"] == "crawl");
     // Ctrl-C: SIGINT to the terminal's foreground process group.
-    let killed = Command::new("kill")
-        .args(["-s", "INT", "--", &format!("-{pgid}")])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    let group = rustix::process::Pid::from_raw(pgid as i32).unwrap();
+    rustix::process::kill_process_group(group, rustix::process::Signal::INT).unwrap();
     let mut server = server;
     let deadline = Instant::now() + Duration::from_secs(20);
     while server.0.try_wait().unwrap().is_none() {
