@@ -23,7 +23,7 @@ def browser(script, extra_args=()):
     if not chromium or not driver_path:
         sys.exit(
             f"{script}: Chromium and chromedriver are needed (Debian: apt-get install "
-            "chromium chromium-driver; .ci/run installs them)"
+            "chromium chromium-driver; scripts/test installs them)"
         )
     options = webdriver.ChromeOptions()
     options.binary_location = chromium

@@ -1,6 +1,6 @@
-//! Pages opened in a real browser: headless Chromium (Debian's `chromium`; `.ci/run` installs
-//! it), with the network cut, its DOM read back after the scripts ran and a screenshot kept in
-//! `target/e2e-screenshots/` for a person to look at.
+//! Pages opened in a real browser: headless Chromium (Debian's `chromium`; `scripts/test`
+//! installs it), with the network cut, its DOM read back after the scripts ran and a screenshot
+//! kept in `target/e2e-screenshots/` for a person to look at.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -28,7 +28,7 @@ fn chromium() -> PathBuf {
     }
     panic!(
         "a headless Chromium is needed to test the pages in a real browser: apt-get install \
-         chromium (.ci/run installs it), or set GLANEUR_CHROMIUM to its path"
+         chromium (scripts/test installs it), or set GLANEUR_CHROMIUM to its path"
     );
 }
 

@@ -2,9 +2,9 @@
 //! folder, `pg_ctl start` listening on a Unix socket only, stopped and removed on drop.
 //!
 //! The binaries are found through `GLANEUR_PG_BIN`, then `pg_config --bindir`, then Debian's
-//! `/usr/lib/postgresql/VERSION/bin` (the newest); `.ci/run` installs Debian's `postgresql`
-//! package when none is there. PostgreSQL refuses to run as root: as root, the server runs as
-//! the `postgres` user the package creates.
+//! `/usr/lib/postgresql/VERSION/bin` (the newest); `scripts/test` installs Debian's
+//! `postgresql` package when none is there. PostgreSQL refuses to run as root: as root, the
+//! server runs as the `postgres` user the package creates.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -20,7 +20,7 @@ impl PgServer {
     pub fn start() -> PgServer {
         let bin = bindir().expect(
             "PostgreSQL's server binaries (initdb, pg_ctl) were not found: install Debian's \
-             `postgresql` package (.ci/run does) or set GLANEUR_PG_BIN",
+             `postgresql` package (scripts/test does) or set GLANEUR_PG_BIN",
         );
         // The socket's path must stay under 107 bytes: a short temporary folder.
         let dir = tempfile::Builder::new()

@@ -24,7 +24,7 @@ pub fn check_with_default_readers(run: &Path, expected: Option<&Path>) -> String
     assert!(
         r.is_ok_and(|o| o.status.success()),
         "Rscript is needed to check that R reads the exports: apt-get install r-base-core \
-         (.ci/run installs it)"
+         (scripts/test installs it)"
     );
     let mut check = Command::new("python3");
     check.arg(repo().join("tests/check_readers.py")).arg(run);
