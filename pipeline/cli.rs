@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::run::Stage;
+use crate::commands::run::Stage;
+pub use crate::explore::args::{CollocArgs, Format, FreqArgs, KeywordsArgs, KwicArgs, Sort};
 
 /// glaneur builds topic corpora from the web for linguists: seeds, a keyword formula, a
 /// polite best-first crawl, clean UTF-8 text, a hyperlink graph, a document × word matrix and
@@ -44,7 +45,7 @@ pub enum Command {
     Monitor(MonitorArgs),
     /// Join a crawl shared by several processes or machines through PostgreSQL: this worker
     /// leases servers from the shared frontier, fetches them politely and stores what it
-    /// fetched in RUN/workers/NAME/ (docs/GUIDE.md, "Several machines"). Exit codes: 0 the
+    /// fetched in RUN/workers/NAME/ (docs/guide/workers.md). Exit codes: 0 the
     /// crawl has nothing left; 2 fatal error; 130 interrupted (its servers go back to the
     /// others).
     Worker(WorkerArgs),
@@ -269,8 +270,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub revisit: bool,
     /// Date every visit by the time held in FILE (seconds since 1970) instead of the wall
-    /// clock: simulations against a simulated web that reads the same file (docs/GUIDE.md,
-    /// "Watching pages change").
+    /// clock: simulations against a simulated web that reads the same file
+    /// (docs/guide/monitor.md, "Simulations").
     #[arg(long, value_name = "FILE")]
     pub virtual_clock: Option<PathBuf>,
     /// Keep the crawl's frontier in this PostgreSQL database (connection string) instead of
@@ -302,7 +303,7 @@ pub struct WorkerArgs {
     pub name: Option<String>,
     /// Seconds a server stays leased to a worker that stopped renewing it (killed, cut off)
     /// before another worker may take it over.
-    #[arg(long, value_name = "SECONDS", default_value_t = crate::workers::DEFAULT_LEASE_SECONDS)]
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::commands::workers::DEFAULT_LEASE_SECONDS)]
     pub lease_seconds: f64,
     /// Send every request through this HTTP proxy.
     #[arg(long, value_name = "URL")]
@@ -321,25 +322,25 @@ pub struct MonitorArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// How long to watch: 30d, 12h, 90m, 2w… Run the command again later to extend the history.
-    #[arg(long = "for", value_name = "DURATION", default_value = "1d", value_parser = crate::monitor::parse_duration)]
+    #[arg(long = "for", value_name = "DURATION", default_value = "1d", value_parser = crate::commands::monitor::parse_duration)]
     pub duration: f64,
     /// poisson: exponential intervals of mean --interval (the unbiased sample of seed 000);
     /// adaptive: about 1.6/λ̂ for each page's estimated rate λ̂ (3/λ̂ when its Last-Modified
     /// dates can be trusted), within the bounds below. Default: the topic's [monitor] policy,
     /// else adaptive.
     #[arg(long, value_enum)]
-    pub policy: Option<crate::monitor::PolicyName>,
+    pub policy: Option<crate::topic::PolicyName>,
     /// Poisson: the mean interval between two visits of a page; adaptive: the first interval.
     /// Default: [monitor] interval_seconds, else 1d.
-    #[arg(long, value_name = "DURATION", value_parser = crate::monitor::parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = crate::commands::monitor::parse_duration)]
     pub interval: Option<f64>,
     /// The shortest interval between two visits of a page. Default: [monitor]
     /// min_interval_seconds, else 1h.
-    #[arg(long, value_name = "DURATION", value_parser = crate::monitor::parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = crate::commands::monitor::parse_duration)]
     pub min_interval: Option<f64>,
     /// The longest interval between two visits of a page. Default: [monitor]
     /// max_interval_seconds, else 60d.
-    #[arg(long, value_name = "DURATION", value_parser = crate::monitor::parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = crate::commands::monitor::parse_duration)]
     pub max_interval: Option<f64>,
     /// Send every request through this HTTP proxy.
     #[arg(long, value_name = "URL")]
@@ -360,119 +361,6 @@ pub struct MonitorArgs {
     /// No progress lines.
     #[arg(long, short)]
     pub quiet: bool,
-}
-
-/// How query results are printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// Aligned columns for reading.
-    Text,
-    /// Tab-separated values with a header (spreadsheets, R, pandas).
-    Tsv,
-    /// One JSON document.
-    Json,
-}
-
-/// How concordance lines are ordered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Sort {
-    /// Corpus order.
-    Position,
-    /// By the words before the hit, nearest first.
-    Left,
-    /// By the hit, then what follows.
-    Hit,
-    /// By the words after the hit.
-    Right,
-}
-
-/// Flags of `glaneur kwic`.
-#[derive(Debug, clap::Args)]
-pub struct KwicArgs {
-    /// Run folder (with its `index/`) or index folder.
-    pub run: PathBuf,
-    /// CQL query: `[word="graphe.*"%c]`, `[lemma="x" & pos="ADJ"]`, `[]{0,3}`, `within s`,
-    /// `within <doc host="…"/>` (docs/GUIDE.md, "Querying the corpus").
-    pub query: String,
-    /// Tokens of context on each side (at most 1000).
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(0..=1000))]
-    pub context: u32,
-    /// Lines to print at most (the notice on stderr says when there are more). The lines held
-    /// in memory at once (all of them, but with `--sort position --format tsv`, which streams)
-    /// may not hold more than 20 million tokens together: past that, a message.
-    #[arg(long, default_value_t = 50)]
-    pub limit: usize,
-    /// Order of the lines (anything but `position` reads every hit first, and keeps the first
-    /// `--limit` lines of the order).
-    #[arg(long, value_enum, default_value = "position")]
-    pub sort: Sort,
-    /// Stop the query after this many seconds, with a message (default: no limit).
-    #[arg(long, value_name = "SECONDS")]
-    pub timeout: Option<f64>,
-    /// Attributes shown for each token, e.g. word,pos,lemma (joined by `/`).
-    #[arg(long, value_delimiter = ',', default_value = "word")]
-    pub show: Vec<String>,
-    /// Print only the number of hits (and of documents holding them).
-    #[arg(long)]
-    pub count: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
-}
-
-/// Flags of `glaneur freq`.
-#[derive(Debug, clap::Args)]
-pub struct FreqArgs {
-    /// Run folder (with its `index/`) or index folder.
-    pub run: PathBuf,
-    /// Count the values of this attribute: word, lc, lemma, pos.
-    #[arg(long, default_value = "word")]
-    pub by: String,
-    /// Count only over the hits of this CQL query.
-    #[arg(long)]
-    pub query: Option<String>,
-    /// Stop the query after this many seconds, with a message (default: no limit).
-    #[arg(long, value_name = "SECONDS")]
-    pub timeout: Option<f64>,
-    /// Rows to print at most.
-    #[arg(long, default_value_t = 50)]
-    pub limit: usize,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
-}
-
-/// Flags of `glaneur colloc`.
-#[derive(Debug, clap::Args)]
-pub struct CollocArgs {
-    /// Run folder (with its `index/`) or index folder.
-    pub run: PathBuf,
-    /// CQL query giving the node, e.g. '[lemma="graphe"]'.
-    pub query: String,
-    /// Tokens on each side of the node.
-    #[arg(long, default_value_t = 5)]
-    pub window: u32,
-    /// Collocates as values of this attribute: word, lc, lemma, pos.
-    #[arg(long, default_value = "lc")]
-    pub by: String,
-    /// Association measure: logdice, mi, t, ll (formulas in docs/GUIDE.md).
-    #[arg(long, default_value = "logdice", value_parser = ["logdice", "mi", "t", "ll"])]
-    pub measure: String,
-    /// Keep the window inside this region too (e.g. s); it never crosses a document.
-    #[arg(long)]
-    pub within: Option<String>,
-    /// Least co-occurrences for a collocate to be listed.
-    #[arg(long, default_value_t = 2)]
-    pub min_freq: u64,
-    /// Stop the query after this many seconds, with a message (default: no limit).
-    #[arg(long, value_name = "SECONDS")]
-    pub timeout: Option<f64>,
-    /// Rows to print at most.
-    #[arg(long, default_value_t = 30)]
-    pub limit: usize,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
 }
 
 /// Flags of `glaneur batch`.
@@ -536,8 +424,12 @@ pub struct ComparisonArgs {
 
 impl ComparisonArgs {
     /// The comparison of `runs`, written to `out`, with these settings.
-    pub fn options(&self, runs: Vec<PathBuf>, out: PathBuf) -> crate::compare::CompareOptions {
-        crate::compare::CompareOptions {
+    pub fn options(
+        &self,
+        runs: Vec<PathBuf>,
+        out: PathBuf,
+    ) -> crate::commands::compare::CompareOptions {
+        crate::commands::compare::CompareOptions {
             runs,
             out,
             words: self.words,
@@ -547,30 +439,4 @@ impl ComparisonArgs {
             segment: self.segment,
         }
     }
-}
-
-/// Flags of `glaneur keywords`.
-#[derive(Debug, clap::Args)]
-pub struct KeywordsArgs {
-    /// Run folder (with its `index/`) or index folder: the focus corpus.
-    pub run: PathBuf,
-    /// The reference: another run or index folder, or a frequency list (`value<TAB>count`
-    /// per line; a first line whose count is not a number is a header).
-    #[arg(long)]
-    pub reference: PathBuf,
-    /// Compare values of this attribute: word, lc, lemma, pos.
-    #[arg(long, default_value = "lc")]
-    pub by: String,
-    /// Simple maths' smoothing constant n (1 favours rare words, 100 or 1000 frequent ones).
-    #[arg(long, default_value_t = 1.0)]
-    pub n: f64,
-    /// Least frequency in the focus corpus.
-    #[arg(long, default_value_t = 3)]
-    pub min_freq: u64,
-    /// Rows to print at most.
-    #[arg(long, default_value_t = 50)]
-    pub limit: usize,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
 }

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use glaneur::cli::{Cli, Command, RunArgs, SeedsCommand};
-use glaneur::run::{Ending, RunOptions};
+use glaneur::commands::run::{Ending, RunOptions};
 
 fn print_ok(text: String) -> ExitCode {
     use std::io::Write;
@@ -31,8 +31,8 @@ fn main() -> ExitCode {
     match &cli.command {
         Some(Command::Run(RunArgs {
             store: Some(store), ..
-        })) => glaneur::secrets::remember(store),
-        Some(Command::Worker(args)) => glaneur::secrets::remember(&args.store),
+        })) => glaneur::ground::secrets::remember(store),
+        Some(Command::Worker(args)) => glaneur::ground::secrets::remember(&args.store),
         _ => {}
     }
     // Colours only for a person at a terminal (and never with NO_COLOR set): a log file or a
@@ -61,19 +61,19 @@ fn main() -> ExitCode {
             revisit,
             virtual_clock,
         }) => {
-            let alone = from == glaneur::run::Stage::Seeds
+            let alone = from == glaneur::commands::run::Stage::Seeds
                 && to.is_none()
                 && replay.is_none()
                 && !revisit
                 && virtual_clock.is_none();
             if alone {
-                glaneur::workers::run_alone(topic, out, store, proxy, quiet).map(|ending| {
-                    match ending {
+                glaneur::commands::workers::run_alone(topic, out, store, proxy, quiet).map(
+                    |ending| match ending {
                         Ending::Corpus | Ending::Stopped => ExitCode::SUCCESS,
                         Ending::Empty => ExitCode::from(1),
                         Ending::Interrupted => ExitCode::from(130),
-                    }
-                })
+                    },
+                )
             } else {
                 Err(anyhow::anyhow!(
                     "--store runs the whole pipeline on a shared frontier: it goes with none of \
@@ -82,11 +82,11 @@ fn main() -> ExitCode {
                 ))
             }
         }
-        Command::Run(args) => glaneur::run::run(&RunOptions {
+        Command::Run(args) => glaneur::commands::run::run(&RunOptions {
             topic: args.topic,
             out: args.out,
             from: args.from,
-            to: args.to.unwrap_or(glaneur::run::Stage::Export),
+            to: args.to.unwrap_or(glaneur::commands::run::Stage::Export),
             proxy: args.proxy,
             replay: args.replay,
             quiet: args.quiet,
@@ -98,52 +98,58 @@ fn main() -> ExitCode {
             Ending::Empty => ExitCode::from(1),
             Ending::Interrupted => ExitCode::from(130),
         }),
-        Command::Monitor(args) => glaneur::monitor::monitor(&glaneur::monitor::MonitorOptions {
-            topic: args.topic,
-            out: args.out,
-            duration: args.duration,
-            policy: args.policy,
-            interval: args.interval,
-            min_interval: args.min_interval,
-            max_interval: args.max_interval,
-            proxy: args.proxy,
-            virtual_clock: args.virtual_clock,
-            visits: args.visits,
-            refresh: !args.no_refresh,
-            quiet: args.quiet,
-        })
-        .map(|ending| match ending {
-            glaneur::monitor::Ending::Done => ExitCode::SUCCESS,
-            glaneur::monitor::Ending::Interrupted => ExitCode::from(130),
-        }),
-        Command::Worker(args) => glaneur::workers::worker(&glaneur::workers::WorkerOptions {
-            topic: args.topic,
-            out: args.out,
-            store: args.store,
-            crawl: args.crawl,
-            name: args.name,
-            lease_seconds: args.lease_seconds,
-            proxy: args.proxy,
-            quiet: args.quiet,
-        })
-        .map(|ending| match ending {
-            Ending::Corpus | Ending::Stopped | Ending::Empty => ExitCode::SUCCESS,
-            Ending::Interrupted => ExitCode::from(130),
-        }),
-        Command::Collect { run, topic, quiet } => {
-            glaneur::workers::collect(&run, topic.as_deref(), quiet).map(|ending| match ending {
-                Ending::Corpus | Ending::Stopped => ExitCode::SUCCESS,
-                Ending::Empty => ExitCode::from(1),
+        Command::Monitor(args) => {
+            glaneur::commands::monitor::monitor(&glaneur::commands::monitor::MonitorOptions {
+                topic: args.topic,
+                out: args.out,
+                duration: args.duration,
+                policy: args.policy,
+                interval: args.interval,
+                min_interval: args.min_interval,
+                max_interval: args.max_interval,
+                proxy: args.proxy,
+                virtual_clock: args.virtual_clock,
+                visits: args.visits,
+                refresh: !args.no_refresh,
+                quiet: args.quiet,
+            })
+            .map(|ending| match ending {
+                glaneur::commands::monitor::Ending::Done => ExitCode::SUCCESS,
+                glaneur::commands::monitor::Ending::Interrupted => ExitCode::from(130),
+            })
+        }
+        Command::Worker(args) => {
+            glaneur::commands::workers::worker(&glaneur::commands::workers::WorkerOptions {
+                topic: args.topic,
+                out: args.out,
+                store: args.store,
+                crawl: args.crawl,
+                name: args.name,
+                lease_seconds: args.lease_seconds,
+                proxy: args.proxy,
+                quiet: args.quiet,
+            })
+            .map(|ending| match ending {
+                Ending::Corpus | Ending::Stopped | Ending::Empty => ExitCode::SUCCESS,
                 Ending::Interrupted => ExitCode::from(130),
             })
         }
-        Command::Check { topic } => glaneur::check(topic.as_deref()).map(print_ok),
+        Command::Collect { run, topic, quiet } => {
+            glaneur::commands::workers::collect(&run, topic.as_deref(), quiet).map(|ending| {
+                match ending {
+                    Ending::Corpus | Ending::Stopped => ExitCode::SUCCESS,
+                    Ending::Empty => ExitCode::from(1),
+                    Ending::Interrupted => ExitCode::from(130),
+                }
+            })
+        }
+        Command::Check { topic } => glaneur::commands::check::check(topic.as_deref()).map(print_ok),
         Command::Formula {
             expression,
             files,
             case_sensitive,
             keep_diacritics,
-        } => glaneur::inspect::formula(
+        } => glaneur::commands::inspect::formula(
             &expression,
             &files,
             stages::focus::formula::FormulaOptions {
@@ -164,21 +170,21 @@ fn main() -> ExitCode {
                 ..Default::default()
             };
             match files.as_slice() {
-                _ if text => glaneur::inspect::extract_text(
+                _ if text => glaneur::commands::inspect::extract_text(
                     &files,
                     url.as_deref(),
                     content_type.as_deref(),
                     &options,
                 )
                 .map(print_ok),
-                [file] => glaneur::inspect::extract(
+                [file] => glaneur::commands::inspect::extract(
                     file,
                     url.as_deref(),
                     content_type.as_deref(),
                     &options,
                 )
                 .map(print_ok),
-                _ => glaneur::inspect::extract_lines(
+                _ => glaneur::commands::inspect::extract_lines(
                     &files,
                     url.as_deref(),
                     content_type.as_deref(),
@@ -201,17 +207,19 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
         }),
-        Command::Verify { run, refetch } => glaneur::verify::verify(&run, refetch).map(|verdict| {
-            let code = if verdict.settled() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            };
-            print_ok(verdict.text);
-            code
-        }),
+        Command::Verify { run, refetch } => {
+            glaneur::commands::verify::verify(&run, refetch).map(|verdict| {
+                let code = if verdict.settled() {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::from(1)
+                };
+                print_ok(verdict.text);
+                code
+            })
+        }
         Command::Tokenize { lang, file } => {
-            glaneur::inspect::tokenize(file.as_deref(), &lang).map(print_ok)
+            glaneur::commands::inspect::tokenize(file.as_deref(), &lang).map(print_ok)
         }
         Command::Index { vrt, out, columns } => {
             glaneur::explore::index(&vrt, &out, columns.as_deref()).map(print_ok)
@@ -259,7 +267,7 @@ fn main() -> ExitCode {
         )
         .map(|()| ExitCode::SUCCESS),
         Command::Batch(args) => {
-            let options = glaneur::batch::BatchOptions {
+            let options = glaneur::commands::batch::BatchOptions {
                 topics: args.topics,
                 out: args.out.clone(),
                 runs: args.runs,
@@ -267,8 +275,8 @@ fn main() -> ExitCode {
                 cache_bytes: args.cache_mb.saturating_mul(1 << 20),
                 compare: args.comparison.options(Vec::new(), args.out),
             };
-            glaneur::batch::batch(&options).map(|(report, worst)| {
-                print!("{}", glaneur::batch::summary(&report));
+            glaneur::commands::batch::batch(&options).map(|(report, worst)| {
+                print!("{}", glaneur::commands::batch::summary(&report));
                 match worst {
                     Some(Ending::Corpus | Ending::Stopped) => ExitCode::SUCCESS,
                     Some(Ending::Empty) => ExitCode::from(1),
@@ -279,8 +287,8 @@ fn main() -> ExitCode {
         }
         Command::Compare(args) => {
             let options = args.comparison.options(args.runs, args.out);
-            glaneur::compare::compare(&options).map(|c| {
-                print!("{}", glaneur::compare::summary(&c, &options.out));
+            glaneur::commands::compare::compare(&options).map(|c| {
+                print!("{}", glaneur::commands::compare::summary(&c, &options.out));
                 ExitCode::SUCCESS
             })
         }
@@ -314,7 +322,7 @@ fn main() -> ExitCode {
             // A connection string may be quoted anywhere in the chain: never its password.
             eprintln!(
                 "glaneur: error: {}",
-                glaneur::secrets::redact(&format!("{error:#}"))
+                glaneur::ground::secrets::redact(&format!("{error:#}"))
             );
             ExitCode::from(2)
         }

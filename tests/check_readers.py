@@ -6,7 +6,7 @@ Usage: check_readers.py RUN_DIR [EXPECTED_JSON]
 
 Tables (every *.csv and *.tsv under RUN_DIR) are read by R (tests/read_tables.R: read.delim
 and read.csv) and by pandas (read_table and read_csv), each twice: with default arguments, and
-with the arguments docs/GUIDE.md gives. What glaneur wrote is the RFC 4180 reading of the file
+with the arguments docs/guide/exports.md gives. What glaneur wrote is the RFC 4180 reading of the file
 (Python's csv module), anchored to counts that no CSV parser gives: the Matrix Market size
 lines, crawl.sqlite, the GraphML files; with EXPECTED_JSON (a fixture's own tables, written by
 the test that made them), the reading must also equal those tables cell for cell.
@@ -203,7 +203,7 @@ def main(run: Path, expected_path: Path | None) -> None:
     graphs = check_graphs(run, expected)
     print("read whole by R and pandas:", ", ".join(summary))
     print("networkx:", graphs)
-    print(f"default-reader quirks (documented in docs/GUIDE.md): {len(quirks)}")
+    print(f"default-reader quirks (documented in docs/guide/exports.md): {len(quirks)}")
     grouped: dict = {}
     for where, what, value, detail in quirks:
         grouped.setdefault((where, what), []).append(f"{value!r} ({detail!r})")

@@ -3,7 +3,7 @@
 # Usage: Rscript tests/read_tables.R OUT_DIR TABLE...
 # For the k-th TABLE (1-based), writes OUT_DIR/k.default (read.delim for .tsv, read.csv for
 # .csv, default arguments) and OUT_DIR/k.documented (the same with the arguments
-# docs/GUIDE.md gives: na.strings = "", check.names = FALSE) and OUT_DIR/k.read.table
+# docs/guide/exports.md gives: na.strings = "", check.names = FALSE) and OUT_DIR/k.read.table
 # (read.table with header = TRUE and the delimiter, its other defaults: `'` quotes, `#`
 # comments). Each dump is the column names,
 # then one record per row: fields separated by U+001F, records ended by U+001E, a missing value

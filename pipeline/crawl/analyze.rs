@@ -15,9 +15,9 @@ use stages::page::extract::LinkKind;
 use super::FocusShared;
 use super::Target;
 use super::focus;
-use crate::fetch::Response;
 use crate::store::PageFacts;
 use crate::topic::Topic;
+use crate::warc::Response;
 
 /// What the crawl learns from a page (computed on the blocking pool).
 #[derive(Debug, Default)]

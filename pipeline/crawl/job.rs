@@ -160,11 +160,11 @@ impl Crawler<'_> {
                             ctx2.resolve_links(&mut analysis, &url2);
                             if revisit {
                                 // The change test's digests, off the loop like the rest.
-                                analysis.digests = Some(crate::monitor::digest::digests(
+                                analysis.digests = Some(crate::crawl::digest::digests(
                                     &url2,
                                     response.header("content-type"),
                                     response.body(),
-                                    &crate::monitor::digest::options(&ctx2.topic),
+                                    &crate::crawl::digest::options(&ctx2.topic),
                                 ));
                             }
                             analysis

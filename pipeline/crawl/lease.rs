@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-use crate::clock::now_epoch;
+use crate::ground::clock::now_epoch;
 use crate::store::Via;
 use crate::store::postgres::{Frontier, Pushed};
 

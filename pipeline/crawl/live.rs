@@ -1,4 +1,4 @@
-//! The crawl's `live.json` (see [`crate::live`]): its counters, its servers by state, the
+//! The crawl's `live.json` (see [`crate::ground::live`]): its counters, its servers by state, the
 //! largest queues and the last pages read, once a second.
 //!
 //! **In:** the crawler's state. **Out:** `RUN/live.json`; the terminal's frontier count.
@@ -7,7 +7,7 @@
 //! servers a second and a count of the queued URLs (an index range) at most once a second.
 
 use super::*;
-use crate::live::{HostStates, LatestPage, Live};
+use crate::ground::live::{HostStates, LatestPage, Live};
 
 /// Pages kept in `live.json`'s list of the last pages read.
 const LATEST: usize = 10;
@@ -42,11 +42,11 @@ impl Crawler<'_> {
 
     /// Whether a stop was asked through the run folder (the request is taken, and said).
     pub(super) fn stop_asked(&self) -> bool {
-        let asked = crate::live::take_stop_request(&self.ctx.run_dir);
+        let asked = crate::ground::live::take_stop_request(&self.ctx.run_dir);
         if asked {
             self.progress.note(&format!(
                 "stopping: asked by {} (run again to resume)",
-                crate::live::stop_file(&self.ctx.run_dir).display()
+                crate::ground::live::stop_file(&self.ctx.run_dir).display()
             ));
         }
         asked
@@ -106,6 +106,6 @@ impl Crawler<'_> {
                 .collect(),
             latest: self.latest.iter().rev().cloned().collect(),
         };
-        crate::live::write(&self.ctx.run_dir, &live)
+        crate::ground::live::write(&self.ctx.run_dir, &live)
     }
 }

@@ -14,8 +14,8 @@ use std::time::Instant;
 use stages::web::urlnorm;
 
 use super::{Analysis, Archive, Arrival, CrawlContext, Crawler, Job, RobotsState, analyze};
-use crate::fetch::Response;
-use crate::warcfile;
+use crate::warc;
+use crate::warc::Response;
 
 impl Crawler<'_> {
     /// Responses that reached the WARC file after the last commit (the process was killed):
@@ -30,7 +30,7 @@ impl Crawler<'_> {
             return Ok(());
         }
         let path = self.warc.path().to_path_buf();
-        let records = warcfile::records_from(&path, committed)?;
+        let records = warc::records_from(&path, committed)?;
         for (offset, length, record) in records {
             if record.record_type() != Some("response") {
                 continue;

@@ -8,8 +8,8 @@
 
 use std::time::Instant;
 
-use crate::clock::now_epoch;
-use crate::outcome::Revisit;
+use crate::ground::clock::now_epoch;
+use crate::ground::outcome::Revisit;
 
 use super::servers::{politeness_delay, robots_from_status, robots_unavailable};
 use super::{Crawler, RobotsState, fingerprint};

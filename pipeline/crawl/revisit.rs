@@ -13,10 +13,10 @@
 //! visit row.
 
 use super::*;
-use crate::monitor::digest;
-use crate::progress::Fetched;
+use crate::crawl::digest;
+use crate::ground::progress::Fetched;
 use crate::store::{Change, Digests, VisitRow};
-use crate::warcfile::RevisitProfile;
+use crate::warc::RevisitProfile;
 
 /// What kind of pass the crawl is, and which clock dates its visits.
 #[derive(Debug, Clone, Copy, Default)]
@@ -62,7 +62,7 @@ fn row(
         server: header("server"),
         change,
         detail,
-        warc: warc.map(|(o, l)| (warcfile::WARC_NAME.to_string(), o, l)),
+        warc: warc.map(|(o, l)| (warc::WARC_NAME.to_string(), o, l)),
     }
 }
 
@@ -162,7 +162,7 @@ impl Crawler<'_> {
             Ok(r) => r,
         };
         let last = self.store.last_version(entry.id)?;
-        let refers_to = last.as_ref().map(|l| crate::clock::iso_of(l.at));
+        let refers_to = last.as_ref().map(|l| crate::ground::clock::iso_of(l.at));
         if response.status == 304 {
             let at_warc = self.warc.revisit(
                 url.as_str(),

@@ -16,9 +16,10 @@ use std::time::{Duration, Instant};
 use stages::web::robots::Robots;
 
 use super::{Crawler, MAX_REDIRECTS, RobotsState};
-use crate::clock::now_epoch;
-use crate::fetch::{Failure, Fetcher, Response};
-use crate::outcome::Reason;
+use crate::fetch::{Failure, Fetcher};
+use crate::ground::clock::now_epoch;
+use crate::ground::outcome::Reason;
+use crate::warc::Response;
 
 impl Crawler<'_> {
     /// How long a robots.txt copy is trusted (forever when replaying: the recording does not

@@ -10,7 +10,7 @@
 //! rule is settled with that rule's reason and never queued.
 
 use super::*;
-use crate::progress::Fetched;
+use crate::ground::progress::Fetched;
 
 impl Crawler<'_> {
     pub(super) fn handle(&mut self, result: JobResult) -> anyhow::Result<()> {
@@ -385,7 +385,7 @@ impl Crawler<'_> {
             location: response.header("location").map(str::to_string),
             fetched_at: now,
             elapsed_ms: response.elapsed.as_millis() as u64,
-            warc: Some((warcfile::WARC_NAME.to_string(), location.0, location.1)),
+            warc: Some((warc::WARC_NAME.to_string(), location.0, location.1)),
         };
         let (reason, detail) = if (300..400).contains(&status) {
             (Reason::Redirect, row.location.clone().unwrap_or_default())
@@ -516,12 +516,12 @@ impl Crawler<'_> {
         Ok(true)
     }
 
-    /// The network guard (`crate::guard`) with the topic's setting. A recording reaches no
+    /// The network guard (`crate::ground::guard`) with the topic's setting. A recording reaches no
     /// network: its addresses are only names (credentials are still refused).
-    pub(super) fn guard(&self, url: &url::Url) -> Result<(), crate::guard::Refusal> {
+    pub(super) fn guard(&self, url: &url::Url) -> Result<(), crate::ground::guard::Refusal> {
         let allow =
             self.ctx.topic.file.domains.allow_private_addresses || self.ctx.fetcher.is_replay();
-        crate::guard::check_url(url, allow)
+        crate::ground::guard::check_url(url, allow)
     }
 
     pub(super) fn follow_redirect(

@@ -19,9 +19,9 @@ use stages::explore::query::{Hit, Search};
 
 #[cfg(doc)]
 use super::QueryStopped;
+use super::{Format, KwicArgs, Sort};
 use super::{MAX_HELD_TOKENS, attribute, interrupt, parse, query_error, regions, tsv};
-use crate::cli::{Format, KwicArgs, Sort};
-use crate::corpus_index::{self, FileColumns};
+use crate::index::corpus::{self, FileColumns};
 
 /// `glaneur kwic`.
 pub fn kwic(args: &KwicArgs, out: &mut dyn Write, notice: &mut dyn Write) -> anyhow::Result<()> {
@@ -38,7 +38,7 @@ pub fn kwic(args: &KwicArgs, out: &mut dyn Write, notice: &mut dyn Write) -> any
         .iter()
         .flat_map(|w| w.attrs.iter().map(|t| t.attr.clone()))
         .collect();
-    let index = corpus_index::open_with(
+    let index = corpus::open_with(
         &args.run,
         Some(&needed),
         Some(&regions(&parsed, None)),
@@ -231,15 +231,15 @@ fn kept_hits(
 
 /// The documents' `id` and `url`, for the lines.
 struct DocNames {
-    ids: Option<corpus_index::RegionValues>,
-    urls: Option<corpus_index::RegionValues>,
+    ids: Option<corpus::RegionValues>,
+    urls: Option<corpus::RegionValues>,
 }
 
 impl DocNames {
     fn load(run: &Path) -> anyhow::Result<DocNames> {
         Ok(DocNames {
-            ids: corpus_index::RegionValues::load(run, "text", "id")?,
-            urls: corpus_index::RegionValues::load(run, "text", "url")?,
+            ids: corpus::RegionValues::load(run, "text", "id")?,
+            urls: corpus::RegionValues::load(run, "text", "url")?,
         })
     }
 

@@ -16,8 +16,8 @@ use stages::export::graph::LinkGraph;
 use stages::export::{graphio, matrix, similarity, sitemap};
 use stages::focus::pagerank;
 
+use super::ExportReport;
 use super::{sitemap_stem, write};
-use crate::report::ExportReport;
 use crate::store::Store;
 use crate::topic::Topic;
 

@@ -33,7 +33,6 @@ use anyhow::Context;
 use stages::export::matrix::MatrixBuilder;
 use stages::export::vertical;
 
-use crate::report::ExportReport;
 use crate::store::Store;
 use crate::topic::{TokenFormat, Topic, TreeTaggerLayout};
 use document::{Formatted, Shared};
@@ -147,7 +146,7 @@ pub fn run(
     let (mut untagged, mut lemmas_missing) = (0u64, 0u64);
     // The ranked document search (`glaneur search`), stemmed in the topic's first language.
     let language = topic.file.languages.first().map_or("", String::as_str);
-    let mut search = crate::doc_search::Builder::new(&run_dir.join("search"), language)?;
+    let mut search = crate::index::documents::Builder::new(&run_dir.join("search"), language)?;
     // Matrix row by URL id, for the similarity graph's comparison with the links: only while
     // the documents are few enough for that graph to be computed.
     let max_documents = topic.file.similarity.max_documents;
@@ -174,7 +173,7 @@ pub fn run(
         };
         Ok(((doc, tokens), bytes))
     });
-    crate::parallel::ordered(
+    crate::ground::parallel::ordered(
         source,
         BATCH_BYTES,
         |job| document::format(&shared, job),
@@ -281,7 +280,7 @@ pub fn run(
     } else {
         &["word"]
     };
-    crate::corpus_index::build(&vrt_path, columns, &run_dir.join("index"))?;
+    crate::index::corpus::build(&vrt_path, columns, &run_dir.join("index"))?;
 
     let graph = graphs::build_graph(store, &graph_dir)?;
     graphs::write_graphs(store, &graph_dir, &graph, &mut report)?;
@@ -420,6 +419,43 @@ fn fresh_dir(dir: &Path) -> anyhow::Result<std::path::PathBuf> {
 
 pub(super) fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Export stage figures.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct ExportReport {
+    /// Documents exported.
+    pub documents: u64,
+    /// Tokens in the TreeTagger files.
+    pub tokens: u64,
+    /// Words counted in the matrix.
+    pub words: u64,
+    /// Vocabulary size (matrix columns).
+    pub vocabulary: u64,
+    /// Non-zero matrix entries.
+    pub nonzeros: u64,
+    /// Why `matrix/dense.csv` was not written (too many cells), when it was not.
+    pub dense_csv: Option<String>,
+    /// Edges of the similarity graph.
+    pub similarity_edges: u64,
+    /// Why the similarity graph was not computed (more documents than
+    /// `[similarity] max_documents`), when it was not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity_skipped: Option<String>,
+    /// Why the page-level graph files are gzip-compressed (a graph of more nodes than
+    /// `export::PLAIN_GRAPH_MAX_NODES`), when they are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub graph_compressed: Option<String>,
+    /// Lemma columns of `matrix/lemma-counts.mtx`, when tagger output was read back.
+    pub lemma_vocabulary: Option<u64>,
+    /// Documents absent from the tagger output (stale `tagged/`: run the tagger again).
+    pub tagged_documents_missing: Option<u64>,
+    /// Hyperlink graph nodes.
+    pub graph_nodes: u64,
+    /// Hyperlink graph edges.
+    pub graph_edges: u64,
+    /// Seconds.
+    pub seconds: f64,
 }
 
 #[cfg(test)]

@@ -47,7 +47,7 @@ pub(super) fn stamp(
         "glaneur": env!("CARGO_PKG_VERSION"),
         "build": build(),
         "store": store_id,
-        "options": crate::monitor::digest::md5_hex(options.as_bytes()),
+        "options": crate::crawl::digest::md5_hex(options.as_bytes()),
     })
     .to_string()
 }

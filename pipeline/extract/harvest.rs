@@ -14,7 +14,6 @@ use std::path::Path;
 use anyhow::Context;
 use serde::Deserialize;
 
-use crate::report::{Harvest, HostYield};
 use crate::store::Store;
 
 /// What the yield needs of a document: its host and the length of its paragraphs (read
@@ -115,12 +114,164 @@ pub fn harvest(store: &Store, docs_path: &Path) -> anyhow::Result<(Harvest, u64)
             on_topic: pages.iter().filter(|p| p.on_topic).count() as u64,
             kept: pages.iter().filter(|p| p.kept).count() as u64,
             on_topic_per_100,
-            curve: crate::report::harvest_curve(
-                pages.iter().map(|p| (p.on_topic, p.kept)),
-                pages.len(),
-            ),
+            curve: harvest_curve(pages.iter().map(|p| (p.on_topic, p.kept)), pages.len()),
             hosts,
         },
         documents,
     ))
+}
+
+/// Extract stage figures.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct ExtractReport {
+    /// Fetched pages processed.
+    pub pages: u64,
+    /// Documents kept.
+    pub kept: u64,
+    /// Pages dropped, per reason.
+    pub dropped: std::collections::BTreeMap<String, u64>,
+    /// Encoding decisions (`http-header`, `meta-prescan`, `detected`, ...).
+    pub encodings: std::collections::BTreeMap<String, u64>,
+    /// Paragraphs removed from kept documents after per-page cleaning, per cause
+    /// (`host-boilerplate`, `language`); each is listed in `removed-paragraphs.csv`.
+    pub paragraphs_removed: std::collections::BTreeMap<String, u64>,
+    /// Pages whose stored copy had not changed since the last extraction: what reading them
+    /// gave came from `extract-cache.jsonl` (the corpus-wide steps ran on every page).
+    #[serde(default, skip_serializing_if = "crate::ground::outcome::is_zero")]
+    pub reused: u64,
+    /// Pages with more links than `[crawl] max_links_per_page` (the first ones were read).
+    #[serde(skip_serializing_if = "crate::ground::outcome::is_zero")]
+    pub pages_links_cut: u64,
+    /// Pages with an element bearing more attributes than `[crawl]
+    /// max_attributes_per_element` (the first ones were read).
+    #[serde(skip_serializing_if = "crate::ground::outcome::is_zero")]
+    pub pages_attributes_cut: u64,
+    /// Seconds.
+    pub seconds: f64,
+    /// Pages per second.
+    pub pages_per_second: f64,
+}
+
+/// The harvest of a crawl over time and per server.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct Harvest {
+    /// HTML/text pages fetched (status 200): the harvest rate's denominator.
+    pub pages: u64,
+    /// Of those, pages the topic formula accepts: its numerator.
+    pub on_topic: u64,
+    /// Of those, documents kept in the corpus.
+    pub kept: u64,
+    /// On-topic share (formula satisfied by the clean text) of each block of 100 HTML/text
+    /// pages, in fetch order: the harvest-rate curve of focused crawling.
+    pub on_topic_per_100: Vec<f64>,
+    /// The harvest curve per request: after each point's number of HTML/text pages fetched (in
+    /// fetch order), how many the formula accepted and how many were kept; at most
+    /// [`CURVE_MAX_POINTS`] points, evenly spaced, the last one the whole crawl.
+    pub curve: Vec<CurvePoint>,
+    /// Per server, most yielding first.
+    pub hosts: Vec<HostYield>,
+}
+
+/// One point of the harvest curve (running totals).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct CurvePoint {
+    /// HTML/text pages fetched so far.
+    pub pages: u64,
+    /// Of those, accepted by the formula.
+    pub on_topic: u64,
+    /// Of those, kept in the corpus.
+    pub kept: u64,
+}
+
+/// Most points of [`Harvest::curve`] (a million-page crawl keeps one point per 1,000 pages).
+pub const CURVE_MAX_POINTS: usize = 1000;
+
+/// The running totals of `pages` ((on topic, kept) per page in fetch order, `n` of them), at
+/// most [`CURVE_MAX_POINTS`] evenly spaced points ending on the last page.
+pub fn harvest_curve(pages: impl Iterator<Item = (bool, bool)>, n: usize) -> Vec<CurvePoint> {
+    let points = n.min(CURVE_MAX_POINTS);
+    let mut curve = Vec::with_capacity(points);
+    let mut at = CurvePoint::default();
+    for (i, (on_topic, kept)) in pages.enumerate() {
+        at.pages += 1;
+        at.on_topic += u64::from(on_topic);
+        at.kept += u64::from(kept);
+        // Point j (1-based) falls on page ceil(j·n/points): the last point on page n.
+        let next = curve.len() + 1;
+        if (i + 1) * points >= next * n {
+            curve.push(at);
+        }
+    }
+    curve
+}
+
+/// What one host gave.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct HostYield {
+    /// Host name.
+    pub host: String,
+    /// HTML/text pages fetched.
+    pub pages: u64,
+    /// Documents kept.
+    pub kept: u64,
+    /// Bytes downloaded (all responses).
+    pub downloaded_bytes: u64,
+    /// Bytes of clean text kept.
+    pub text_bytes: u64,
+    /// `text_bytes / downloaded_bytes`: SpiderLing's yield rate.
+    pub yield_rate: f64,
+}
+
+impl Harvest {
+    /// The crawl's harvest rate ([`crate::ground::outcome::harvest_rate`]).
+    pub fn rate(&self) -> f64 {
+        crate::ground::outcome::harvest_rate(self.on_topic, self.pages)
+    }
+
+    /// Documents kept ÷ HTML/text pages fetched.
+    pub fn kept_rate(&self) -> f64 {
+        crate::ground::outcome::share(self.kept, self.pages)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_harvest_curve_keeps_a_thousand_points_ending_on_the_last_page() {
+        let short = harvest_curve([(true, true), (false, false), (true, false)].into_iter(), 3);
+        assert_eq!(
+            short,
+            vec![
+                CurvePoint {
+                    pages: 1,
+                    on_topic: 1,
+                    kept: 1
+                },
+                CurvePoint {
+                    pages: 2,
+                    on_topic: 1,
+                    kept: 1
+                },
+                CurvePoint {
+                    pages: 3,
+                    on_topic: 2,
+                    kept: 1
+                },
+            ]
+        );
+        let n = 1_000_003;
+        let long = harvest_curve((0..n).map(|i| (i % 4 != 0, i % 2 == 0)), n);
+        assert_eq!(long.len(), CURVE_MAX_POINTS);
+        let last = long[long.len() - 1];
+        assert_eq!(last.pages, n as u64);
+        assert_eq!(last.on_topic, (n - n.div_ceil(4)) as u64);
+        assert_eq!(last.kept, n.div_ceil(2) as u64);
+        // Evenly spaced: every step is 1,000 or 1,001 pages.
+        assert!(
+            long.windows(2)
+                .all(|w| (1000..=1001).contains(&(w[1].pages - w[0].pages)))
+        );
+    }
 }

@@ -60,12 +60,12 @@ use stages::focus::score::{self, PageEvidence};
 use stages::page::extract::{BlockKind, ExtractOptions, PageDates};
 use stages::page::lang::LangGuess;
 
-use crate::outcome::{Reason, Removal};
-use crate::report::ExtractReport;
+use crate::ground::outcome::{Reason, Removal};
 use crate::store::{PageFacts, Store, StoredPage};
 use crate::topic::Topic;
-use crate::warcfile;
+use crate::warc;
 use decide::decide;
+pub use harvest::{CURVE_MAX_POINTS, CurvePoint, ExtractReport, Harvest, HostYield, harvest_curve};
 use page::{Final, Processed, finalize, process};
 
 /// One line of `docs.jsonl`.
@@ -353,7 +353,7 @@ pub fn run(
             None => (Listed::Fresh(page), size),
         })
     });
-    crate::parallel::ordered(
+    crate::ground::parallel::ordered(
         listed,
         BATCH_BYTES,
         |listed: Listed| {
@@ -437,7 +437,7 @@ pub fn run(
     let mut signatures: Vec<Signature> = Vec::with_capacity(capacity);
     // The stamp line aside.
     let source = spill::Reader::open(&processed_path)?.skip(1);
-    crate::parallel::ordered(
+    crate::ground::parallel::ordered(
         source,
         BATCH_BYTES,
         |line: String| -> anyhow::Result<(i64, Judged)> {

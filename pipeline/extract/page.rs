@@ -73,7 +73,7 @@ pub(super) fn kind_name(kind: BlockKind) -> &'static str {
 }
 
 pub(super) fn md5_hex(text: &str) -> String {
-    crate::monitor::digest::md5_hex(text.as_bytes())
+    crate::crawl::digest::md5_hex(text.as_bytes())
 }
 
 /// `YYYY-MM-DD` of a date as pages and servers write it: RFC 3339 / ISO 8601 (the date as
@@ -120,7 +120,7 @@ pub(super) fn stored_record(
 ) -> Result<stages::web::warc::Record, String> {
     let (file, offset, length) = &page.warc;
     let path = warc_dir.join(file);
-    let record = warcfile::read_record_at(&path, *offset, *length).map_err(|e| {
+    let record = warc::read_record_at(&path, *offset, *length).map_err(|e| {
         format!("{e:#} (`glaneur verify --refetch` queues the page to be fetched again)")
     })?;
     if let Some(uri) = record.target_uri()

@@ -8,7 +8,7 @@
 //!
 //! **Invariants:** no network reference (no `src`/`href` to another file); the size does not
 //! grow with the crawl: series have at most [`TIME_BINS`] bins and the harvest curve
-//! [`super::CURVE_MAX_POINTS`] points, tables are cut at [`TABLE_ROWS`] rows (the whole lists
+//! [`crate::extract::CURVE_MAX_POINTS`] points, tables are cut at [`TABLE_ROWS`] rows (the whole lists
 //! stay in `report.json` and the exports); the data cannot close its `<script>` element.
 
 use std::collections::BTreeMap;
@@ -17,7 +17,8 @@ use std::path::Path;
 use anyhow::Context;
 use serde::Serialize;
 
-use super::{CurvePoint, Harvest, Report};
+use super::Report;
+use crate::extract::{CurvePoint, Harvest};
 use crate::store::{KeptRow, Store, UrlFacts};
 
 /// Bins of the time series (a bin is the crawl's duration ÷ this).
@@ -301,7 +302,7 @@ fn script_safe(json: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{Harvest, HostYield, harvest_curve};
+    use crate::extract::{Harvest, HostYield, harvest_curve};
 
     fn facts(t: f64, page: bool, on_topic: bool) -> UrlFacts {
         UrlFacts {

@@ -185,11 +185,11 @@ fn token_state(token: &str, request: &Request) -> Option<bool> {
 }
 
 fn refusal(status: StatusCode, message: &str) -> Response {
-    let body = super::pages::page(
+    let body = super::html::page(
         "Refused",
         &format!(
             "<h1>Refused</h1><p class=\"error\">{}</p>",
-            super::pages::escape(message)
+            super::html::escape(message)
         ),
     );
     (status, Html(body)).into_response()

@@ -17,8 +17,9 @@ use axum::extract::{Path as UrlPath, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 
-use super::pages::{error_page, escape, page};
-use super::{App, no_such_topic, run_dir};
+use super::html::no_such_topic;
+use super::html::{error_page, escape, page};
+use super::{App, run_dir};
 
 /// Documents on a page of the list.
 const DOCS_PER_PAGE: usize = 50;
@@ -132,7 +133,7 @@ pub(crate) async fn corpus(
         match tokio::time::timeout(wait, app.queries.clone().acquire_owned()).await {
             Ok(Ok(permit)) => Some(permit),
             _ => {
-                return super::pages::status_page(
+                return super::html::status_page(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "Busy",
                     &format!(
@@ -192,7 +193,7 @@ pub(crate) async fn corpus(
 
 fn search_section(run: &Path, words: &str) -> String {
     let mut out = String::from("<h2>Documents ranked for the words</h2>\n");
-    match crate::doc_search::search(run, words, 20, None, None) {
+    match crate::index::documents::search(run, words, 20, None, None) {
         Err(e) => out.push_str(&format!(
             "<p class=\"error\">{}</p>",
             escape(&format!("{e:#}"))
@@ -230,15 +231,15 @@ fn search_section(run: &Path, words: &str) -> String {
 
 /// The concordance's section, and whether its time limit stopped the query.
 fn kwic_section(run: &Path, cql: &str) -> (String, bool) {
-    let args = crate::cli::KwicArgs {
+    let args = crate::explore::KwicArgs {
         run: run.to_path_buf(),
         query: cql.to_string(),
         context: 8,
         limit: 50,
-        sort: crate::cli::Sort::Position,
+        sort: crate::explore::Sort::Position,
         show: vec!["word".to_string()],
         count: false,
-        format: crate::cli::Format::Text,
+        format: crate::explore::Format::Text,
         timeout: Some(QUERY_SECONDS as f64),
     };
     let (mut lines, mut notice) = (Vec::new(), Vec::new());

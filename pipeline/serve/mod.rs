@@ -36,11 +36,13 @@ use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::StatusCode;
 use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
 
 mod access;
 mod corpus;
+mod form;
+mod html;
 mod listen;
 mod pages;
 mod runs;
@@ -230,7 +232,7 @@ async fn deadline(request: Request, next: Next) -> Response {
     let path = request.uri().path().to_string();
     match tokio::time::timeout(Duration::from_secs(REQUEST_SECONDS), next.run(request)).await {
         Ok(response) => response,
-        Err(_) => pages::status_page(
+        Err(_) => html::status_page(
             StatusCode::SERVICE_UNAVAILABLE,
             "Too slow",
             &format!(
@@ -244,19 +246,4 @@ async fn deadline(request: Request, next: Next) -> Response {
 /// The run folder of a topic folder (`glaneur run`'s default).
 pub(crate) fn run_dir(topic_dir: &Path) -> PathBuf {
     topic_dir.join("run")
-}
-
-/// A page for an unknown topic.
-pub(crate) fn no_such_topic(name: &str) -> Response {
-    (
-        StatusCode::NOT_FOUND,
-        axum::response::Html(pages::page(
-            "No such topic",
-            &format!(
-                "<p>There is no topic <code>{}</code> in this folder. <a href=\"/\">All topics</a></p>",
-                pages::escape(name)
-            ),
-        )),
-    )
-        .into_response()
 }

@@ -27,8 +27,9 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::Serialize;
 
-use super::{App, no_such_topic, run_dir};
-use crate::live::{self, Live};
+use super::html::no_such_topic;
+use super::{App, run_dir};
+use crate::ground::live::{self, Live};
 
 /// A `live.json` younger than this belongs to a process still working.
 const FRESH_SECONDS: f64 = 5.0;
@@ -140,7 +141,7 @@ fn status_locked(
     // A process other than the one started here that ended: still at work in the folder.
     let other_at_work = live.as_ref().is_some_and(|l| {
         exit.is_none_or(|e| e.pid != l.pid)
-            && (crate::clock::now_epoch() - l.at < FRESH_SECONDS || process_alive(l.pid))
+            && (crate::ground::clock::now_epoch() - l.at < FRESH_SECONDS || process_alive(l.pid))
     });
     match &live {
         Some(l) if matches!(l.stage.as_str(), "finished" | "stopped") => {
@@ -198,7 +199,7 @@ pub(crate) fn snapshot(app: &App, name: &str, topic_dir: &Path) -> Snapshot {
         disk_bytes: crawl_bytes(&run),
         report,
         log_tail,
-        at: crate::clock::now_epoch(),
+        at: crate::ground::clock::now_epoch(),
     }
 }
 
@@ -293,7 +294,7 @@ pub(crate) async fn start(State(app): State<Arc<App>>, UrlPath(name): UrlPath<St
     let busy = {
         let mut children = app.children.lock().unwrap_or_else(|p| p.into_inner());
         let (running, stage, _) = status_locked(&app, &mut children, &name, &run);
-        let holder = crate::runlock::RunLock::holder(&run);
+        let holder = crate::ground::runlock::RunLock::holder(&run);
         match (running, holder) {
             (true, _) => Some(format!("its run is already at work (stage {stage})")),
             (false, Some(holder)) => Some(format!(
@@ -304,13 +305,13 @@ pub(crate) async fn start(State(app): State<Arc<App>>, UrlPath(name): UrlPath<St
                     children.insert(name.clone(), child);
                     None
                 }
-                Err(error) => return super::pages::error_page(&format!("{error:#}")),
+                Err(error) => return super::html::error_page(&format!("{error:#}")),
             },
         }
     };
     match busy {
         None => Redirect::to(&format!("/runs/{name}")).into_response(),
-        Some(why) => super::pages::status_page(
+        Some(why) => super::html::status_page(
             StatusCode::CONFLICT,
             "Already running",
             &format!("The topic {name} was not started again: {why}. Its monitor: /runs/{name}"),
@@ -344,7 +345,7 @@ fn spawn(app: &App, name: &str, dir: &Path) -> anyhow::Result<std::process::Chil
     writeln!(
         log,
         "--- {} glaneur serve starts: glaneur run {} --quiet{}",
-        crate::clock::now_iso(),
+        crate::ground::clock::now_iso(),
         dir.join("topic.toml").display(),
         if app.proxy.is_some() {
             " --proxy …"
@@ -371,11 +372,12 @@ pub(crate) async fn stop(State(app): State<Arc<App>>, UrlPath(name): UrlPath<Str
         return no_such_topic(&name);
     };
     let run = run_dir(&dir);
-    let at_work = status(&app, &name, &run).0 || crate::runlock::RunLock::holder(&run).is_some();
+    let at_work =
+        status(&app, &name, &run).0 || crate::ground::runlock::RunLock::holder(&run).is_some();
     if at_work
         && let Err(error) = std::fs::write(live::stop_file(&run), b"stop asked by glaneur serve\n")
     {
-        return super::pages::error_page(&format!(
+        return super::html::error_page(&format!(
             "cannot write {}: {error}",
             live::stop_file(&run).display()
         ));
@@ -394,7 +396,7 @@ pub(crate) async fn snapshot_json(
     let app2 = app.clone();
     match tokio::task::spawn_blocking(move || snapshot(&app2, &name, &dir)).await {
         Ok(s) => axum::Json(s).into_response(),
-        Err(_) => super::pages::error_page("the snapshot could not be read"),
+        Err(_) => super::html::error_page("the snapshot could not be read"),
     }
 }
 

@@ -13,7 +13,7 @@
 use std::path::Path;
 
 use super::App;
-use super::topics::{TopicForm, new_topic_text, valid_name};
+use super::form::{TopicForm, new_topic_text, valid_name};
 use crate::topic::Topic;
 
 /// A saved result page's file name, safe in `serp/`.

@@ -573,7 +573,7 @@ fn check_userinfo(url: &str) -> anyhow::Result<()> {
 
 /// A connection string without its password (for messages), in any of its spellings.
 pub fn redact(url: &str) -> String {
-    crate::secrets::redact(url)
+    crate::ground::secrets::redact(url)
 }
 
 #[cfg(test)]

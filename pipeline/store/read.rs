@@ -247,7 +247,7 @@ impl Store {
                     verdict: r.get::<_, Option<i64>>(7)?.map(|v| v != 0),
                     tokens: r.get(8)?,
                     kept: reason == Some(Reason::Kept),
-                    reach: crate::outcome::reach(state, reason),
+                    reach: crate::ground::outcome::reach(state, reason),
                     reason: reason
                         .map_or_else(|| state.name().to_string(), |r| r.to_string())
                         .into(),

@@ -40,7 +40,7 @@ impl Store {
         let referenced: i64 = self.conn.query_row(
             "SELECT COALESCE(MAX(warc_offset + warc_length), 0) FROM urls
              WHERE warc_file = ?1",
-            [crate::warcfile::WARC_NAME],
+            [crate::warc::WARC_NAME],
             |r| r.get(0),
         )?;
         Ok(recorded.max(u64::try_from(referenced).unwrap_or(0)))

@@ -677,7 +677,7 @@ pub enum TreeTaggerLayout {
 pub struct MonitorSection {
     /// `adaptive` (about `c/λ̂` for each page's estimated rate) or `poisson` (exponential
     /// intervals of mean `interval_seconds`).
-    pub policy: crate::monitor::PolicyName,
+    pub policy: PolicyName,
     /// Poisson: the mean interval between two visits of a page; adaptive: the first one.
     pub interval_seconds: f64,
     /// The shortest interval between two visits of a page (adaptive).
@@ -689,10 +689,24 @@ pub struct MonitorSection {
 impl Default for MonitorSection {
     fn default() -> MonitorSection {
         MonitorSection {
-            policy: crate::monitor::PolicyName::Adaptive,
+            policy: PolicyName::Adaptive,
             interval_seconds: 86_400.0,
             min_interval_seconds: 3_600.0,
             max_interval_seconds: 60.0 * 86_400.0,
         }
     }
+}
+
+/// Which schedule the monitor follows.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum PolicyName {
+    /// Exponential intervals of mean `--interval`: visits form a Poisson process, unbiased
+    /// whatever the pages' own rhythms.
+    Poisson,
+    /// About `c/λ̂` for each page's current rate estimate, within `--min-interval` and
+    /// `--max-interval`: pages that change often are visited often.
+    Adaptive,
 }

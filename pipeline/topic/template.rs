@@ -14,7 +14,7 @@ const TEMPLATE: &str = r#"# A glaneur topic: what to gather and how. Change what
 #   glaneur check {dir}                    # the topic resolved, or every problem with its field
 #   glaneur formula 'EXPR' saved-page.html  # try the formula on pages you know
 #   glaneur run {dir}                      # the corpus, in {dir}/run/
-# Every field and its allowed range: docs/GUIDE.md, "Topic file reference".
+# Every field and its allowed range: docs/guide/topic-file.md.
 
 name = "{name}"
 description = "What this corpus is about, in one sentence"

@@ -283,7 +283,7 @@ pub const LIMITS: &[Limit] = &[
     ),
 ];
 
-/// The ranges of [`LIMITS`] as the guide's table shows them (`docs/GUIDE.md`) (a test keeps the two equal).
+/// The ranges of [`LIMITS`] as the guide's table shows them (`docs/guide/topic-file.md`) (a test keeps the two equal).
 #[cfg(test)]
 fn limits_markdown() -> String {
     let number = |x: f64| -> String {

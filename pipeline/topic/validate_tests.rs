@@ -152,11 +152,11 @@ fn absurd_numbers_are_refused_naming_the_field_and_the_range() {
 
 #[test]
 fn the_guide_lists_the_ranges_checked() {
-    let readme = include_str!("../../docs/GUIDE.md");
+    let readme = include_str!("../../docs/guide/topic-file.md");
     let table = limits_markdown();
     assert!(
         readme.contains(&table),
-        "the table of ranges in docs/GUIDE.md is not LIMITS; it should read:\n{table}"
+        "the table of ranges in docs/guide/topic-file.md is not LIMITS; it should read:\n{table}"
     );
 }
 

@@ -1,6 +1,6 @@
 //! The exports open whole in the readers linguists have: R's `read.delim` and `read.csv`
 //! (Debian's `r-base-core`), pandas' `read_table` and `read_csv`, networkx (`tests/requirements.txt`),
-//! with their default arguments and with the ones docs/GUIDE.md gives. `tests/check_readers.py`
+//! with their default arguments and with the ones docs/guide/exports.md gives. `tests/check_readers.py`
 //! does the reading and the comparing; here, a fixture of hostile words and titles written by
 //! glaneur's own writers, and the helper the demo test calls on its run folder.
 

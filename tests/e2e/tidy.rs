@@ -153,3 +153,255 @@ fn sql_stays_in_the_store() {
         leaks.join("\n")
     );
 }
+
+/// The pipeline's folders by role, bottom first, as `pipeline/lib.rs` lists them.
+const LAYERS: &[&str] = &[
+    "ground", "topic", "warc", "store", "fetch", "seeds", "crawl", "extract", "index", "export",
+    "report", "explore", "commands", "serve", "cli", "main",
+];
+
+/// The layer of a file of `pipeline/`: its folder, or `cli` and `main` for those files.
+fn layer_of(path: &std::path::Path) -> Option<usize> {
+    let rel = path.strip_prefix(repo().join("pipeline")).ok()?;
+    let first = rel
+        .components()
+        .next()?
+        .as_os_str()
+        .to_string_lossy()
+        .into_owned();
+    let name = first.trim_end_matches(".rs");
+    LAYERS.iter().position(|l| *l == name)
+}
+
+/// The layers a line of code names (`crate::X`, `glaneur::X`), comments left out.
+fn named_layers(line: &str) -> Vec<usize> {
+    let code = line.split("//").next().unwrap_or("");
+    let mut out = Vec::new();
+    for prefix in ["crate::", "glaneur::"] {
+        for (at, _) in code.match_indices(prefix) {
+            let before = code[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            let rest = &code[at + prefix.len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if let Some(i) = LAYERS.iter().position(|l| *l == name) {
+                out.push(i);
+            }
+        }
+    }
+    out
+}
+
+/// Data flows one way through the pipeline's folders: a file imports from its own folder and
+/// from the folders below it (`LAYERS`), never from one above.
+#[test]
+fn imports_only_go_down_the_layers() {
+    let mut upward = Vec::new();
+    for path in files_under(&["pipeline"], &[]) {
+        if path.extension().is_none_or(|e| e != "rs") || path.ends_with("lib.rs") {
+            continue;
+        }
+        let Some(own) = layer_of(&path) else {
+            upward.push(format!("{}: in no layer of LAYERS", path.display()));
+            continue;
+        };
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            for named in named_layers(line) {
+                if named > own {
+                    upward.push(format!(
+                        "{}:{}: {} imports {}: {}",
+                        path.display(),
+                        n + 1,
+                        LAYERS[own],
+                        LAYERS[named],
+                        line.trim()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        upward.is_empty(),
+        "imports that go up the layers (pipeline/lib.rs lists them, bottom first): move the \
+         item down to where its users are:\n{}",
+        upward.join("\n")
+    );
+}
+
+/// A crate's source files by module path (`a::b` for `src/a/b.rs` and `src/a/b/mod.rs`).
+fn modules_of(root: &str) -> std::collections::BTreeMap<Vec<String>, PathBuf> {
+    let base = repo().join(root);
+    let mut out = std::collections::BTreeMap::new();
+    for path in files_under(&[root], &[]) {
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let rel = path.strip_prefix(&base).unwrap();
+        let mut parts: Vec<String> = rel
+            .with_extension("")
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if matches!(
+            parts.last().map(String::as_str),
+            Some("mod" | "lib" | "main")
+        ) {
+            parts.pop();
+        }
+        out.insert(parts, path);
+    }
+    out
+}
+
+/// The paths a file names: `crate::…`, `super::…`, `self::…`, the groups of a `use` spread
+/// (`use super::{a, b::c}` names `super::a` and `super::b::c`).
+fn named_paths(text: &str) -> Vec<Vec<String>> {
+    fn spread(prefix: &str, rest: &str, out: &mut Vec<String>) {
+        let rest = rest.trim();
+        if let Some(inner) = rest.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
+            let mut depth = 0;
+            let mut start = 0;
+            for (i, c) in inner.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        spread(prefix, &inner[start..i], out);
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            spread(prefix, &inner[start..], out);
+        } else if let Some((head, tail)) = rest.split_once("::{") {
+            spread(&format!("{prefix}{head}::"), &format!("{{{tail}"), out);
+        } else if !rest.is_empty() {
+            out.push(format!("{prefix}{rest}"));
+        }
+    }
+    let mut paths = Vec::new();
+    let code: String = text
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    for statement in code.split(';') {
+        let s = statement.trim();
+        if let Some(used) = s
+            .strip_prefix("use ")
+            .or_else(|| s.strip_prefix("pub use "))
+        {
+            spread("", &used.split_whitespace().collect::<String>(), &mut paths);
+        }
+    }
+    for start in ["crate::", "super::", "self::"] {
+        for (at, _) in code.match_indices(start) {
+            if code[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':')
+            {
+                continue;
+            }
+            let path: String = code[at..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            paths.push(path);
+        }
+    }
+    paths
+        .into_iter()
+        .map(|p| p.split("::").map(str::to_string).collect())
+        .collect()
+}
+
+/// No file imports, through other files, a file that imports it: a folder's files stand in
+/// an order too (a module's `mod.rs` naming its own children is not an import).
+#[test]
+fn no_file_imports_itself_back() {
+    for root in ["pipeline", "stages/src"] {
+        let modules = modules_of(root);
+        let mut edges: std::collections::BTreeMap<&PathBuf, std::collections::BTreeSet<&PathBuf>> =
+            std::collections::BTreeMap::new();
+        for (module, path) in &modules {
+            let is_mod = path
+                .file_name()
+                .is_some_and(|n| n == "mod.rs" || n == "lib.rs");
+            for named in named_paths(&std::fs::read_to_string(path).unwrap()) {
+                let mut at: Vec<String> = module.clone();
+                let mut rest = named.as_slice();
+                match rest.first().map(String::as_str) {
+                    Some("crate") => {
+                        at.clear();
+                        rest = &rest[1..];
+                    }
+                    Some("self") => rest = &rest[1..],
+                    Some("super") => {
+                        while rest.first().is_some_and(|s| s == "super") {
+                            at.pop();
+                            rest = &rest[1..];
+                        }
+                    }
+                    _ => continue,
+                }
+                at.extend(rest.iter().cloned());
+                // The longest module the path starts with.
+                let target = (0..=at.len())
+                    .rev()
+                    .find_map(|n| modules.get(&at[..n]).map(|p| (n, p)));
+                let Some((n, target)) = target else { continue };
+                let inside_own = is_mod && n > module.len() && at[..module.len()] == module[..];
+                if target != path && !inside_own {
+                    edges.entry(path).or_default().insert(target);
+                }
+            }
+        }
+        // Depth-first search for a cycle.
+        let mut state: std::collections::BTreeMap<&PathBuf, u8> = std::collections::BTreeMap::new();
+        let mut stack: Vec<&PathBuf> = Vec::new();
+        fn visit<'a>(
+            node: &'a PathBuf,
+            edges: &std::collections::BTreeMap<
+                &'a PathBuf,
+                std::collections::BTreeSet<&'a PathBuf>,
+            >,
+            state: &mut std::collections::BTreeMap<&'a PathBuf, u8>,
+            stack: &mut Vec<&'a PathBuf>,
+        ) -> Option<Vec<&'a PathBuf>> {
+            match state.get(node) {
+                Some(2) => return None,
+                Some(1) => {
+                    let from = stack.iter().position(|p| *p == node).unwrap_or(0);
+                    return Some(stack[from..].to_vec());
+                }
+                _ => {}
+            }
+            state.insert(node, 1);
+            stack.push(node);
+            for next in edges.get(node).into_iter().flatten() {
+                if let Some(cycle) = visit(next, edges, state, stack) {
+                    return Some(cycle);
+                }
+            }
+            stack.pop();
+            state.insert(node, 2);
+            None
+        }
+        for node in modules.values() {
+            if let Some(cycle) = visit(node, &edges, &mut state, &mut stack) {
+                let names: Vec<String> = cycle.iter().map(|p| p.display().to_string()).collect();
+                panic!(
+                    "these files import each other in a circle: move what they share into a \
+                     file below them:\n{}",
+                    names.join(" -> ")
+                );
+            }
+        }
+    }
+}

@@ -343,14 +343,14 @@ fn thousands_of_mutated_topics_never_panic_check_or_run_and_every_rejection_name
     // The base itself is valid (a mutation is what breaks it).
     let topic = dir.path().join("topic.toml");
     std::fs::write(&topic, render(&base)).unwrap();
-    glaneur::check(Some(&topic)).unwrap();
+    glaneur::commands::check::check(Some(&topic)).unwrap();
 
     let (mut accepted, mut rejected, mut runs) = (0, 0, 0);
     let mut unnamed = Vec::new();
     for n in 0..3000u64 {
         let (text, expect) = mutant(n, &base);
         std::fs::write(&topic, &text).unwrap();
-        let checked = std::panic::catch_unwind(|| glaneur::check(Some(&topic)))
+        let checked = std::panic::catch_unwind(|| glaneur::commands::check::check(Some(&topic)))
             .unwrap_or_else(|_| panic!("check panicked on mutant {n}:\n{text}"));
         match checked {
             Err(e) => {
@@ -368,18 +368,18 @@ fn thousands_of_mutated_topics_never_panic_check_or_run_and_every_rejection_name
                 }
                 runs += 1;
                 let out = dir.path().join(format!("run-{n}"));
-                let options = glaneur::run::RunOptions {
+                let options = glaneur::commands::run::RunOptions {
                     topic: Some(topic.clone()),
                     out: Some(out.clone()),
-                    from: glaneur::run::Stage::Seeds,
-                    to: glaneur::run::Stage::Seeds,
+                    from: glaneur::commands::run::Stage::Seeds,
+                    to: glaneur::commands::run::Stage::Seeds,
                     proxy: None,
                     replay: None,
                     quiet: true,
                     revisit: false,
                     virtual_clock: None,
                 };
-                let ran = std::panic::catch_unwind(|| glaneur::run::run(&options))
+                let ran = std::panic::catch_unwind(|| glaneur::commands::run::run(&options))
                     .unwrap_or_else(|_| panic!("run --to seeds panicked on mutant {n}:\n{text}"));
                 if let Err(e) = ran {
                     let message = format!("{e:#}");
@@ -584,7 +584,7 @@ fn first_toml_block(markdown: &str) -> String {
 
 #[test]
 fn the_example_topics_of_the_readme_and_the_guide_are_valid_and_draw_no_warning() {
-    for doc in ["README.md", "docs/GUIDE.md"] {
+    for doc in ["README.md", "docs/guide/topics.md"] {
         let text = std::fs::read_to_string(repo().join(doc)).unwrap();
         let example = first_toml_block(&text);
         assert!(

@@ -5,7 +5,7 @@
 //! **Out**: for every paragraph, `Some(`[`Repeated`]`)` when it is host boilerplate (with how
 //! many of the host's pages carry it), else `None`.
 //!
-//! **Rule** (documented in the topic reference, docs/GUIDE.md): a paragraph is host boilerplate when
+//! **Rule** (documented in the topic reference, docs/guide/topic-file.md): a paragraph is host boilerplate when
 //! its key is found on at least `min_pages` pages of the host **and** on at least `min_share`
 //! of the host's pages that have any paragraph. The key is the paragraph's words lower-cased,
 //! every digit read as `0` (so `© 2023` and `© 2024`, or "mis à jour le 3 mai" on each page,

@@ -19,6 +19,7 @@ pub mod compare;
 pub mod concord;
 pub mod cql;
 pub mod index;
+mod limits;
 mod pred;
 pub mod query;
 pub mod stats;

@@ -13,7 +13,7 @@ use regex::{Regex, RegexBuilder};
 
 use super::cql::{Atom, Cond, Item, Sequence, Test};
 use super::index::{Columns, Index, Lexicon};
-use super::query::{ASK_EVERY, Interrupt, QueryError};
+use super::limits::{ASK_EVERY, Interrupt, QueryError};
 
 /// The value test of a pattern, case and diacritics as the flags ask.
 pub struct Matcher {

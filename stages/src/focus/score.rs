@@ -11,7 +11,7 @@
 //! input always gives the same output, so two runs over the same recorded web crawl in the
 //! same order.
 //!
-//! The score is deliberately simple and documented in docs/GUIDE.md ("What a run does"): a page
+//! The score is deliberately simple and documented in docs/guide/crawl.md ("Scores and priorities"): a page
 //! that satisfies the formula scores at least [`ON_TOPIC_FLOOR`]; hit density, similarity to the
 //! seed pages (term weights learned from `G_F`, see [`crate::focus::centroid`]) and language
 //! confidence decide where it sits above that floor, with the topic's [`Weights`]. What is here

@@ -54,7 +54,7 @@ pub enum Strategy {
 }
 
 impl Strategy {
-    /// Every strategy, in the order of the guide's table (docs/GUIDE.md).
+    /// Every strategy, in the order of the guide's table (docs/guide/crawl.md).
     pub const ALL: [Strategy; 7] = [
         Strategy::BestFirst,
         Strategy::BreadthFirst,

@@ -8,9 +8,9 @@
 //! **Invariants:** one block out per raw block, in order; with `keep_everything` every block is
 //! kept and still carries its label.
 
+use super::block::RawBlock;
 use super::language::{WordSet, in_set, on_list, stopword_set};
 use super::region::{Container, main_region};
-use super::walk::RawBlock;
 use super::{
     Block, BlockKind, BlockReason, LENGTH_HIGH, LENGTH_LOW, MAIN_REGION_LINK_DENSITY,
     MAX_HEADING_DISTANCE, MAX_LINK_DENSITY, MIN_PROMOTED_WORDS, STOPWORDS_HIGH, STOPWORDS_LOW,

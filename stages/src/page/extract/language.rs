@@ -11,7 +11,7 @@
 use crate::page::lang::{self, LangGuess};
 use crate::page::stopwords;
 
-use super::walk::RawBlock;
+use super::block::RawBlock;
 use super::{
     FALLBACK_LANGUAGE, LENGTH_LOW, MIN_GUESS_DENSITY, MIN_GUESS_WORDS, sample_text, words,
 };

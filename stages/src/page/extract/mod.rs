@@ -52,6 +52,7 @@ use url::Url;
 
 use crate::page::lang::{self, LangGuess};
 
+mod block;
 mod scan;
 pub use scan::MAX_NESTING;
 pub(crate) use scan::cap_attributes;

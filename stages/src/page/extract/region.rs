@@ -11,8 +11,8 @@
 
 use html5ever::{LocalName, local_name};
 
+use super::block::RawBlock;
 use super::cues::Attrs;
-use super::walk::RawBlock;
 use super::{MAIN_REGION_NARROWING, MAIN_REGION_SHARE, MAX_REGION_SHARE, count_words};
 
 /// How an element announces main content, strongest first.

@@ -16,6 +16,7 @@ use url::Url;
 
 use crate::page::lang;
 
+use super::block::RawBlock;
 use super::classify::{Structure, classify};
 use super::cues::{Attrs, ClassNames, has_rel, hides};
 use super::language::stopword_language;
@@ -25,13 +26,6 @@ use super::{
     BlockKind, ExtractOptions, Extracted, LinkKind, MODIFIED_NAMES, MetaRobots, PUBLISHED_NAMES,
     PageDates, date_value, push_collapsed, sample_text,
 };
-
-/// A block as collected during the walk, before classification.
-pub(super) struct RawBlock {
-    pub(super) kind: BlockKind,
-    pub(super) text: String,
-    pub(super) link_chars: usize,
-}
 
 /// What opening an element changed, undone when it closes.
 #[derive(Default)]

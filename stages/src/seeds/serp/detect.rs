@@ -11,51 +11,11 @@ use std::sync::LazyLock;
 use scraper::{Html, Selector};
 use url::Url;
 
-use super::urls::strip_archive;
+use super::urls::{engine_for_host, strip_archive};
 use super::{
     Engine, SEL_ANCHOR, SEL_BASE, SEL_CANONICAL, SEL_FORM, SEL_ICON, SEL_OG_URL, SEL_OPENSEARCH,
     SEL_REFRESH, SEL_TITLE, css, select_all, text_of,
 };
-
-/// Whether `host` is `domain` or one of its subdomains.
-pub(super) fn domain_is(host: &str, domain: &str) -> bool {
-    host == domain
-        || host
-            .strip_suffix(domain)
-            .is_some_and(|prefix| prefix.ends_with('.'))
-}
-
-/// The engine a host name belongs to.
-pub(super) fn engine_for_host(host: &str) -> Option<Engine> {
-    let host = host.trim_end_matches('.').to_ascii_lowercase();
-    let labels: Vec<&str> = host.split('.').collect();
-    let has_label = |l: &str| labels.contains(&l);
-    // Labels rather than substrings: `google.co.uk` and `scholar.google.com` are Google,
-    // `googleusercontent.com` and `askmen.com` are not search engines.
-    if has_label("google") {
-        Some(Engine::Google)
-    } else if domain_is(&host, "bing.com") {
-        Some(Engine::Bing)
-    } else if has_label("yahoo") {
-        Some(Engine::Yahoo)
-    } else if domain_is(&host, "qwant.com") {
-        Some(Engine::Qwant)
-    } else if domain_is(&host, "ecosia.org") {
-        Some(Engine::Ecosia)
-    } else if domain_is(&host, "search.brave.com") {
-        Some(Engine::Brave)
-    } else if domain_is(&host, "ask.com") {
-        Some(Engine::Ask)
-    } else if domain_is(&host, "duckduckgo.com") {
-        Some(Engine::DuckDuckGo)
-    } else if domain_is(&host, "baidu.com") {
-        Some(Engine::Baidu)
-    } else if has_label("yandex") || domain_is(&host, "ya.ru") {
-        Some(Engine::Yandex)
-    } else {
-        None
-    }
-}
 
 /// The engine of an absolute URL (after removing an archive wrapper).
 pub(super) fn engine_for_url(url: &str) -> Option<Engine> {

@@ -1,8 +1,9 @@
 //! Tests of the result-page parser: engine detection, redirect unwrapping, each engine's layouts,
 //! queries and diagnoses.
 
-use super::detect::{MARKERS, engine_for_host};
+use super::detect::MARKERS;
 use super::engines::{COMPILED, RULES};
+use super::urls::engine_for_host;
 use super::urls::{base64_decode, percent_decode};
 use super::*;
 

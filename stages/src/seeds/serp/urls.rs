@@ -10,7 +10,46 @@
 use url::Url;
 
 use super::Engine;
-use super::detect::{domain_is, engine_for_host};
+
+/// Whether `host` is `domain` or one of its subdomains.
+pub(super) fn domain_is(host: &str, domain: &str) -> bool {
+    host == domain
+        || host
+            .strip_suffix(domain)
+            .is_some_and(|prefix| prefix.ends_with('.'))
+}
+
+/// The engine a host name belongs to.
+pub(super) fn engine_for_host(host: &str) -> Option<Engine> {
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    let labels: Vec<&str> = host.split('.').collect();
+    let has_label = |l: &str| labels.contains(&l);
+    // Labels rather than substrings: `google.co.uk` and `scholar.google.com` are Google,
+    // `googleusercontent.com` and `askmen.com` are not search engines.
+    if has_label("google") {
+        Some(Engine::Google)
+    } else if domain_is(&host, "bing.com") {
+        Some(Engine::Bing)
+    } else if has_label("yahoo") {
+        Some(Engine::Yahoo)
+    } else if domain_is(&host, "qwant.com") {
+        Some(Engine::Qwant)
+    } else if domain_is(&host, "ecosia.org") {
+        Some(Engine::Ecosia)
+    } else if domain_is(&host, "search.brave.com") {
+        Some(Engine::Brave)
+    } else if domain_is(&host, "ask.com") {
+        Some(Engine::Ask)
+    } else if domain_is(&host, "duckduckgo.com") {
+        Some(Engine::DuckDuckGo)
+    } else if domain_is(&host, "baidu.com") {
+        Some(Engine::Baidu)
+    } else if has_label("yandex") || domain_is(&host, "ya.ru") {
+        Some(Engine::Yandex)
+    } else {
+        None
+    }
+}
 
 /// How many redirect wrappers are peeled at most (an archived Google link inside a Yahoo
 /// redirect is three); bounded so that a crafted URL cannot loop.

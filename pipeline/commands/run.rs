@@ -1,0 +1,690 @@
+//! `glaneur run`: the stages in order, each reading what the previous one stored.
+//!
+//! ```text
+//! seeds ─► crawl (filter + score inside) ─► extract (decode + clean) ─► export ─► report
+//!  G0        crawl.sqlite + warc/             docs.jsonl                  treetagger/ matrix/ graph/
+//! ```
+//!
+//! **Invariants:** `--from STAGE` skips the stages before it and reads their stored output, so
+//! `--from extract` never fetches; a run folder is resumed, never overwritten (the seen set,
+//! frontier and responses are in it); an interrupted crawl leaves a consistent folder and the
+//! same command continues it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use stages::focus::score::Scope;
+use tokio::sync::watch;
+
+use crate::crawl::{self, CrawlContext};
+use crate::fetch::{Fetcher, HttpFetcher, Replay};
+use crate::ground::progress::Progress;
+use crate::ground::runlock::RunLock;
+use crate::report::{self, ReasonCount, Report};
+use crate::store::{self, Store};
+use crate::topic::{self, Topic};
+use crate::warc::WarcFile;
+use crate::{export, extract, seeds};
+
+/// The recorded web of the embedded default topic.
+pub const DEMO_WEB: &[u8] = include_bytes!("../../corpora/demo/web.warc.gz");
+
+/// A stage `--from` can start at (and `--to` stop after).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+pub enum Stage {
+    /// Gather seeds, crawl (resuming), extract, export.
+    #[default]
+    Seeds,
+    /// Continue the crawl from the stored frontier, then extract and export.
+    Crawl,
+    /// Rebuild `docs.jsonl` from the stored responses, then export; no fetching.
+    Extract,
+    /// Rebuild the exports from `docs.jsonl`.
+    Export,
+}
+
+impl Stage {
+    /// The stage after this one (None after the last).
+    fn next(self) -> Option<Stage> {
+        match self {
+            Stage::Seeds => Some(Stage::Crawl),
+            Stage::Crawl => Some(Stage::Extract),
+            Stage::Extract => Some(Stage::Export),
+            Stage::Export => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Stage::Seeds => "seeds",
+            Stage::Crawl => "crawl",
+            Stage::Extract => "extract",
+            Stage::Export => "export",
+        }
+    }
+}
+
+/// What `glaneur run` was asked.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Topic file or folder; `None`: the embedded default.
+    pub topic: Option<PathBuf>,
+    /// Run folder; default: `run/` beside the topic file.
+    pub out: Option<PathBuf>,
+    /// First stage to run.
+    pub from: Stage,
+    /// Last stage to run (`Export`: the whole pipeline).
+    pub to: Stage,
+    /// HTTP proxy for every request.
+    pub proxy: Option<String>,
+    /// Replay this WARC file instead of fetching.
+    pub replay: Option<PathBuf>,
+    /// No progress bars.
+    pub quiet: bool,
+    /// Fetch the stored pages again, conditionally.
+    pub revisit: bool,
+    /// Date every visit by this virtual clock file (simulations; see `glaneur monitor`).
+    pub virtual_clock: Option<PathBuf>,
+}
+
+/// How a run ended (mapped to the exit code by `main`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// The corpus has at least one document.
+    Corpus,
+    /// The run finished and the corpus is empty (the report says why).
+    Empty,
+    /// Stopped by a signal; the same command resumes.
+    Interrupted,
+    /// Stopped after the stage `--to` named, as asked; `--from` the next stage goes on.
+    Stopped,
+}
+
+/// Runs the pipeline; prints the summary on stdout.
+pub fn run(options: &RunOptions) -> anyhow::Result<Ending> {
+    run_with(options, None)
+}
+
+/// [`run`], with the crawl's requests going through a batch's hub when one is given.
+pub(crate) fn run_with(
+    options: &RunOptions,
+    hub: Option<&Arc<crate::fetch::hub::Hub>>,
+) -> anyhow::Result<Ending> {
+    let started = Instant::now();
+    let topic = match &options.topic {
+        Some(path) => Topic::load(path)?,
+        None => Topic::demo(PathBuf::from("corpora").join("demo"))?,
+    };
+    let topic = Arc::new(topic);
+    // What `glaneur check` checks, checked again: the files may have changed since.
+    match &options.replay {
+        Some(path) => {
+            let mut flag = (*topic).clone();
+            flag.file.replay = None;
+            topic::check_files(&flag, false)?;
+            if !path.is_file() {
+                bail!("--replay {}: no such file", path.display());
+            }
+        }
+        None => topic::check_files(&topic, options.topic.is_none())?,
+    }
+    for warning in topic::warnings(&topic) {
+        eprintln!("glaneur: warning: {warning}");
+    }
+    let run_dir = options.out.clone().unwrap_or_else(|| topic.dir.join("run"));
+    std::fs::create_dir_all(&run_dir)
+        .with_context(|| format!("cannot create the run folder {}", run_dir.display()))?;
+    // Before anything is read or written in the folder: a second process stops here.
+    let lock = RunLock::acquire(&run_dir)?;
+    // A stop asked of an earlier run that ended before it looked is not this run's.
+    let _ = std::fs::remove_file(crate::ground::live::stop_file(&run_dir));
+    if let Some(holder) = &lock.stale {
+        eprintln!(
+            "glaneur: the last run in {} ({holder}) did not end normally (killed, crashed or \
+             stopped at once); taking over: what it left half-written is checked first",
+            run_dir.display()
+        );
+    }
+    let ending = run_locked(options, topic, &run_dir, started, hub)
+        .map_err(|error| name_the_cause(error, &run_dir));
+    drop(lock);
+    ending
+}
+
+/// The pipeline, with the run folder locked.
+pub(crate) fn run_locked(
+    options: &RunOptions,
+    topic: Arc<Topic>,
+    run_dir: &Path,
+    started: Instant,
+    hub: Option<&Arc<crate::fetch::hub::Hub>>,
+) -> anyhow::Result<Ending> {
+    let started_iso = crate::ground::clock::now_iso();
+    let run_dir = run_dir.to_path_buf();
+    check_writable(&run_dir)?;
+    std::fs::write(run_dir.join("topic.toml"), topic.to_toml())
+        .with_context(|| format!("cannot write in the run folder {}", run_dir.display()))?;
+
+    if options.to < options.from {
+        bail!(
+            "--to {} comes before --from {}: nothing to run",
+            options.to.name(),
+            options.from.name()
+        );
+    }
+    let db_path = run_dir.join("crawl.sqlite");
+    if options.from >= Stage::Extract && !db_path.exists() {
+        bail!(
+            "--from {} needs a crawled run folder, and {} has no crawl.sqlite: run without --from first",
+            options.from.name(),
+            run_dir.display()
+        );
+    }
+    // A crawl that must be there (`--from extract`, or responses already archived): an empty
+    // or foreign crawl.sqlite is an error, never a new empty crawl.
+    let archived = std::fs::metadata(run_dir.join("warc").join(crate::warc::WARC_NAME))
+        .is_ok_and(|m| m.len() > 0);
+    let mut store = if options.from >= Stage::Extract || (archived && db_path.exists()) {
+        Store::open_crawled(&db_path)?
+    } else {
+        Store::open(&db_path)?
+    };
+    store.set_meta("topic", &topic.to_toml())?;
+    store.set_meta("topic_name", &topic.file.name)?;
+
+    // One runtime for the whole run: its signal handler must stay in charge after the crawl
+    // (tokio keeps the process's SIGINT handler installed once registered). One thread, the
+    // one the crawl loop runs on: the network tasks only move bytes (requests, responses,
+    // timers), the pages are read on the analysis threads (`crawl::pool`). With the network on
+    // threads of its own, every response woke one of them and every request the loop started
+    // woke another, each time preempting a core that was reading a page: 6 % of the crawl's
+    // CPU in B1 (docs/BENCHMARKS.md).
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let (crawling, shutdown) = signals();
+
+    let progress = Progress::new(options.quiet);
+    let replay = replay_source(options, &topic);
+    let replay_name = replay.as_ref().map(Replayed::name);
+    let mut report = Report {
+        glaneur: env!("CARGO_PKG_VERSION").to_string(),
+        topic: topic.file.name.clone(),
+        topic_origin: topic.origin.clone(),
+        run_dir: run_dir.display().to_string(),
+        from_stage: options.from.name().to_string(),
+        replay: replay_name,
+        started: started_iso,
+        ..Report::default()
+    };
+
+    if options.from <= Stage::Seeds {
+        let gathered = gather_seeds(
+            &topic,
+            &mut store,
+            &runtime,
+            options.proxy.as_deref(),
+            &progress,
+        )?;
+        report.seeds = Some(gathered);
+    }
+
+    let mut interrupted = false;
+    if options.revisit {
+        if options.from > Stage::Crawl {
+            bail!("--revisit fetches pages again: it cannot go with --from extract or export");
+        }
+        let n = store.mark_revisits()?;
+        store.commit()?;
+        progress.note(&format!(
+            "revisiting {n} stored pages (conditional requests)"
+        ));
+    }
+    if options.from <= Stage::Crawl && options.to >= Stage::Crawl {
+        let pass = crawl::Pass {
+            monitor: false,
+            at: options
+                .virtual_clock
+                .as_deref()
+                .map(crate::ground::clock::read_virtual)
+                .transpose()?,
+        };
+        let stage = CrawlStage {
+            topic: &topic,
+            run_dir: &run_dir,
+            replay: replay.as_ref(),
+            proxy: options.proxy.as_deref(),
+            progress: &progress,
+            runtime: &runtime,
+            hub,
+        };
+        let outcome = {
+            let _crawling = Crawling::start(&crawling);
+            stage.run(&mut store, shutdown, pass)?
+        };
+        progress.finish();
+        interrupted = outcome.interrupted;
+        report.crawl = Some(outcome);
+    }
+
+    let stopped = !interrupted && options.to < Stage::Export;
+    if !interrupted && options.to >= Stage::Extract {
+        if options.from <= Stage::Extract {
+            live_stage(&run_dir, "extract");
+            let bar = progress.stage("extract", 0);
+            report.extract = Some(extract::run(&topic, &mut store, &run_dir, &bar)?);
+        }
+        let (harvest, documents) = extract::harvest(&store, &run_dir.join("docs.jsonl"))?;
+        report.harvest = Some(harvest);
+        if options.to >= Stage::Export {
+            live_stage(&run_dir, "export");
+            let bar = progress.stage("export", documents);
+            report.export = Some(export::run(&topic, &mut store, &run_dir, &bar)?);
+            // The exports now hold every version the extraction saw.
+            if let Some(seen) = store.meta(extract::VISITS_EXTRACTED)? {
+                store.set_meta(extract::VISITS_EXPORTED, &seen)?;
+            }
+            seeds::write_csv(&store, &run_dir)?;
+        }
+    }
+
+    report.urls = store
+        .reason_counts()?
+        .into_iter()
+        .map(|(state, reason, count)| ReasonCount::new(state, reason, count))
+        .collect();
+    if let Some(harvest) = &report.harvest
+        && harvest.pages > 0
+    {
+        report.harvest_rate = Some(harvest.rate());
+        report.kept_rate = Some(harvest.kept_rate());
+    }
+    let n_docs = report.export.as_ref().map_or(0, |e| e.documents);
+    let ending = if interrupted {
+        Ending::Interrupted
+    } else if stopped {
+        Ending::Stopped
+    } else if n_docs == 0 {
+        report.empty_corpus = Some(report.explain_empty());
+        Ending::Empty
+    } else {
+        Ending::Corpus
+    };
+    report.seconds = started.elapsed().as_secs_f64();
+    let report_path = run_dir.join("report.json");
+    std::fs::write(&report_path, serde_json::to_string_pretty(&report)?)
+        .with_context(|| format!("cannot write {}", report_path.display()))?;
+    report::html::write(&store, &report, &run_dir.join("report.html"))?;
+    store.commit()?;
+    live_stage(&run_dir, if interrupted { "stopped" } else { "finished" });
+    print!("{}", report.summary());
+    if interrupted {
+        println!("\n  interrupted: run the same command again to resume the crawl");
+    }
+    if let Some(next) = stopped.then(|| options.to.next()).flatten() {
+        println!(
+            "\n  stopped after the {} stage (--to {}): add `--from {}` to go on",
+            options.to.name(),
+            options.to.name(),
+            next.name()
+        );
+    }
+    Ok(ending)
+}
+
+/// The seeds stage: the topic's seeds into the store (a search stopped early is noted).
+pub(crate) fn gather_seeds(
+    topic: &Topic,
+    store: &mut Store,
+    runtime: &tokio::runtime::Runtime,
+    proxy: Option<&str>,
+    progress: &Progress,
+) -> anyhow::Result<seeds::SeedsReport> {
+    let canonicalizer = topic.file.urls.canonicalizer();
+    let scope = Scope::new(&topic.file.domains.allow, &topic.file.domains.deny);
+    let gathered = seeds::run(topic, store, &canonicalizer, &scope, runtime, proxy)?;
+    if let Some(why) = &gathered.search_stopped {
+        progress.note(why);
+    }
+    Ok(gathered)
+}
+
+/// Where the responses of a replayed crawl come from.
+pub(crate) enum Replayed {
+    /// A WARC file.
+    File(PathBuf),
+    /// The demo web compiled into the binary (the embedded demo topic, run from a folder that
+    /// does not have `corpora/demo/web.warc.gz`).
+    Embedded,
+}
+
+impl Replayed {
+    fn name(&self) -> String {
+        match self {
+            Replayed::File(path) => path.display().to_string(),
+            Replayed::Embedded => "embedded demo web (corpora/demo/web.warc.gz)".to_string(),
+        }
+    }
+
+    fn bytes(&self) -> anyhow::Result<std::borrow::Cow<'static, [u8]>> {
+        match self {
+            Replayed::File(path) => std::fs::read(path)
+                .map(std::borrow::Cow::Owned)
+                .with_context(|| format!("cannot read the recorded web {}", path.display())),
+            Replayed::Embedded => Ok(std::borrow::Cow::Borrowed(DEMO_WEB)),
+        }
+    }
+}
+
+/// What the crawl stage needs from the run (a crawl, or a round of `glaneur monitor`).
+pub(crate) struct CrawlStage<'a> {
+    pub(crate) topic: &'a Arc<Topic>,
+    pub(crate) run_dir: &'a Path,
+    pub(crate) replay: Option<&'a Replayed>,
+    pub(crate) proxy: Option<&'a str>,
+    pub(crate) progress: &'a Progress,
+    pub(crate) runtime: &'a tokio::runtime::Runtime,
+    /// A batch's hub: the requests go through it (None: a run of its own).
+    pub(crate) hub: Option<&'a Arc<crate::fetch::hub::Hub>>,
+}
+
+impl CrawlStage<'_> {
+    /// Opens the fetcher and the WARC file and runs one crawl pass.
+    pub(crate) fn run(
+        &self,
+        store: &mut Store,
+        shutdown: watch::Receiver<bool>,
+        pass: crawl::Pass,
+    ) -> anyhow::Result<crawl::CrawlOutcome> {
+        self.run_shared(store, shutdown, pass, None)
+    }
+
+    /// [`CrawlStage::run`], as a worker of a shared crawl when `worker` is given.
+    pub(crate) fn run_shared(
+        &self,
+        store: &mut Store,
+        shutdown: watch::Receiver<bool>,
+        pass: crawl::Pass,
+        worker: Option<crawl::WorkerLink>,
+    ) -> anyhow::Result<crawl::CrawlOutcome> {
+        let topic = self.topic;
+        let canonicalizer = topic.file.urls.canonicalizer();
+        let fetcher = match self.replay {
+            Some(source) => Fetcher::Replay(Arc::new(
+                Replay::from_bytes(
+                    &source.bytes()?,
+                    &canonicalizer,
+                    topic.file.crawl.max_body_bytes,
+                )
+                .with_context(|| format!("the recorded web {}", source.name()))?,
+            )),
+            None => Fetcher::Http(Arc::new(HttpFetcher::new(
+                &topic.user_agent(),
+                self.proxy,
+                crate::topic::seconds(topic.file.crawl.timeout_seconds),
+                topic.file.crawl.max_body_bytes,
+                topic.file.politeness.connections_per_host as usize,
+                topic.file.domains.allow_private_addresses,
+            )?)),
+        };
+        let fetcher = match self.hub {
+            Some(hub) => Fetcher::Shared(Arc::new(crate::fetch::hub::Member {
+                hub: hub.clone(),
+                own: fetcher,
+            })),
+            None => fetcher,
+        };
+        let (mut warc, opened) = WarcFile::open(&self.run_dir.join("warc"), store.warc_horizon()?)?;
+        if opened.truncated_bytes > 0 {
+            self.progress.note(&format!(
+                "removed {} bytes after the last committed record of {}: an unfinished \
+                 record of the last stop (its pages are fetched again)",
+                opened.truncated_bytes,
+                warc.path().display()
+            ));
+        }
+        let ctx = Arc::new(CrawlContext {
+            topic: topic.clone(),
+            canonicalizer,
+            param_rules: topic.file.urls.rules(),
+            scope: Scope::new(&topic.file.domains.allow, &topic.file.domains.deny),
+            product_token: stages::web::robots::product_token(&topic.user_agent()),
+            fetcher,
+            focus: crawl::FocusShared::new(topic),
+            run_dir: self.run_dir.to_path_buf(),
+            pass,
+        });
+        // On the run's runtime, on the calling thread (the caller is synchronous).
+        self.runtime
+            .block_on(crawl::crawl(
+                ctx,
+                store,
+                &mut warc,
+                opened.truncated_bytes,
+                self.progress,
+                shutdown,
+                worker,
+            ))
+            .context("the crawl stopped on an error")
+    }
+}
+
+/// `--replay` wins; then the topic's `replay`; the embedded demo topic falls back on its
+/// compiled-in recording when the file is not beside it.
+pub(crate) fn replay_source(options: &RunOptions, topic: &Topic) -> Option<Replayed> {
+    if let Some(path) = &options.replay {
+        return Some(Replayed::File(path.clone()));
+    }
+    let path = topic.file.replay.as_ref().map(|p| topic.resolve(p))?;
+    if path.is_file() || options.topic.is_some() {
+        Some(Replayed::File(path))
+    } else {
+        Some(Replayed::Embedded)
+    }
+}
+
+/// Adds to a fatal error what a linguist needs to act on it, when the error itself does not
+/// say it: which file or folder, and what to do. A full disk, a database held by another
+/// program or a damaged database are named as such, with the file.
+pub fn name_the_cause(error: anyhow::Error, run_dir: &Path) -> anyhow::Error {
+    let db = run_dir.join("crawl.sqlite");
+    let shown = format!("{error:#}");
+    let fault = store::fault_of(&error);
+    let disk_full = fault == Some(store::Fault::DiskFull)
+        || error.chain().any(|cause| {
+            cause
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == std::io::ErrorKind::StorageFull)
+        });
+    if disk_full {
+        return error.context(format!(
+            "the disk holding {} is full: free some space (or move the folder), then run the \
+             same command again; what was stored so far is kept and the crawl resumes",
+            run_dir.display()
+        ));
+    }
+    match fault {
+        Some(store::Fault::Busy) => error.context(format!(
+            "{} is locked by another program (an open `sqlite3` shell or a database viewer in \
+             the middle of a change?): close it and run the same command again",
+            db.display()
+        )),
+        Some(store::Fault::Damaged) => error.context(format!(
+            "{} is damaged; `glaneur verify {}` tells what can be saved",
+            db.display(),
+            run_dir.display()
+        )),
+        Some(_) if !shown.contains(&db.display().to_string()) => {
+            error.context(format!("in the crawl database {}", db.display()))
+        }
+        _ => error,
+    }
+}
+
+fn check_writable(dir: &Path) -> anyhow::Result<()> {
+    let probe = dir.join(".glaneur-write-test");
+    std::fs::write(&probe, b"")
+        .with_context(|| format!("the run folder {} is not writable", dir.display()))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
+/// One crawl under way, counted for the signal handler while it lives (an error that ends the
+/// crawl ends the count too).
+pub(crate) struct Crawling(Arc<AtomicUsize>);
+
+impl Crawling {
+    /// Counts a crawl starting.
+    pub(crate) fn start(count: &Arc<AtomicUsize>) -> Crawling {
+        count.fetch_add(1, Ordering::SeqCst);
+        Crawling(count.clone())
+    }
+}
+
+impl Drop for Crawling {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// During the crawl, the first Ctrl-C / SIGTERM is a graceful stop (in-flight requests finish
+/// and are stored). A second one, or one outside the crawl, exits at once: the run folder stays
+/// consistent (the WARC recovery on resume handles a cut crawl, and `docs.jsonl` is replaced
+/// atomically).
+///
+/// The signals are awaited on a thread of their own, with its own small runtime, started once
+/// per process: the run's runtime is only driven while the crawl (or the search) blocks on it,
+/// and a signal that arrived during the extract or export stages would otherwise wait, unseen,
+/// for a poll that never comes. Returns the count of crawls under way (a batch runs several)
+/// and a receiver that turns true on the graceful stop.
+pub(crate) fn signals() -> (Arc<AtomicUsize>, watch::Receiver<bool>) {
+    static SIGNALS: std::sync::OnceLock<(Arc<AtomicUsize>, watch::Sender<bool>)> =
+        std::sync::OnceLock::new();
+    let (crawling, tx) = SIGNALS.get_or_init(|| {
+        let crawling = Arc::new(AtomicUsize::new(0));
+        let (tx, _) = watch::channel(false);
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<()>();
+        let (flag, sender) = (crawling.clone(), tx.clone());
+        let spawned = std::thread::Builder::new()
+            .name("glaneur-signals".into())
+            .spawn(move || {
+                let Ok(signals) = tokio::runtime::Builder::new_current_thread()
+                    .enable_io()
+                    .build()
+                else {
+                    let _ = ready_tx.send(());
+                    return;
+                };
+                signals.block_on(async move {
+                    let mut waiter = SignalWaiter::new();
+                    let _ = ready_tx.send(());
+                    loop {
+                        waiter.wait().await;
+                        // The first one during a crawl stops it gracefully; any other one ends
+                        // the process.
+                        if flag.load(Ordering::SeqCst) > 0 && !*sender.borrow() {
+                            sender.send_replace(true);
+                        } else {
+                            eprintln!(
+                                "glaneur: stopped at once; run the same command again to resume"
+                            );
+                            std::process::exit(130);
+                        }
+                    }
+                });
+            });
+        if spawned.is_ok() {
+            // The handlers are in place before the run writes anything.
+            let _ = ready_rx.recv_timeout(Duration::from_secs(5));
+        }
+        (crawling, tx)
+    });
+    // A stop asked of an earlier run in this process is not this run's.
+    tx.send_replace(false);
+    (crawling.clone(), tx.subscribe())
+}
+
+/// Ctrl-C and SIGTERM, registered once.
+struct SignalWaiter {
+    #[cfg(unix)]
+    term: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    interrupt: Option<tokio::signal::unix::Signal>,
+}
+
+impl SignalWaiter {
+    #[cfg(unix)]
+    fn new() -> SignalWaiter {
+        use tokio::signal::unix::{SignalKind, signal};
+        SignalWaiter {
+            term: signal(SignalKind::terminate()).ok(),
+            interrupt: signal(SignalKind::interrupt()).ok(),
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn new() -> SignalWaiter {
+        SignalWaiter {}
+    }
+
+    #[cfg(unix)]
+    async fn wait(&mut self) {
+        async fn next(signal: &mut Option<tokio::signal::unix::Signal>) {
+            match signal {
+                Some(s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        }
+        tokio::select! {
+            _ = next(&mut self.interrupt) => {}
+            _ = next(&mut self.term) => {}
+        }
+    }
+
+    #[cfg(not(unix))]
+    async fn wait(&mut self) {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Records the stage the run is in, in `live.json` (the crawl's figures kept): what the web
+/// interface shows between crawl updates. A failure to write it does not stop the run.
+fn live_stage(run_dir: &Path, stage: &str) {
+    let mut live = crate::ground::live::read(run_dir).unwrap_or_default();
+    live.pid = std::process::id();
+    live.at = crate::ground::clock::now_epoch();
+    live.stage = stage.to_string();
+    if let Err(error) = crate::ground::live::write(run_dir, &live) {
+        eprintln!("glaneur: {error:#}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_disk_is_named_with_the_folder() {
+        let dir = Path::new("/data/corpus/run");
+        let full = anyhow::Error::new(std::io::Error::from(std::io::ErrorKind::StorageFull))
+            .context("cannot write to /data/corpus/run/warc/glaneur-00000.warc.gz");
+        let shown = format!("{:#}", name_the_cause(full, dir));
+        assert!(
+            shown.starts_with("the disk holding /data/corpus/run is full")
+                && shown.contains("glaneur-00000.warc.gz"),
+            "{shown}"
+        );
+        let busy = store::tests::busy_error();
+        let shown = format!("{:#}", name_the_cause(busy, dir));
+        assert!(
+            shown.contains("/data/corpus/run/crawl.sqlite is locked by another program"),
+            "{shown}"
+        );
+    }
+}

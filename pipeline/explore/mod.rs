@@ -1,0 +1,553 @@
+//! `glaneur index`, `kwic`, `freq`, `colloc`, `keywords`: the corpus explorer's commands, a thin
+//! layer over `stages::explore` and the index on disk (`corpus_index`).
+//!
+//! **In:** a run folder (its `index/`) or an index folder, a CQL query, flags.
+//!
+//! **Out:** text, TSV or JSON on the writer given; a notice on stderr says how many hits there
+//! are, how many are shown and how long the query took, so that a truncated list is never
+//! mistaken for the whole.
+//!
+//! **Invariants:** never panics on a query or an index; errors name the query position, the
+//! attribute or the folder.
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use rustc_hash::FxHashMap;
+use stages::explore::index::{Columns, Index};
+use stages::explore::query::{Interrupt, QueryError, Search};
+use stages::explore::{cql, stats};
+
+pub mod args;
+
+pub use args::{CollocArgs, Format, FreqArgs, KeywordsArgs, KwicArgs, Sort};
+
+mod kwic;
+use crate::index::corpus::{self, FileColumns};
+pub use kwic::kwic;
+
+/// `glaneur index FILE.vrt --out DIR`.
+pub fn index(vrt: &Path, out: &Path, columns: Option<&[String]>) -> anyhow::Result<String> {
+    let columns: Vec<String> = match columns {
+        Some(c) => c.to_vec(),
+        None => guess_columns(vrt)?,
+    };
+    let names: Vec<&str> = columns.iter().map(String::as_str).collect();
+    let started = Instant::now();
+    let built = corpus::build(vrt, &names, out)?;
+    let seconds = started.elapsed().as_secs_f64();
+    Ok(format!(
+        "indexed {} tokens ({}) in {seconds:.1} s ({:.2} M tokens/s): {} ({:.1} bytes per token)\n",
+        built.tokens,
+        columns.join(", "),
+        built.tokens as f64 / seconds.max(1e-9) / 1e6,
+        out.display(),
+        built.bytes as f64 / built.tokens.max(1) as f64,
+    ))
+}
+
+/// The column names of a vertical file from its first token line: one column is `word`, three
+/// are TreeTagger's `word pos lemma`.
+fn guess_columns(vrt: &Path) -> anyhow::Result<Vec<String>> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(vrt)
+        .with_context(|| format!("cannot read the vertical file {}", vrt.display()))?;
+    for line in std::io::BufReader::new(file).lines() {
+        let line = line.with_context(|| format!("cannot read {}", vrt.display()))?;
+        if line.trim().is_empty() || (line.starts_with('<') && !line.contains('\t')) {
+            continue;
+        }
+        return Ok(match line.split('\t').count() {
+            1 => vec!["word".into()],
+            3 => vec!["word".into(), "pos".into(), "lemma".into()],
+            n => bail!(
+                "{}: token lines have {n} columns; name them with --columns (e.g. word,pos,lemma,...)",
+                vrt.display()
+            ),
+        });
+    }
+    Ok(vec!["word".into()])
+}
+
+pub(crate) fn attribute(index: &Index<FileColumns>, name: &str) -> anyhow::Result<usize> {
+    index.attribute(name).ok_or_else(|| {
+        anyhow::anyhow!(
+            "no attribute `{name}` in this corpus (it has: {}){}",
+            names(index),
+            if name == "lemma" || name == "pos" {
+                "; lemmas and parts of speech come from a tagger: docs/guide/text.md, \"From corpus \
+                 to tagged and parsed text\""
+            } else {
+                ""
+            }
+        )
+    })
+}
+
+fn names<C: Columns>(index: &Index<C>) -> String {
+    index
+        .attributes
+        .iter()
+        .map(|a| a.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+pub(crate) fn parse(query: &str) -> anyhow::Result<cql::Query> {
+    cql::parse(query).map_err(|e| anyhow::anyhow!("{e}\n  {query}"))
+}
+
+fn search<'i>(
+    index: &'i Index<FileColumns>,
+    query: &str,
+    timeout: Option<f64>,
+) -> anyhow::Result<Search<'i, FileColumns>> {
+    Search::with_interrupt(index, &parse(query)?, interrupt(timeout)?)
+        .map_err(|e| query_error(e, timeout))
+}
+
+/// Tokens that the lines of a concordance held in memory at once may show together.
+pub const MAX_HELD_TOKENS: u64 = 20_000_000;
+
+/// An interrupt that says stop once `timeout` seconds have passed.
+pub fn interrupt(timeout: Option<f64>) -> anyhow::Result<Option<Interrupt>> {
+    let Some(seconds) = timeout else {
+        return Ok(None);
+    };
+    let Some(budget) = std::time::Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|d| !d.is_zero())
+    else {
+        bail!("--timeout must be a positive number of seconds, not {seconds}");
+    };
+    let end = Instant::now().checked_add(budget);
+    Ok(end.map(|end| -> Interrupt { std::sync::Arc::new(move || Instant::now() >= end) }))
+}
+
+/// A query stopped by its time limit.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the query was stopped after {seconds} s (its time limit): narrow it — a rarer first token, \
+     fewer `[]` or repetitions, a `within` — or allow more time"
+)]
+pub struct QueryStopped {
+    /// The limit.
+    pub seconds: f64,
+}
+
+/// A query's error for a user: a stopped query says which limit stopped it ([`QueryStopped`]).
+pub fn query_error(error: QueryError, timeout: Option<f64>) -> anyhow::Error {
+    match (error, timeout) {
+        (QueryError::Interrupted, Some(seconds)) => QueryStopped { seconds }.into(),
+        (error, _) => anyhow::anyhow!("{error}"),
+    }
+}
+
+/// The regions a command needs: documents, the query's `within`, and `more`.
+pub(crate) fn regions(query: &cql::Query, more: Option<&str>) -> Vec<String> {
+    let mut names = vec!["text".to_string()];
+    // `doc` is Sketch Engine's name for `text`.
+    names.extend(query.within.as_ref().map(|w| match w.region.as_str() {
+        "doc" => "text".to_string(),
+        other => other.to_string(),
+    }));
+    names.extend(more.map(|m| if m == "doc" { "text" } else { m }.to_string()));
+    names
+}
+
+/// The attributes a command needs: the query's and the ones it counts or shows.
+fn needed(query: Option<&str>, more: &[&str]) -> anyhow::Result<Vec<String>> {
+    let mut names = match query {
+        Some(q) => parse(q)?.attributes(),
+        None => Vec::new(),
+    };
+    names.extend(more.iter().map(|s| (*s).to_string()));
+    Ok(names)
+}
+
+/// Tabs and line breaks cannot be in a TSV field.
+pub(crate) fn tsv(value: &str) -> String {
+    value.replace(['\t', '\n', '\r'], " ")
+}
+
+fn write_rows(
+    out: &mut dyn Write,
+    format: Format,
+    header: &[&str],
+    rows: &[Vec<String>],
+) -> anyhow::Result<()> {
+    match format {
+        Format::Json => {
+            let objects: Vec<serde_json::Map<String, serde_json::Value>> = rows
+                .iter()
+                .map(|r| {
+                    header
+                        .iter()
+                        .zip(r)
+                        .map(|(h, v)| {
+                            let value = v
+                                .parse::<f64>()
+                                .ok()
+                                .filter(|f| f.is_finite() && *h != "value")
+                                .map_or_else(|| serde_json::json!(v), |f| serde_json::json!(f));
+                            ((*h).to_string(), value)
+                        })
+                        .collect()
+                })
+                .collect();
+            writeln!(out, "{}", serde_json::to_string_pretty(&objects)?)?;
+        }
+        Format::Tsv => {
+            writeln!(out, "{}", header.join("\t"))?;
+            for r in rows {
+                let fields: Vec<String> = r.iter().map(|f| tsv(f)).collect();
+                writeln!(out, "{}", fields.join("\t"))?;
+            }
+        }
+        Format::Text => {
+            let widths: Vec<usize> = (0..header.len())
+                .map(|i| {
+                    rows.iter()
+                        .map(|r| r[i].chars().count())
+                        .chain([header[i].len()])
+                        .max()
+                        .unwrap_or(0)
+                })
+                .collect();
+            let line = |cells: Vec<&str>| {
+                cells
+                    .iter()
+                    .zip(&widths)
+                    .enumerate()
+                    .map(|(i, (c, w))| {
+                        if i == 1 {
+                            format!("{c:<w$}")
+                        } else {
+                            format!("{c:>w$}")
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join("  ")
+                    .trim_end()
+                    .to_string()
+            };
+            writeln!(out, "{}", line(header.to_vec()))?;
+            for r in rows {
+                writeln!(out, "{}", line(r.iter().map(String::as_str).collect()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `glaneur freq`.
+pub fn freq(args: &FreqArgs, out: &mut dyn Write, notice: &mut dyn Write) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let query_regions = match &args.query {
+        Some(q) => regions(&parse(q)?, None),
+        None => vec!["text".to_string()],
+    };
+    let index = corpus::open_attributes(
+        &args.run,
+        Some(&needed(args.query.as_deref(), &[&args.by])?),
+        Some(&query_regions),
+    )?;
+    let attr = attribute(&index, &args.by)?;
+    let (rows, total) = match &args.query {
+        Some(q) => {
+            let (hits, _) = search(&index, q, args.timeout)?
+                .hits(usize::MAX)
+                .map_err(|e| query_error(e, args.timeout))?;
+            let n = hits.len() as u64;
+            (stats::hit_frequencies(&index, &hits, attr)?, n)
+        }
+        None => (stats::frequencies(&index, attr), u64::from(index.n_tokens)),
+    };
+    let distinct = rows.len();
+    let per_million = 1e6 / f64::from(index.n_tokens.max(1));
+    let table: Vec<Vec<String>> = rows
+        .iter()
+        .take(args.limit)
+        .enumerate()
+        .map(|(i, (v, f))| {
+            vec![
+                (i + 1).to_string(),
+                v.clone(),
+                f.to_string(),
+                format!("{:.2}", *f as f64 * per_million),
+            ]
+        })
+        .collect();
+    write_rows(
+        out,
+        args.format,
+        &["rank", "value", "frequency", "per_million"],
+        &table,
+    )?;
+    writeln!(
+        notice,
+        "{distinct} distinct values of {} over {total} {}, {} shown ({:.1} ms)",
+        args.by,
+        if args.query.is_some() {
+            "hits"
+        } else {
+            "tokens"
+        },
+        table.len(),
+        started.elapsed().as_secs_f64() * 1000.0
+    )?;
+    Ok(())
+}
+
+/// `glaneur colloc`.
+pub fn colloc(
+    args: &CollocArgs,
+    out: &mut dyn Write,
+    notice: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let index = corpus::open_attributes(
+        &args.run,
+        Some(&needed(Some(&args.query), &[&args.by])?),
+        Some(&regions(&parse(&args.query)?, args.within.as_deref())),
+    )?;
+    let attr = attribute(&index, &args.by)?;
+    if let Some(w) = &args.within
+        && index.region(w).is_none()
+    {
+        bail!("no region `{w}` in this corpus");
+    }
+    let measure = stats::Measure::from_name(&args.measure)
+        .with_context(|| format!("unknown measure {}", args.measure))?;
+    let (hits, _) = search(&index, &args.query, args.timeout)?
+        .hits(usize::MAX)
+        .map_err(|e| query_error(e, args.timeout))?;
+    let rows = stats::collocations(
+        &index,
+        &hits,
+        attr,
+        (args.window, args.window),
+        args.within.as_deref(),
+        measure,
+        args.min_freq,
+    )?;
+    let table: Vec<Vec<String>> = rows
+        .iter()
+        .take(args.limit)
+        .enumerate()
+        .map(|(i, c)| {
+            vec![
+                (i + 1).to_string(),
+                c.value.clone(),
+                c.together.to_string(),
+                c.frequency.to_string(),
+                format!("{:.3}", c.logdice),
+                format!("{:.3}", c.mi),
+                format!("{:.3}", c.t),
+                format!("{:.3}", c.ll),
+            ]
+        })
+        .collect();
+    write_rows(
+        out,
+        args.format,
+        &[
+            "rank",
+            "value",
+            "together",
+            "frequency",
+            "logdice",
+            "mi",
+            "t",
+            "ll",
+        ],
+        &table,
+    )?;
+    writeln!(
+        notice,
+        "{} hits of the node, {} collocates seen at least {} times, {} shown, by {} ({:.1} ms)",
+        hits.len(),
+        rows.len(),
+        args.min_freq,
+        table.len(),
+        args.measure,
+        started.elapsed().as_secs_f64() * 1000.0
+    )?;
+    Ok(())
+}
+
+/// A reference frequency list: another index, or a `value<TAB>count` file.
+fn reference(path: &Path, by: &str) -> anyhow::Result<(FxHashMap<String, u64>, u64)> {
+    if path.is_dir() {
+        let index =
+            corpus::open_attributes(path, Some(&[by.to_string()]), Some(&["text".to_string()]))?;
+        let attr = attribute(&index, by)?;
+        let rows = stats::frequencies(&index, attr);
+        return Ok((rows.into_iter().collect(), u64::from(index.n_tokens)));
+    }
+    let text = std::fs::read_to_string(path).with_context(|| {
+        format!(
+            "cannot read the reference frequency list {}",
+            path.display()
+        )
+    })?;
+    let mut map = FxHashMap::default();
+    let mut total = 0u64;
+    // `glaneur freq --format tsv` writes `rank value frequency per_million`: read it by name.
+    let (value_at, count_at) = text
+        .lines()
+        .next()
+        .and_then(|header| {
+            let names: Vec<&str> = header.split('\t').collect();
+            let at = |n: &str| names.iter().position(|h| *h == n);
+            Some((at("value")?, at("frequency")?))
+        })
+        .unwrap_or((0, 1));
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.split('\t').collect();
+        let (Some(&value), Some(&count)) = (fields.get(value_at), fields.get(count_at)) else {
+            bail!(
+                "{} line {}: expected value<TAB>count",
+                path.display(),
+                i + 1
+            );
+        };
+        match count.trim().parse::<u64>() {
+            Ok(n) => {
+                let entry = map.entry(value.to_string()).or_insert(0u64);
+                match (entry.checked_add(n), total.checked_add(n)) {
+                    (Some(e), Some(t)) => (*entry, total) = (e, t),
+                    _ => bail!(
+                        "{} line {}: the counts add up to more than {} (the largest total \
+                         glaneur can hold): is this a frequency list?",
+                        path.display(),
+                        i + 1,
+                        u64::MAX
+                    ),
+                }
+            }
+            Err(_) if i == 0 => {} // a header
+            Err(_) => bail!(
+                "{} line {}: `{count}` is not a count",
+                path.display(),
+                i + 1
+            ),
+        }
+    }
+    if total == 0 {
+        bail!("{}: the reference frequency list is empty", path.display());
+    }
+    Ok((map, total))
+}
+
+/// `glaneur keywords`.
+pub fn keywords(
+    args: &KeywordsArgs,
+    out: &mut dyn Write,
+    notice: &mut dyn Write,
+) -> anyhow::Result<()> {
+    if !(args.n.is_finite() && args.n > 0.0) {
+        bail!(
+            "--n must be a positive number (1, 10, 100…), not {}",
+            args.n
+        );
+    }
+    let index = corpus::open_attributes(
+        &args.run,
+        Some(&needed(None, &[&args.by])?),
+        Some(&["text".to_string()]),
+    )?;
+    let attr = attribute(&index, &args.by)?;
+    let focus = stats::frequencies(&index, attr);
+    let (reference, n_reference) = reference(&args.reference, &args.by)?;
+    let rows = stats::keywords(
+        &focus,
+        u64::from(index.n_tokens),
+        &reference,
+        n_reference,
+        args.n,
+        args.min_freq,
+    );
+    let table: Vec<Vec<String>> = rows
+        .iter()
+        .take(args.limit)
+        .enumerate()
+        .map(|(i, k)| {
+            vec![
+                (i + 1).to_string(),
+                k.value.clone(),
+                k.focus.to_string(),
+                k.reference.to_string(),
+                format!("{:.3}", k.score),
+                format!("{:.2}", k.ll),
+                format!("{:.2}", k.log_ratio),
+            ]
+        })
+        .collect();
+    write_rows(
+        out,
+        args.format,
+        &[
+            "rank",
+            "value",
+            "focus",
+            "reference",
+            "score",
+            "ll",
+            "log_ratio",
+        ],
+        &table,
+    )?;
+    writeln!(
+        notice,
+        "{} tokens against {} (simple maths, n = {}): {} candidates, {} shown",
+        index.n_tokens,
+        n_reference,
+        args.n,
+        rows.len(),
+        table.len()
+    )?;
+    Ok(())
+}
+
+/// `glaneur search`.
+#[allow(clippy::too_many_arguments)]
+pub fn search_documents(
+    run: &Path,
+    query: &str,
+    limit: usize,
+    host: Option<&str>,
+    lang: Option<&str>,
+    json: bool,
+    out: &mut dyn Write,
+    notice: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let (found, total) = crate::index::documents::search(run, query, limit, host, lang)?;
+    if json {
+        let doc = serde_json::json!({"query": query, "documents": total, "shown": found.len(), "results": found});
+        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+    } else {
+        for f in &found {
+            writeln!(
+                out,
+                "{:>3}. {}  ({}, {:.2})",
+                f.rank, f.title, f.id, f.relevance
+            )?;
+            writeln!(out, "     {}", f.url)?;
+            writeln!(out, "     {}", crate::index::documents::marked(f))?;
+        }
+    }
+    writeln!(
+        notice,
+        "{total} documents match, {} shown ({:.1} ms)",
+        found.len(),
+        started.elapsed().as_secs_f64() * 1000.0
+    )?;
+    Ok(())
+}
