@@ -105,69 +105,8 @@ pub fn batch(options: &BatchOptions) -> anyhow::Result<(BatchReport, Option<Endi
     let started = Instant::now();
     // The comparison's settings are checked before hours of crawling, not after.
     crate::commands::compare::check(&options.compare)?;
-    let mut files = Vec::new();
-    for arg in &options.topics {
-        files.extend(topic_files(arg)?);
-    }
-    // Every topic is read and checked before any is run.
-    let mut topics: Vec<(PathBuf, Topic, PathBuf)> = Vec::new();
-    for file in files {
-        let topic = Topic::load(&file)?;
-        crate::topic::check_files(&topic, false)
-            .with_context(|| format!("topic {}", file.display()))?;
-        let run = match &options.runs {
-            Some(dir) => dir.join(&topic.file.name),
-            None => topic.dir.join("run"),
-        };
-        topics.push((file, topic, run));
-    }
-    if topics.len() < 2 {
-        bail!("a batch needs at least two topics ({} given)", topics.len());
-    }
-    // The same folder written two ways (`./t/run`, `t/run`) is the same folder.
-    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    for (i, (file, topic, run)) in topics.iter().enumerate() {
-        if let Some((other, _, _)) = topics[..i]
-            .iter()
-            .find(|(_, _, r)| absolute(r) == absolute(run))
-        {
-            bail!(
-                "{} and {} would share the run folder {}: give each topic its own folder or name \
-                 (with --runs, the folder is the topic's name: `{}`)",
-                other.display(),
-                file.display(),
-                run.display(),
-                topic.file.name
-            );
-        }
-    }
-    let hub = Arc::new(Hub::new(
-        topics
-            .iter()
-            .map(|(_, t, _)| TopicPoliteness {
-                scope: stages::focus::score::Scope::new(
-                    &t.file.domains.allow,
-                    &t.file.domains.deny,
-                ),
-                politeness: HubPoliteness {
-                    delay: crate::topic::seconds(t.file.politeness.delay_seconds),
-                    response_time_factor: t.file.politeness.response_time_factor,
-                    max_crawl_delay_seconds: t.file.politeness.max_crawl_delay_seconds,
-                },
-            })
-            .collect(),
-        topics
-            .iter()
-            .map(|(_, t, _)| stages::web::robots::product_token(&t.user_agent()))
-            .collect(),
-        options.cache_bytes,
-        topics
-            .iter()
-            .map(|(_, t, _)| crate::topic::seconds(t.file.politeness.robots_ttl_seconds))
-            .min()
-            .unwrap_or(std::time::Duration::MAX),
-    ));
-
+    let topics = load_topics(options)?;
+    let hub = shared_hub(&topics, options.cache_bytes);
     // What an earlier, interrupted batch (or a topic's own run) stored is read back rather
     // than asked for again.
     for (file, topic, run) in &topics {
@@ -214,6 +153,120 @@ pub fn batch(options: &BatchOptions) -> anyhow::Result<(BatchReport, Option<Endi
             .collect()
     });
 
+    let (outcomes, worst, corpora) = outcomes(&topics, endings);
+    std::fs::create_dir_all(&options.out)
+        .with_context(|| format!("cannot create {}", options.out.display()))?;
+    let compare_skipped = if corpora.len() < 2 {
+        Some(format!(
+            "{} of the topics gave a corpus: nothing to compare",
+            corpora.len()
+        ))
+    } else {
+        let compare = crate::commands::compare::CompareOptions {
+            runs: corpora,
+            out: options.out.clone(),
+            ..options.compare.clone()
+        };
+        match crate::commands::compare::compare(&compare) {
+            Ok(c) => {
+                print!("\n{}", crate::commands::compare::summary(&c, &options.out));
+                None
+            }
+            Err(e) => Some(format!("{e:#}")),
+        }
+    };
+    let report = BatchReport {
+        topics: outcomes,
+        requests: hub.counts(),
+        seconds: started.elapsed().as_secs_f64(),
+        compare_skipped,
+    };
+    let path = options.out.join("batch.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&report)?)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok((report, worst))
+}
+
+/// A topic of the batch: its file, the topic, its run folder.
+type BatchTopic = (PathBuf, Topic, PathBuf);
+
+/// Every topic named, read and checked before any is run; no two share a run folder.
+fn load_topics(options: &BatchOptions) -> anyhow::Result<Vec<BatchTopic>> {
+    let mut files = Vec::new();
+    for arg in &options.topics {
+        files.extend(topic_files(arg)?);
+    }
+    // Every topic is read and checked before any is run.
+    let mut topics: Vec<BatchTopic> = Vec::new();
+    for file in files {
+        let topic = Topic::load(&file)?;
+        crate::topic::check_files(&topic, false)
+            .with_context(|| format!("topic {}", file.display()))?;
+        let run = match &options.runs {
+            Some(dir) => dir.join(&topic.file.name),
+            None => topic.dir.join("run"),
+        };
+        topics.push((file, topic, run));
+    }
+    if topics.len() < 2 {
+        bail!("a batch needs at least two topics ({} given)", topics.len());
+    }
+    // The same folder written two ways (`./t/run`, `t/run`) is the same folder.
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    for (i, (file, topic, run)) in topics.iter().enumerate() {
+        if let Some((other, _, _)) = topics[..i]
+            .iter()
+            .find(|(_, _, r)| absolute(r) == absolute(run))
+        {
+            bail!(
+                "{} and {} would share the run folder {}: give each topic its own folder or name \
+                 (with --runs, the folder is the topic's name: `{}`)",
+                other.display(),
+                file.display(),
+                run.display(),
+                topic.file.name
+            );
+        }
+    }
+    Ok(topics)
+}
+
+/// The hub the topics share: one politeness per server for them all, and what one fetched
+/// offered to the others.
+fn shared_hub(topics: &[BatchTopic], cache_bytes: usize) -> Arc<Hub> {
+    Arc::new(Hub::new(
+        topics
+            .iter()
+            .map(|(_, t, _)| TopicPoliteness {
+                scope: stages::focus::score::Scope::new(
+                    &t.file.domains.allow,
+                    &t.file.domains.deny,
+                ),
+                politeness: HubPoliteness {
+                    delay: crate::topic::seconds(t.file.politeness.delay_seconds),
+                    response_time_factor: t.file.politeness.response_time_factor,
+                    max_crawl_delay_seconds: t.file.politeness.max_crawl_delay_seconds,
+                },
+            })
+            .collect(),
+        topics
+            .iter()
+            .map(|(_, t, _)| stages::web::robots::product_token(&t.user_agent()))
+            .collect(),
+        cache_bytes,
+        topics
+            .iter()
+            .map(|(_, t, _)| crate::topic::seconds(t.file.politeness.robots_ttl_seconds))
+            .min()
+            .unwrap_or(std::time::Duration::MAX),
+    ))
+}
+
+/// Each topic's outcome, the worst ending, and the run folders that gave a corpus.
+fn outcomes(
+    topics: &[BatchTopic],
+    endings: Vec<anyhow::Result<Ending>>,
+) -> (Vec<TopicOutcome>, Option<Ending>, Vec<PathBuf>) {
     let mut outcomes = Vec::new();
     let mut worst: Option<Ending> = Some(Ending::Corpus);
     let mut corpora = Vec::new();
@@ -246,38 +299,7 @@ pub fn batch(options: &BatchOptions) -> anyhow::Result<(BatchReport, Option<Endi
             error,
         });
     }
-
-    std::fs::create_dir_all(&options.out)
-        .with_context(|| format!("cannot create {}", options.out.display()))?;
-    let compare_skipped = if corpora.len() < 2 {
-        Some(format!(
-            "{} of the topics gave a corpus: nothing to compare",
-            corpora.len()
-        ))
-    } else {
-        let compare = crate::commands::compare::CompareOptions {
-            runs: corpora,
-            out: options.out.clone(),
-            ..options.compare.clone()
-        };
-        match crate::commands::compare::compare(&compare) {
-            Ok(c) => {
-                print!("\n{}", crate::commands::compare::summary(&c, &options.out));
-                None
-            }
-            Err(e) => Some(format!("{e:#}")),
-        }
-    };
-    let report = BatchReport {
-        topics: outcomes,
-        requests: hub.counts(),
-        seconds: started.elapsed().as_secs_f64(),
-        compare_skipped,
-    };
-    let path = options.out.join("batch.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&report)?)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok((report, worst))
+    (outcomes, worst, corpora)
 }
 
 /// The lines printed at the end of a batch.

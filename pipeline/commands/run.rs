@@ -168,44 +168,9 @@ pub(crate) fn run_locked(
     std::fs::write(run_dir.join("topic.toml"), topic.to_toml())
         .with_context(|| format!("cannot write in the run folder {}", run_dir.display()))?;
 
-    if options.to < options.from {
-        bail!(
-            "--to {} comes before --from {}: nothing to run",
-            options.to.name(),
-            options.from.name()
-        );
-    }
-    let db_path = run_dir.join("crawl.sqlite");
-    if options.from >= Stage::Extract && !db_path.exists() {
-        bail!(
-            "--from {} needs a crawled run folder, and {} has no crawl.sqlite: run without --from first",
-            options.from.name(),
-            run_dir.display()
-        );
-    }
-    // A crawl that must be there (`--from extract`, or responses already archived): an empty
-    // or foreign crawl.sqlite is an error, never a new empty crawl.
-    let archived = std::fs::metadata(run_dir.join("warc").join(crate::warc::WARC_NAME))
-        .is_ok_and(|m| m.len() > 0);
-    let mut store = if options.from >= Stage::Extract || (archived && db_path.exists()) {
-        Store::open_crawled(&db_path)?
-    } else {
-        Store::open(&db_path)?
-    };
-    store.set_meta("topic", &topic.to_toml())?;
-    store.set_meta("topic_name", &topic.file.name)?;
+    let mut store = open_store(options, &topic, &run_dir)?;
 
-    // One runtime for the whole run: its signal handler must stay in charge after the crawl
-    // (tokio keeps the process's SIGINT handler installed once registered). One thread, the
-    // one the crawl loop runs on: the network tasks only move bytes (requests, responses,
-    // timers), the pages are read on the analysis threads (`crawl::pool`). With the network on
-    // threads of its own, every response woke one of them and every request the loop started
-    // woke another, each time preempting a core that was reading a page: 6 % of the crawl's
-    // CPU in B1 (docs/BENCHMARKS.md).
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let runtime = crawl_runtime()?;
     let (crawling, shutdown) = signals();
 
     let progress = Progress::new(options.quiet);
@@ -273,25 +238,35 @@ pub(crate) fn run_locked(
 
     let stopped = !interrupted && options.to < Stage::Export;
     if !interrupted && options.to >= Stage::Extract {
-        if options.from <= Stage::Extract {
-            live_stage(&run_dir, "extract");
-            let bar = progress.stage("extract", 0);
-            report.extract = Some(extract::run(&topic, &mut store, &run_dir, &bar)?);
-        }
-        let (harvest, documents) = extract::harvest(&store, &run_dir.join("docs.jsonl"))?;
-        report.harvest = Some(harvest);
-        if options.to >= Stage::Export {
-            live_stage(&run_dir, "export");
-            let bar = progress.stage("export", documents);
-            report.export = Some(export::run(&topic, &mut store, &run_dir, &bar)?);
-            // The exports now hold every version the extraction saw.
-            if let Some(seen) = store.meta(extract::VISITS_EXTRACTED)? {
-                store.set_meta(extract::VISITS_EXPORTED, &seen)?;
-            }
-            seeds::write_csv(&store, &run_dir)?;
-        }
+        downstream(
+            options,
+            &topic,
+            &run_dir,
+            &mut store,
+            &mut report,
+            &progress,
+        )?;
     }
 
+    finish(
+        options,
+        &run_dir,
+        &mut store,
+        report,
+        (interrupted, stopped),
+        started,
+    )
+}
+
+/// The run's end: `report.json`, `report.html`, the summary; what the run came to.
+fn finish(
+    options: &RunOptions,
+    run_dir: &Path,
+    store: &mut Store,
+    mut report: Report,
+    (interrupted, stopped): (bool, bool),
+    started: Instant,
+) -> anyhow::Result<Ending> {
     report.urls = store
         .reason_counts()?
         .into_iter()
@@ -318,9 +293,9 @@ pub(crate) fn run_locked(
     let report_path = run_dir.join("report.json");
     std::fs::write(&report_path, serde_json::to_string_pretty(&report)?)
         .with_context(|| format!("cannot write {}", report_path.display()))?;
-    report::html::write(&store, &report, &run_dir.join("report.html"))?;
+    report::html::write(store, &report, &run_dir.join("report.html"))?;
     store.commit()?;
-    live_stage(&run_dir, if interrupted { "stopped" } else { "finished" });
+    live_stage(run_dir, if interrupted { "stopped" } else { "finished" });
     print!("{}", report.summary());
     if interrupted {
         println!("\n  interrupted: run the same command again to resume the crawl");
@@ -334,6 +309,80 @@ pub(crate) fn run_locked(
         );
     }
     Ok(ending)
+}
+
+/// The runtime of a crawl, one for the whole run: its signal handler must stay in charge
+/// after the crawl (tokio keeps the process's SIGINT handler installed once registered). One
+/// thread, the one the crawl loop runs on: the network tasks only move bytes (requests,
+/// responses, timers), the pages are read on the analysis threads (`crawl::pool`). With the
+/// network on threads of its own, every response woke one of them and every request the loop
+/// started woke another, each time preempting a core that was reading a page: 6 % of the
+/// crawl's CPU in B1 (docs/BENCHMARKS.md).
+pub(crate) fn crawl_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+/// The run folder's `crawl.sqlite`, after the checks `--from` and `--to` need.
+fn open_store(options: &RunOptions, topic: &Topic, run_dir: &Path) -> anyhow::Result<Store> {
+    if options.to < options.from {
+        bail!(
+            "--to {} comes before --from {}: nothing to run",
+            options.to.name(),
+            options.from.name()
+        );
+    }
+    let db_path = run_dir.join("crawl.sqlite");
+    if options.from >= Stage::Extract && !db_path.exists() {
+        bail!(
+            "--from {} needs a crawled run folder, and {} has no crawl.sqlite: run without --from first",
+            options.from.name(),
+            run_dir.display()
+        );
+    }
+    // A crawl that must be there (`--from extract`, or responses already archived): an empty
+    // or foreign crawl.sqlite is an error, never a new empty crawl.
+    let archived = std::fs::metadata(run_dir.join("warc").join(crate::warc::WARC_NAME))
+        .is_ok_and(|m| m.len() > 0);
+    let mut store = if options.from >= Stage::Extract || (archived && db_path.exists()) {
+        Store::open_crawled(&db_path)?
+    } else {
+        Store::open(&db_path)?
+    };
+    store.set_meta("topic", &topic.to_toml())?;
+    store.set_meta("topic_name", &topic.file.name)?;
+    Ok(store)
+}
+
+/// The extract and export stages (as far as `--to` goes), and the harvest.
+fn downstream(
+    options: &RunOptions,
+    topic: &Topic,
+    run_dir: &Path,
+    store: &mut Store,
+    report: &mut Report,
+    progress: &Progress,
+) -> anyhow::Result<()> {
+    if options.from <= Stage::Extract {
+        live_stage(run_dir, "extract");
+        let bar = progress.stage("extract", 0);
+        report.extract = Some(extract::run(topic, store, run_dir, &bar)?);
+    }
+    let (harvest, documents) = extract::harvest(store, &run_dir.join("docs.jsonl"))?;
+    report.harvest = Some(harvest);
+    if options.to >= Stage::Export {
+        live_stage(run_dir, "export");
+        let bar = progress.stage("export", documents);
+        report.export = Some(export::run(topic, store, run_dir, &bar)?);
+        // The exports now hold every version the extraction saw.
+        if let Some(seen) = store.meta(extract::VISITS_EXTRACTED)? {
+            store.set_meta(extract::VISITS_EXPORTED, &seen)?;
+        }
+        seeds::write_csv(store, run_dir)?;
+    }
+    Ok(())
 }
 
 /// The seeds stage: the topic's seeds into the store (a search stopped early is noted).

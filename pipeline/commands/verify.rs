@@ -79,44 +79,10 @@ pub fn verify(run_dir: &Path, refetch: bool) -> anyhow::Result<Verdict> {
     let mut out = String::new();
     let _ = writeln!(out, "glaneur verify {}", run_dir.display());
 
-    let opened = if refetch {
-        Store::open(&db_path)
-    } else {
-        Store::open_read_only(&db_path)
+    let Some(mut store) = open_store(run_dir, refetch, &mut v, &mut out)? else {
+        v.text = out;
+        return Ok(v);
     };
-    let mut store = match opened {
-        Ok(store) => store,
-        Err(e) if format!("{e:#}").contains("storage format") => {
-            anyhow::bail!("{e:#}: use the glaneur that wrote it to check it");
-        }
-        Err(e) => {
-            v.database_problems += 1;
-            let _ = writeln!(out, "  crawl.sqlite: cannot be opened: {e:#}");
-            let _ = writeln!(
-                out,
-                "result: crawl.sqlite is damaged; the WARC file still holds every response \
-                 (`glaneur run --replay {}` on a new --out folder crawls them again offline)",
-                run_dir.join("warc").join(WARC_NAME).display()
-            );
-            v.text = out;
-            return Ok(v);
-        }
-    };
-    let problems = store.integrity_check()?;
-    if problems.is_empty() {
-        let _ = writeln!(out, "  crawl.sqlite: integrity check ok");
-    } else {
-        v.database_problems = problems.len() as u64;
-        let _ = writeln!(
-            out,
-            "  crawl.sqlite: {} problems found by SQLite's integrity check:",
-            problems.len()
-        );
-        for p in problems.iter().take(SHOWN) {
-            let _ = writeln!(out, "    {p}");
-        }
-        more(&mut out, problems.len());
-    }
 
     let warc_path = run_dir.join("warc").join(WARC_NAME);
     let stored = store.stored_records()?;
@@ -179,56 +145,94 @@ pub fn verify(run_dir: &Path, refetch: bool) -> anyhow::Result<Verdict> {
              queues them and lets the crawl go on from what is left)"
         );
     }
+    let bad = stored_responses(&scan, &stored, &mut out);
+    v.damaged_pages = bad.len() as u64;
+    damaged_stretches(&scan, &stored, horizon, &mut out);
+    let ids = bad.iter().map(|(id, _)| *id).collect();
+    // Where the last readable record ends: what the crawl may go on from.
+    let readable_end = scan
+        .records
+        .last()
+        .map_or(0, |r| r.offset + r.length)
+        .min(size);
+    finish(
+        run_dir,
+        v,
+        out,
+        &mut store,
+        refetch,
+        ids,
+        short.then_some(readable_end),
+    )
+}
+
+/// `crawl.sqlite` opened (read-only without `refetch`) and checked by SQLite; None when it
+/// cannot be opened (said in `out`).
+fn open_store(
+    run_dir: &Path,
+    refetch: bool,
+    v: &mut Verdict,
+    out: &mut String,
+) -> anyhow::Result<Option<Store>> {
+    let db_path = run_dir.join("crawl.sqlite");
+    let opened = if refetch {
+        Store::open(&db_path)
+    } else {
+        Store::open_read_only(&db_path)
+    };
+    let store = match opened {
+        Ok(store) => store,
+        Err(e) if format!("{e:#}").contains("storage format") => {
+            anyhow::bail!("{e:#}: use the glaneur that wrote it to check it");
+        }
+        Err(e) => {
+            v.database_problems += 1;
+            let _ = writeln!(out, "  crawl.sqlite: cannot be opened: {e:#}");
+            let _ = writeln!(
+                out,
+                "result: crawl.sqlite is damaged; the WARC file still holds every response \
+                 (`glaneur run --replay {}` on a new --out folder crawls them again offline)",
+                run_dir.join("warc").join(WARC_NAME).display()
+            );
+            return Ok(None);
+        }
+    };
+    let problems = store.integrity_check()?;
+    if problems.is_empty() {
+        let _ = writeln!(out, "  crawl.sqlite: integrity check ok");
+    } else {
+        v.database_problems = problems.len() as u64;
+        let _ = writeln!(
+            out,
+            "  crawl.sqlite: {} problems found by SQLite's integrity check:",
+            problems.len()
+        );
+        for p in problems.iter().take(SHOWN) {
+            let _ = writeln!(out, "    {p}");
+        }
+        more(out, problems.len());
+    }
+    Ok(Some(store))
+}
+
+/// Every stored response read back where crawl.sqlite says it is; returns the pages whose
+/// response cannot be, with why.
+fn stored_responses(
+    scan: &warc::Scan,
+    stored: &[crate::store::StoredRecord],
+    out: &mut String,
+) -> Vec<(i64, String)> {
     let by_offset: HashMap<u64, &warc::Scanned> =
         scan.records.iter().map(|r| (r.offset, r)).collect();
 
     // Every stored response, where crawl.sqlite says it is.
-    let mut bad: Vec<(i64, String)> = Vec::new();
-    for row in &stored {
-        let why = if row.file != WARC_NAME {
-            Some(format!(
-                "it is in {}, which glaneur did not write",
-                row.file
-            ))
-        } else {
-            match by_offset.get(&row.offset) {
-                None => Some(
-                    match scan
-                        .damaged
-                        .iter()
-                        .find(|d| (d.start..d.end.max(d.start + 1)).contains(&row.offset))
-                    {
-                        Some(d) => {
-                            format!("its record at offset {} is damaged ({})", row.offset, d.why)
-                        }
-                        None if row.offset >= size => format!(
-                            "its record at offset {} is past the end of the file ({size} bytes)",
-                            row.offset
-                        ),
-                        None => format!("no record starts at offset {}", row.offset),
-                    },
-                ),
-                Some(r) if r.record_type != "response" => Some(format!(
-                    "offset {} holds a {} record, not a response",
-                    row.offset, r.record_type
-                )),
-                Some(r) if !same_url(r.target_uri.as_deref(), &row.url) => Some(format!(
-                    "offset {} holds the response of {}",
-                    row.offset,
-                    r.target_uri.as_deref().unwrap_or("no URL")
-                )),
-                Some(r) if r.length != row.length => Some(format!(
-                    "the record at offset {} is {} bytes long, crawl.sqlite says {}",
-                    row.offset, r.length, row.length
-                )),
-                Some(_) => None,
-            }
-        };
-        if let Some(why) = why {
-            bad.push((row.id, format!("{} (url id {}): {why}", row.url, row.id)));
-        }
-    }
-    v.damaged_pages = bad.len() as u64;
+    let bad: Vec<(i64, String)> = stored
+        .iter()
+        .filter_map(|row| {
+            let why = record_problem(row, scan, &by_offset)?;
+            Some((row.id, format!("{} (url id {}): {why}", row.url, row.id)))
+        })
+        .collect();
     if bad.is_empty() {
         let _ = writeln!(
             out,
@@ -245,8 +249,67 @@ pub fn verify(run_dir: &Path, refetch: bool) -> anyhow::Result<Verdict> {
         for (_, line) in bad.iter().take(SHOWN) {
             let _ = writeln!(out, "    {line}");
         }
-        more(&mut out, bad.len());
+        more(out, bad.len());
     }
+    bad
+}
+
+/// What is wrong with a stored response, where crawl.sqlite says it is (None: nothing).
+fn record_problem(
+    row: &crate::store::StoredRecord,
+    scan: &warc::Scan,
+    by_offset: &HashMap<u64, &warc::Scanned>,
+) -> Option<String> {
+    let size = scan.len;
+    if row.file != WARC_NAME {
+        Some(format!(
+            "it is in {}, which glaneur did not write",
+            row.file
+        ))
+    } else {
+        match by_offset.get(&row.offset) {
+            None => Some(
+                match scan
+                    .damaged
+                    .iter()
+                    .find(|d| (d.start..d.end.max(d.start + 1)).contains(&row.offset))
+                {
+                    Some(d) => {
+                        format!("its record at offset {} is damaged ({})", row.offset, d.why)
+                    }
+                    None if row.offset >= size => format!(
+                        "its record at offset {} is past the end of the file ({size} bytes)",
+                        row.offset
+                    ),
+                    None => format!("no record starts at offset {}", row.offset),
+                },
+            ),
+            Some(r) if r.record_type != "response" => Some(format!(
+                "offset {} holds a {} record, not a response",
+                row.offset, r.record_type
+            )),
+            Some(r) if !same_url(r.target_uri.as_deref(), &row.url) => Some(format!(
+                "offset {} holds the response of {}",
+                row.offset,
+                r.target_uri.as_deref().unwrap_or("no URL")
+            )),
+            Some(r) if r.length != row.length => Some(format!(
+                "the record at offset {} is {} bytes long, crawl.sqlite says {}",
+                row.offset, r.length, row.length
+            )),
+            Some(_) => None,
+        }
+    }
+}
+
+/// The damaged stretches of the WARC file, and the bytes after the last committed record.
+fn damaged_stretches(
+    scan: &warc::Scan,
+    stored: &[crate::store::StoredRecord],
+    horizon: u64,
+    out: &mut String,
+) {
+    let size = scan.len;
     let referred: std::collections::HashSet<u64> = stored.iter().map(|r| r.offset).collect();
     for d in &scan.damaged {
         let hit = referred.iter().any(|&o| o >= d.start && o < d.end);
@@ -274,22 +337,6 @@ pub fn verify(run_dir: &Path, refetch: bool) -> anyhow::Result<Verdict> {
             size - horizon
         );
     }
-    let ids = bad.iter().map(|(id, _)| *id).collect();
-    // Where the last readable record ends: what the crawl may go on from.
-    let readable_end = scan
-        .records
-        .last()
-        .map_or(0, |r| r.offset + r.length)
-        .min(size);
-    finish(
-        run_dir,
-        v,
-        out,
-        &mut store,
-        refetch,
-        ids,
-        short.then_some(readable_end),
-    )
 }
 
 /// `index/` and `search/` against their checksums.

@@ -140,10 +140,7 @@ fn work(
     name: &str,
     crawl_id: &str,
 ) -> anyhow::Result<Ending> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let runtime = run::crawl_runtime()?;
     let (crawling, shutdown) = run::signals();
     let progress = Progress::new(options.quiet);
     // The database first: a worker that cannot reach it leaves no folder behind that its name

@@ -122,8 +122,32 @@ impl Crawler<'_> {
         (idle && answer != Next::Work && at.elapsed() < WORKER_EXCHANGE / 2).then_some(answer)
     }
 
+    /// One exchange with the shared frontier, in five steps; says what the crawl loop does next.
     async fn exchange(&mut self, link: &mut WorkerLink, idle: bool) -> anyhow::Result<Next> {
-        // 1. Settled and committed here: done for everyone.
+        self.report_done(link).await?;
+        self.push_found(link).await?;
+        self.renew_leases(link).await?;
+        let got = self.take_work(link).await?;
+        if idle && !got && !link.taken.is_empty() {
+            self.leave_blocked(link).await?;
+        }
+        self.release_drained(link).await?;
+        if got {
+            return Ok(Next::Work);
+        }
+        if !idle {
+            return Ok(Next::Wait);
+        }
+        let left = link.frontier.left().await?;
+        if left.waiting == 0 && left.taken == 0 && link.held.is_empty() {
+            Ok(Next::Done)
+        } else {
+            Ok(Next::Wait)
+        }
+    }
+
+    /// Exchange step 1: what was settled and committed here is done for everyone.
+    async fn report_done(&mut self, link: &mut WorkerLink) -> anyhow::Result<()> {
         let mut done = Vec::new();
         for id in self.store.take_settled() {
             if let Some(host) = link.taken.remove(&id)
@@ -135,7 +159,11 @@ impl Crawler<'_> {
         link.frontier
             .done(&done.iter().map(String::as_str).collect::<Vec<_>>())
             .await?;
-        // 2. Found here: into the shared seen set.
+        Ok(())
+    }
+
+    /// Exchange step 2: what was found here goes into the shared seen set.
+    async fn push_found(&mut self, link: &mut WorkerLink) -> anyhow::Result<()> {
         let outbox = std::mem::take(&mut link.outbox);
         let mut pushed = Vec::with_capacity(outbox.len());
         for (id, host, depth, priority, hops) in outbox {
@@ -155,7 +183,12 @@ impl Crawler<'_> {
         if std::mem::take(&mut link.announce_seeds) {
             link.frontier.mark_seeded().await?;
         }
-        // 3. Leases renewed with each server's remaining delay; the crawl's requests counted.
+        Ok(())
+    }
+
+    /// Exchange step 3: leases renewed with each server's remaining delay; the crawl's
+    /// requests counted.
+    async fn renew_leases(&mut self, link: &mut WorkerLink) -> anyhow::Result<()> {
         let now = Instant::now();
         let waits: Vec<(String, f64)> = link
             .held
@@ -178,7 +211,12 @@ impl Crawler<'_> {
         for host in lost {
             self.lose(link, &host);
         }
-        // 4. Servers this worker holds: their waiting URLs; new servers when there is room.
+        Ok(())
+    }
+
+    /// Exchange step 4: the waiting URLs of the servers this worker holds; new servers when
+    /// there is room. Returns whether URLs arrived.
+    async fn take_work(&mut self, link: &mut WorkerLink) -> anyhow::Result<bool> {
         let want = self.servers_wanted(link, Instant::now());
         let claimed = if self.requests_total < self.ctx.topic.file.crawl.max_pages {
             link.frontier.claim(want).await?
@@ -215,10 +253,11 @@ impl Crawler<'_> {
         link.frontier
             .done(&settled_here.iter().map(String::as_str).collect::<Vec<_>>())
             .await?;
-        if idle && !got && !link.taken.is_empty() {
-            self.leave_blocked(link).await?;
-        }
-        // 5. Drained servers go back, with what is left of their delay.
+        Ok(got)
+    }
+
+    /// Exchange step 5: drained servers go back, with what is left of their delay.
+    async fn release_drained(&mut self, link: &mut WorkerLink) -> anyhow::Result<()> {
         let now = Instant::now();
         // Every URL of a held server in this worker's queue was taken from the shared
         // frontier (retries included): none taken and unsettled, none in flight (robots.txt
@@ -247,18 +286,7 @@ impl Crawler<'_> {
                 self.in_memory = self.in_memory.saturating_sub(stale);
             }
         }
-        if got {
-            return Ok(Next::Work);
-        }
-        if !idle {
-            return Ok(Next::Wait);
-        }
-        let left = link.frontier.left().await?;
-        if left.waiting == 0 && left.taken == 0 && link.held.is_empty() {
-            Ok(Next::Done)
-        } else {
-            Ok(Next::Wait)
-        }
+        Ok(())
     }
 
     /// Nothing is fetchable here, no request is in flight, and yet URLs are taken: their

@@ -39,8 +39,8 @@
 //! redirects), `servers` (robots.txt, delays, failures, giving up), `focus` (priorities,
 //! strategies, centroid), `recover` (responses written before a `kill -9`), `resume` (the
 //! frontier read back), `lease` (a worker of a shared crawl: the frontier in PostgreSQL),
-//! `pool` (the analysis threads); this file holds the crawler's state, the frontier and the
-//! loop.
+//! `pool` (the analysis threads), `turns` (the loop, a turn at a time); this file holds the
+//! crawler's state, its start and end, and the frontier.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, HashSet};
@@ -79,6 +79,7 @@ pub use revisit::Pass;
 mod schedule;
 mod servers;
 mod settle;
+mod turns;
 
 use crate::warc::{self, Packed, WarcFile};
 pub use analyze::{Analysis, analyze};
@@ -428,7 +429,6 @@ pub async fn crawl(
         crawler.sync_worker(false).await?;
     }
 
-    let concurrency = ctx.topic.file.crawl.concurrency;
     let max_pages = if monitor {
         u64::MAX
     } else {
@@ -436,130 +436,7 @@ pub async fn crawl(
     };
     progress.start_crawl(crawler.requests_total, max_pages);
     crawler.publish(max_pages)?;
-    let (results, mut rx) = mpsc::channel::<JobResult>(concurrency * 2);
-    // Freed servers come on a channel of their own, read before anything else: settling a
-    // large page (hundreds of links into SQLite) can take milliseconds, and a server freed
-    // behind a queue of such pages would start its next request that much late.
-    let (released, mut released_rx) = mpsc::unbounded_channel::<JobResult>();
-    let tx = Senders {
-        results,
-        released,
-        waiting: Arc::new(Waiting::default()),
-    };
-    let limits = Limits {
-        concurrency,
-        backlog_bytes: usize::try_from(ctx.topic.file.crawl.backlog_bytes).unwrap_or(usize::MAX),
-        cores: pool::size(),
-    };
-    let mut load = Load::default();
-    let mut cpu = CpuUse::new(Instant::now());
-    // A stop asked while the frontier was loading (its `changed` is then already seen).
-    // Once a second whatever else happens: commit, live.json, a stop request. One timer for
-    // the whole crawl (not one per turn of the loop).
-    let commit_every = if crawler.worker.is_some() {
-        WORKER_COMMIT_EVERY
-    } else {
-        COMMIT_EVERY
-    };
-    let mut tick = tokio::time::interval(commit_every);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut stopping = *shutdown.borrow();
-    crawler.outcome.interrupted = stopping;
-
-    loop {
-        load.observe(&tx.waiting);
-        crawler.refill_stranded()?;
-        // Start as many requests as the global limit, the budget and the servers' clocks allow.
-        if !stopping {
-            while load.may_start(&limits, cpu.has_room(Instant::now())) {
-                let now = Instant::now();
-                let Some(host_key) = crawler.pick_host(now, max_pages) else {
-                    break;
-                };
-                if crawler.start_next(&host_key, &tx, max_pages)? {
-                    load.requests += 1;
-                }
-            }
-        }
-        if load.requests == 0 && load.pages == 0 {
-            let budget_spent = crawler.requests_total >= max_pages;
-            let fetchable = crawler.has_fetchable();
-            if !stopping && !budget_spent && crawler.refill_stranded()? {
-                continue;
-            }
-            // A worker with nothing fetchable asks the shared frontier (see `lease`).
-            let mut others_busy = false;
-            if crawler.worker.is_some() && !stopping && !fetchable && !budget_spent {
-                // The exchange of the tick just before answers, unless it brought work.
-                let next = match crawler.recent_answer() {
-                    Some(next) => next,
-                    None => {
-                        crawler.commit()?;
-                        crawler.sync_worker(true).await?
-                    }
-                };
-                match next {
-                    lease::Next::Work => continue,
-                    lease::Next::Wait => others_busy = true,
-                    lease::Next::Done => {}
-                }
-            }
-            if !others_busy && (stopping || !fetchable || budget_spent) {
-                crawler.outcome.budget_reached = !stopping && crawler.has_pending();
-                break;
-            }
-        }
-        let wake = crawler.next_wake(max_pages);
-        load.observe(&tx.waiting);
-        let mut ticked = false;
-        tokio::select! {
-            biased;
-            // A server freed (its page arrived whole and waits for the CPU).
-            Some(result) = released_rx.recv() => crawler.released(&mut load, result)?,
-            // Ctrl-C / SIGTERM: stop starting requests, let the ones in flight finish so that
-            // their responses are stored, then leave the loop.
-            changed = shutdown.changed(), if !stopping => {
-                if changed.is_err() || *shutdown.borrow() {
-                    stopping = true;
-                    crawler.outcome.interrupted = true;
-                    crawler.progress.note("stopping: waiting for the requests in flight (run again to resume)");
-                }
-            }
-            // A server's delay expired: loop to start its next request.
-            _ = sleep_until(wake), if load.may_start(&limits, cpu.has_room(Instant::now())) && !stopping => {}
-            _ = tick.tick() => ticked = true,
-            // A finished job: record it and free its server.
-            Some(result) = rx.recv() => {
-                // A page's release was sent before the page: one not read yet is read now, so
-                // that the two are always counted in that order.
-                while let Ok(early) = released_rx.try_recv() {
-                    crawler.released(&mut load, early)?;
-                }
-                match &result {
-                    JobResult::Released { .. } => {}
-                    JobResult::Page { released: true, held, analysis_time, .. } => {
-                        load.pages -= 1;
-                        tx.waiting.settled(*held);
-                        cpu.add(*analysis_time, limits.cores, Instant::now());
-                    }
-                    JobResult::Page { .. } | JobResult::Robots { .. } => load.requests -= 1,
-                }
-                crawler.handle(result)?;
-            }
-        }
-        if ticked || crawler.last_commit.elapsed() >= commit_every {
-            crawler.commit()?;
-            if crawler.worker.is_some() {
-                let idle = load.requests == 0 && load.pages == 0 && !crawler.has_fetchable();
-                crawler.sync_worker(idle).await?;
-            }
-            crawler.publish(max_pages)?;
-            if !stopping && crawler.stop_asked() {
-                stopping = true;
-                crawler.outcome.interrupted = true;
-            }
-        }
-    }
+    crawler.run_turns(max_pages, &mut shutdown).await?;
     // A stop asked after the last look at the signal still makes this an interrupted crawl.
     crawler.outcome.interrupted |= *shutdown.borrow();
     if !monitor {
@@ -581,15 +458,6 @@ pub async fn crawl(
 }
 
 impl Crawler<'_> {
-    /// A server freed by a [`JobResult::Released`]: its request is over, its page waits.
-    fn released(&mut self, load: &mut Load, result: JobResult) -> anyhow::Result<()> {
-        if let JobResult::Released { .. } = &result {
-            load.requests -= 1;
-            load.pages += 1;
-        }
-        self.handle(result)
-    }
-
     fn host_mut(&mut self, key: &str) -> &mut Host {
         if !self.hosts.contains_key(key) {
             self.add_host(key);

@@ -36,6 +36,21 @@ impl CrawlContext {
     }
 }
 
+/// A revisit's answer: the URL, the response, the crawl's analysis of it, its WARC record.
+type Answer<'a> = (
+    &'a url::Url,
+    &'a Response,
+    Option<&'a Analysis>,
+    &'a mut Archive,
+);
+
+/// The stored version a revisit compares with.
+struct Stored<'a> {
+    last: Option<&'a crate::store::LastVersion>,
+    /// Its date, for a WARC revisit record's `WARC-Refers-To-Date`.
+    refers_to: Option<&'a str>,
+}
+
 /// A visit row for an answer (or its absence).
 fn row(
     url_id: i64,
@@ -182,25 +197,40 @@ impl Crawler<'_> {
             self.stored_copy_stays(host_key, &visit, Revisit::NotModified, Fetched::Other, now)?;
             return Ok(true);
         }
-        if response.status != 200 || response.body_skipped {
-            let at_warc = self.archive(url, response, archive)?;
-            let detail = Some(format!(
-                "HTTP {} where the stored version had 200",
-                response.status
-            ));
-            let visit = row(
-                entry.id,
-                at,
-                Some(response),
-                Digests::default(),
-                Change::Changed,
-                detail,
-                Some(at_warc),
-            );
-            self.store.visit(&visit)?;
-            self.store.revisited(entry.id, Revisit::Refetched, now)?;
-            return Ok(false);
+        if response.status == 200 && !response.body_skipped {
+            let stored = Stored {
+                last: last.as_ref(),
+                refers_to: refers_to.as_deref(),
+            };
+            let answer = (url, response, analysis, archive);
+            return self.compare_with_stored((entry.id, host_key), answer, stored, (at, now));
         }
+        let at_warc = self.archive(url, response, archive)?;
+        let detail = Some(format!(
+            "HTTP {} where the stored version had 200",
+            response.status
+        ));
+        let visit = row(
+            entry.id,
+            at,
+            Some(response),
+            Digests::default(),
+            Change::Changed,
+            detail,
+            Some(at_warc),
+        );
+        self.new_version(&visit, now)
+    }
+
+    /// A revisit answered 200 with a body: compared with the stored version, by its bytes
+    /// then by its clean text; returns whether the stored copy stays.
+    fn compare_with_stored(
+        &mut self,
+        (id, host_key): (i64, &str),
+        (url, response, analysis, archive): Answer<'_>,
+        stored: Stored<'_>,
+        (at, now): (f64, f64),
+    ) -> anyhow::Result<bool> {
         let options = digest::options(&self.ctx.topic);
         let digests = analysis.and_then(|a| a.digests.clone()).unwrap_or_else(|| {
             digest::digests(
@@ -210,21 +240,7 @@ impl Crawler<'_> {
                 &options,
             )
         });
-        let before = match &last {
-            Some(l) if l.digests.body.is_some() && l.digests.text.is_some() => l.digests.clone(),
-            // A version fetched before it had to be compared: its digests, once, from its record.
-            Some(l) => match &l.warc {
-                Some((file, offset, length)) => {
-                    let path = self.ctx.run_dir.join("warc").join(file);
-                    let d = digest::of_record(&path, *offset, *length, url, &options)
-                        .unwrap_or_default();
-                    self.store.set_digests(l.visit_id, &d)?;
-                    d
-                }
-                None => Digests::default(),
-            },
-            None => Digests::default(),
-        };
+        let before = self.stored_digests(stored.last, url, &options)?;
         let verdict = analysis.is_some_and(|a| a.facts.verdict);
         // Same bytes: a WARC revisit record, not a second copy. Otherwise the response is
         // archived whole, and the stored copy still stays when its clean text is the same.
@@ -234,7 +250,7 @@ impl Crawler<'_> {
                 url.as_str(),
                 response,
                 RevisitProfile::IdenticalPayload,
-                refers_to.as_deref(),
+                stored.refers_to,
             )?
         } else {
             self.archive(url, response, archive)?
@@ -247,15 +263,7 @@ impl Crawler<'_> {
             None
         };
         if let Some(change) = stays {
-            let visit = row(
-                entry.id,
-                at,
-                Some(response),
-                digests,
-                change,
-                None,
-                Some(at_warc),
-            );
+            let visit = row(id, at, Some(response), digests, change, None, Some(at_warc));
             let page = Fetched::Page { on_topic: verdict };
             self.stored_copy_stays(host_key, &visit, Revisit::Unchanged, page, now)?;
             return Ok(true);
@@ -265,7 +273,7 @@ impl Crawler<'_> {
             .is_none()
             .then(|| "no earlier text to compare with".to_string());
         let visit = row(
-            entry.id,
+            id,
             at,
             Some(response),
             digests,
@@ -273,8 +281,39 @@ impl Crawler<'_> {
             detail,
             Some(at_warc),
         );
-        self.store.visit(&visit)?;
-        self.store.revisited(entry.id, Revisit::Refetched, now)?;
+        self.new_version(&visit, now)
+    }
+
+    /// Records a revisit whose answer is a new version, to be settled as a fetched page
+    /// (returns false, as [`Self::settle_revisit`] does then).
+    fn new_version(&mut self, visit: &VisitRow, now: f64) -> anyhow::Result<bool> {
+        self.store.visit(visit)?;
+        self.store
+            .revisited(visit.url_id, Revisit::Refetched, now)?;
         Ok(false)
+    }
+
+    /// The digests of the stored version, to compare the answer with.
+    fn stored_digests(
+        &mut self,
+        last: Option<&crate::store::LastVersion>,
+        url: &url::Url,
+        options: &stages::page::extract::ExtractOptions,
+    ) -> anyhow::Result<Digests> {
+        Ok(match last {
+            Some(l) if l.digests.body.is_some() && l.digests.text.is_some() => l.digests.clone(),
+            // A version fetched before it had to be compared: its digests, once, from its record.
+            Some(l) => match &l.warc {
+                Some((file, offset, length)) => {
+                    let path = self.ctx.run_dir.join("warc").join(file);
+                    let d = digest::of_record(&path, *offset, *length, url, options)
+                        .unwrap_or_default();
+                    self.store.set_digests(l.visit_id, &d)?;
+                    d
+                }
+                None => Digests::default(),
+            },
+            None => Digests::default(),
+        })
     }
 }

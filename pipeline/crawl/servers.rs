@@ -120,7 +120,7 @@ impl Crawler<'_> {
         let retry_after = outcome
             .as_ref()
             .ok()
-            .and_then(|r| retry_after(r.header("retry-after"), std::time::SystemTime::now()));
+            .and_then(|r| retry_after(r.header("retry-after"), crate::ground::clock::now_system()));
         let robots = robots_from_status(status, body.as_bytes(), &token);
         let crawl_delay = robots.crawl_delay();
         self.store

@@ -74,7 +74,6 @@ impl Crawler<'_> {
         let (host_key, url) = (host.as_str(), &url);
         let now = now_epoch();
         let replay = self.ctx.fetcher.is_replay();
-        let politeness = self.ctx.topic.file.politeness.clone();
         // A server error, a timeout, a refused connection or "too many requests": the server
         // (or the way to it) is in trouble, so it rests, and the URL may be tried again.
         let transient = match &outcome {
@@ -85,7 +84,7 @@ impl Crawler<'_> {
             .as_ref()
             .ok()
             .filter(|r| r.status == 429 || r.status == 503)
-            .and_then(|r| retry_after(r.header("retry-after"), std::time::SystemTime::now()));
+            .and_then(|r| retry_after(r.header("retry-after"), crate::ground::clock::now_system()));
         let elapsed = match &outcome {
             Ok(r) => r.elapsed,
             Err(f) => f.elapsed,
@@ -94,68 +93,37 @@ impl Crawler<'_> {
         if !released && !transient {
             self.release_host(host_key, elapsed, ended)?;
         }
-        let (failures, delay) = {
+        {
             let host = self.host_mut(host_key);
             host.flying.retain(|&id| id != entry.id);
             if transient {
                 host.in_flight = host.in_flight.saturating_sub(1);
                 host.failures += 1;
             }
-            (host.failures, host.delay)
-        };
+        }
         if transient {
-            let what = match &outcome {
-                Ok(r) => format!("HTTP {}", r.status),
-                Err(f) => format!("{}: {}", f.reason, f.detail),
-            };
-            let max_wait = crate::topic::seconds(politeness.max_retry_after_seconds);
-            let too_long = asked_to_wait.is_some_and(|w| w > max_wait);
-            let give_up = too_long || failures >= politeness.give_up_after;
-            let throttled = asked_to_wait.is_some()
-                || outcome
-                    .as_ref()
-                    .is_ok_and(|r| r.status == 429 || r.status == 503);
-            // "Too many requests" says nothing against the URL: it waits its turn again, and
-            // the failure count of the server bounds how long that can go on.
-            let retry = !give_up && (throttled || entry.attempts < politeness.retries);
-            if retry {
-                let pause = self.pause_after_failure(failures, delay, asked_to_wait, elapsed);
-                if let Ok(response) = &outcome {
-                    self.archive(url, response, &mut archive)?;
+            let after = self.after_failure(
+                &entry,
+                host_key,
+                url,
+                outcome.as_ref(),
+                (asked_to_wait, elapsed, ended),
+                &mut archive,
+            )?;
+            match after {
+                AfterFailure::Retried => return Ok(()),
+                AfterFailure::GaveUp(detail) => {
+                    if entry.revisit {
+                        // The stored copy stays; only the revisit failed.
+                        self.failed_visit(entry.id, &detail)?;
+                        self.store.revisited(entry.id, Revisit::Failed, now)?;
+                    } else {
+                        self.settle_response(&entry, host_key, url, outcome, archive, now)?;
+                    }
+                    return self.give_up(host_key, Reason::ServerGaveUp, &detail);
                 }
-                self.store.waiting(
-                    entry.id,
-                    Reason::Retry,
-                    &format!("{what}; tried again after {:.1} s", pause.as_secs_f64()),
-                )?;
-                self.rest(host_key, ended, pause)?;
-                self.requeue_retry(host_key, &entry)?;
-                // The budget counts URLs settled, so a retry does not spend it.
-                self.requests_total = self.requests_total.saturating_sub(1);
-                return Ok(());
+                AfterFailure::OutOfRetries => {}
             }
-            self.host_mut(host_key).fetched += 1;
-            let detail = if too_long {
-                format!(
-                    "the server asked to wait {:.0} s (Retry-After), more than [politeness] max_retry_after_seconds",
-                    asked_to_wait.map_or(0.0, |w| w.as_secs_f64())
-                )
-            } else {
-                format!("{failures} failures in a row (last: {what})")
-            };
-            if give_up {
-                if entry.revisit {
-                    // The stored copy stays; only the revisit failed.
-                    self.failed_visit(entry.id, &detail)?;
-                    self.store.revisited(entry.id, Revisit::Failed, now)?;
-                } else {
-                    self.settle_response(&entry, host_key, url, outcome, archive, now)?;
-                }
-                return self.give_up(host_key, Reason::ServerGaveUp, &detail);
-            }
-            // Out of retries for this URL; the server still answers others.
-            let pause = self.pause_after_failure(failures, delay, asked_to_wait, elapsed);
-            self.rest(host_key, ended, pause)?;
         }
         if entry.revisit
             && self.settle_revisit(
@@ -181,7 +149,7 @@ impl Crawler<'_> {
             self.seed_settled(entry.id, None)?;
             return Ok(());
         }
-        let Some(mut analysis) = analysis else {
+        let Some(analysis) = analysis else {
             self.progress
                 .fetched(if status >= 400 && !not_recorded(&response) {
                     Fetched::Error
@@ -191,6 +159,82 @@ impl Crawler<'_> {
             self.seed_settled(entry.id, None)?;
             return Ok(());
         };
+        self.take_page(&entry, host_key, url, &response, analysis, now)
+    }
+
+    /// A server error, a timeout or "too many requests": the URL is tried again after the
+    /// server's pause, or the server is given up on, or the URL is out of retries (and settles
+    /// as a failure, the server resting first).
+    fn after_failure(
+        &mut self,
+        entry: &Job,
+        host_key: &str,
+        url: &url::Url,
+        outcome: Result<&Response, &Failure>,
+        (asked_to_wait, elapsed, ended): (Option<Duration>, Duration, Instant),
+        archive: &mut Archive,
+    ) -> anyhow::Result<AfterFailure> {
+        let politeness = self.ctx.topic.file.politeness.clone();
+        let (failures, delay) = {
+            let host = self.host_mut(host_key);
+            (host.failures, host.delay)
+        };
+        let what = match outcome {
+            Ok(r) => format!("HTTP {}", r.status),
+            Err(f) => format!("{}: {}", f.reason, f.detail),
+        };
+        let max_wait = crate::topic::seconds(politeness.max_retry_after_seconds);
+        let too_long = asked_to_wait.is_some_and(|w| w > max_wait);
+        let give_up = too_long || failures >= politeness.give_up_after;
+        let throttled =
+            asked_to_wait.is_some() || outcome.is_ok_and(|r| r.status == 429 || r.status == 503);
+        // "Too many requests" says nothing against the URL: it waits its turn again, and
+        // the failure count of the server bounds how long that can go on.
+        let retry = !give_up && (throttled || entry.attempts < politeness.retries);
+        if retry {
+            let pause = self.pause_after_failure(failures, delay, asked_to_wait, elapsed);
+            if let Ok(response) = outcome {
+                self.archive(url, response, archive)?;
+            }
+            self.store.waiting(
+                entry.id,
+                Reason::Retry,
+                &format!("{what}; tried again after {:.1} s", pause.as_secs_f64()),
+            )?;
+            self.rest(host_key, ended, pause)?;
+            self.requeue_retry(host_key, entry)?;
+            // The budget counts URLs settled, so a retry does not spend it.
+            self.requests_total = self.requests_total.saturating_sub(1);
+            return Ok(AfterFailure::Retried);
+        }
+        self.host_mut(host_key).fetched += 1;
+        if give_up {
+            return Ok(AfterFailure::GaveUp(if too_long {
+                format!(
+                    "the server asked to wait {:.0} s (Retry-After), more than [politeness] max_retry_after_seconds",
+                    asked_to_wait.map_or(0.0, |w| w.as_secs_f64())
+                )
+            } else {
+                format!("{failures} failures in a row (last: {what})")
+            }));
+        }
+        // Out of retries for this URL; the server still answers others.
+        let pause = self.pause_after_failure(failures, delay, asked_to_wait, elapsed);
+        self.rest(host_key, ended, pause)?;
+        Ok(AfterFailure::OutOfRetries)
+    }
+
+    /// A page read by the analysis: its facts, its verdict for the seeds and the servers'
+    /// yields, then its links (unless nofollow, or an off-topic seed: a dead end).
+    fn take_page(
+        &mut self,
+        entry: &Job,
+        host_key: &str,
+        url: &url::Url,
+        response: &Response,
+        analysis: Analysis,
+        now: f64,
+    ) -> anyhow::Result<()> {
         self.store.page_facts(entry.id, &analysis.facts)?;
         if self.ctx.pass.monitor {
             // A monitor watches the pages it has; it follows nothing new.
@@ -243,6 +287,18 @@ impl Crawler<'_> {
         if analysis.nofollow || header.nofollow || (is_seed && !analysis.facts.verdict) {
             return self.links_taken_in(entry.id);
         }
+        self.follow_links(entry, url, analysis, now)
+    }
+
+    /// The page's links: stored with their anchors, queued (or skipped with their reason)
+    /// when new, their priorities raised when known.
+    fn follow_links(
+        &mut self,
+        entry: &Job,
+        url: &url::Url,
+        mut analysis: Analysis,
+        now: f64,
+    ) -> anyhow::Result<()> {
         // Tunnelling: off-topic pages in a row ending here; past the limit, the links are
         // recorded but not queued.
         let run = strategy::hops_after(entry.hops, analysis.facts.verdict);
@@ -598,4 +654,14 @@ impl Crawler<'_> {
 /// A replayed URL the recording does not hold (the replay fetcher's marker).
 fn not_recorded(response: &Response) -> bool {
     response.replayed && response.header("x-glaneur-replay") == Some("missing")
+}
+
+/// What a failure that may pass (a server error, a timeout, "too many requests") leads to.
+enum AfterFailure {
+    /// The URL waits to be tried again.
+    Retried,
+    /// The server is given up on, for this reason.
+    GaveUp(String),
+    /// The URL is out of retries: it settles as a failure.
+    OutOfRetries,
 }

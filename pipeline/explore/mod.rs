@@ -1,5 +1,5 @@
 //! `glaneur index`, `kwic`, `freq`, `colloc`, `keywords`: the corpus explorer's commands, a thin
-//! layer over `stages::explore` and the index on disk (`corpus_index`).
+//! layer over `stages::explore` and the index on disk (`index::corpus`).
 //!
 //! **In:** a run folder (its `index/`) or an index folder, a CQL query, flags.
 //!

@@ -2,10 +2,10 @@
 //! then written in every token format.
 //!
 //! **In:** a document of `docs.jsonl` and, when a tagger has run, its tagged tokens.
-//! **Out:** a [`Formatted`] document: the text of its TreeTagger, `.vrt`, CoNLL-U and
-//! Talismane blocks and its `metadata.csv` row, its sentences (for the matrix), and its
-//! `txt/<id>.txt` (and, with `[output] treetagger = "per-document"`, `treetagger/<id>.tt`)
-//! already written.
+//! **Out:** a [`Formatted`] document: its block of each corpus file of the token formats the
+//! topic asks for (`stages::export::formats`) and its `metadata.csv` row, its sentences (for
+//! the matrix); its files of the per-document formats (`txt/<id>.txt`, and with `[output]
+//! treetagger = "per-document"`, `treetagger/<id>.tt`) already written.
 //!
 //! **Invariants:** every format comes from the same token stream; nothing here depends on
 //! other documents, so documents are formatted in any order on any thread and written in
@@ -13,25 +13,29 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
+use stages::export::formats::{Files, TokenFormat, Tokens};
 use stages::export::tagged::{TaggedToken, Tagset};
-use stages::export::{treetagger, vertical};
+use stages::export::vertical;
 
 use super::tags::aligned_tags;
 use super::{sitemap_stem, write};
 use crate::extract::Document;
-use crate::topic::TreeTaggerLayout;
+
+/// A token format the topic asks for, and where its documents go.
+pub(super) struct Written {
+    pub(super) format: &'static TokenFormat,
+    /// The treetagger layout of the topic applied.
+    pub(super) files: Files,
+    /// Its folder in the run folder.
+    pub(super) dir: PathBuf,
+}
 
 /// What every document's formatting shares.
 pub(super) struct Shared {
     /// The language of a document whose language was not detected.
     pub(super) default_language: String,
-    pub(super) layout: TreeTaggerLayout,
-    /// `None` when the topic leaves the format out (`[output] formats`).
-    pub(super) tt_dir: Option<PathBuf>,
-    pub(super) txt_dir: Option<PathBuf>,
-    pub(super) conllu: bool,
-    pub(super) talismane: bool,
+    /// The token formats written, in table order.
+    pub(super) formats: Vec<Written>,
     /// The tagset of the tagger output, when a tagger has run.
     pub(super) tagset: Option<Tagset>,
 }
@@ -50,12 +54,9 @@ pub(super) struct Formatted {
     pub(super) tagged: Option<Option<Vec<TaggedToken>>>,
     /// The tags did not reach the formats (absent or stale tagger output).
     pub(super) untagged: bool,
-    /// `corpus.tt`'s block (empty with per-document files); each block is empty when the
-    /// topic leaves its format out.
-    pub(super) tt: String,
-    pub(super) vrt: String,
-    pub(super) conllu: String,
-    pub(super) talismane: String,
+    /// The document's block of each corpus file, in [`Shared::formats`] order (empty for the
+    /// formats that write a file per document, written already).
+    pub(super) blocks: Vec<String>,
     pub(super) metadata: String,
 }
 
@@ -79,18 +80,7 @@ pub(super) fn format(shared: &Shared, (doc, tagged): Job) -> anyhow::Result<Form
         })
         .collect();
     let n_tokens: usize = paragraphs.iter().map(Vec::len).sum();
-    // The date the page declares (extract stage), else `Last-Modified` (documents written
-    // before the extract stage recorded dates).
-    let date = doc.date.clone().or_else(|| {
-        doc.last_modified
-            .as_deref()
-            .and_then(|d| httpdate::parse_http_date(d).ok())
-            .map(|t| {
-                chrono::DateTime::<chrono::Utc>::from(t)
-                    .format("%Y-%m-%d")
-                    .to_string()
-            })
-    });
+    let date = date_of(&doc);
     let meta = vertical::DocMeta {
         id: &doc.id,
         url: &doc.url,
@@ -100,20 +90,6 @@ pub(super) fn format(shared: &Shared, (doc, tagged): Job) -> anyhow::Result<Form
         host: &doc.host,
         date: date.as_deref(),
     };
-    let mut tt = String::new();
-    match (&shared.tt_dir, shared.layout) {
-        (None, _) => {}
-        (Some(_), TreeTaggerLayout::PerCorpus) => {
-            treetagger::write_doc(&mut tt, &meta, &paragraphs)
-        }
-        (Some(dir), TreeTaggerLayout::PerDocument) => {
-            let mut one = String::new();
-            treetagger::write_doc(&mut one, &meta, &paragraphs);
-            let path = dir.join(format!("{}.tt", doc.id));
-            std::fs::write(&path, one)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
-    }
     let tags = tagged.as_ref().map(|tokens| {
         tokens
             .as_deref()
@@ -121,52 +97,50 @@ pub(super) fn format(shared: &Shared, (doc, tagged): Job) -> anyhow::Result<Form
     });
     let untagged = matches!(tags, Some(None));
     let tags = tags.map(Option::unwrap_or_default);
-    let mut vrt = String::new();
-    vertical::write_vrt_split(&mut vrt, &meta, &split, tags.as_deref());
-    let mut conllu = String::new();
-    if shared.conllu {
-        vertical::write_conllu_split(
-            &mut conllu,
-            &meta,
-            &split,
-            tags.as_deref().zip(shared.tagset),
-        );
-    }
-    let mut talismane = String::new();
-    if shared.talismane {
-        vertical::write_talismane_split(&mut talismane, &split);
+    let tokens = Tokens {
+        meta: &meta,
+        split: &split,
+        paragraphs: &paragraphs,
+        texts: &texts,
+        tags: tags.as_deref(),
+        tagset: shared.tagset,
+    };
+    let mut blocks = Vec::with_capacity(shared.formats.len());
+    for written in &shared.formats {
+        let mut text = String::new();
+        (written.format.write)(&tokens, &mut text);
+        match written.files {
+            Files::Corpus(_) => blocks.push(text),
+            Files::PerDocument(extension) => {
+                let name = format!("{}.{extension}", sitemap_stem(&doc.id));
+                write(&written.dir.join(name), text.as_bytes())?;
+                blocks.push(String::new());
+            }
+        }
     }
     let metadata = vertical::metadata_csv_row(&meta, n_tokens);
-    if let Some(dir) = &shared.txt_dir {
-        write_txt(dir, &doc)?;
-    }
     Ok(Formatted {
         split,
         n_tokens,
         tagged,
         untagged,
-        tt,
-        vrt,
-        conllu,
-        talismane,
+        blocks,
         metadata,
         doc,
     })
 }
 
-/// `txt/<id>.txt`: the document's paragraphs separated by blank lines (AntConc, #LancsBox,
-/// TXM's TXT+CSV import with `metadata.csv`).
-fn write_txt(dir: &std::path::Path, doc: &Document) -> anyhow::Result<()> {
-    let mut text = String::new();
-    for p in &doc.paragraphs {
-        if !text.is_empty() {
-            text.push_str("\n\n");
-        }
-        text.push_str(p.text.trim());
-    }
-    text.push('\n');
-    write(
-        &dir.join(format!("{}.txt", sitemap_stem(&doc.id))),
-        text.as_bytes(),
-    )
+/// The date the page declares (extract stage), else `Last-Modified` (documents written
+/// before the extract stage recorded dates).
+fn date_of(doc: &Document) -> Option<String> {
+    doc.date.clone().or_else(|| {
+        doc.last_modified
+            .as_deref()
+            .and_then(|d| httpdate::parse_http_date(d).ok())
+            .map(|t| {
+                chrono::DateTime::<chrono::Utc>::from(t)
+                    .format("%Y-%m-%d")
+                    .to_string()
+            })
+    })
 }

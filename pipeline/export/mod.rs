@@ -22,6 +22,7 @@
 mod document;
 mod graphs;
 mod matrix;
+mod sink;
 mod tags;
 
 use std::collections::HashMap;
@@ -30,12 +31,12 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Context;
-use stages::export::matrix::MatrixBuilder;
-use stages::export::vertical;
+use stages::export::formats::{Files, TOKEN_FORMATS};
 
 use crate::store::Store;
-use crate::topic::{TokenFormat, Topic, TreeTaggerLayout};
-use document::{Formatted, Shared};
+use crate::topic::{Topic, TreeTaggerLayout};
+use document::{Formatted, Shared, Written};
+use sink::{Finished, Sink};
 use tags::TaggedStream;
 
 /// `docs.jsonl` bytes formatted together on every core; two batches are in memory at a time,
@@ -79,78 +80,11 @@ pub fn run(
     bar: &indicatif::ProgressBar,
 ) -> anyhow::Result<ExportReport> {
     let started = Instant::now();
-    let output = &topic.file.output;
-    // A format the topic leaves out has its folder removed, so no stale copy stays beside the
-    // formats written now.
-    let format_dir = |name: &str, format: TokenFormat| {
-        let dir = run_dir.join(name);
-        if output.writes(format) {
-            fresh_dir(&dir).map(Some)
-        } else {
-            if dir.exists() {
-                std::fs::remove_dir_all(&dir)
-                    .with_context(|| format!("cannot clear {}", dir.display()))?;
-            }
-            Ok(None)
-        }
-    };
-    let tt_dir = format_dir("treetagger", TokenFormat::Treetagger)?;
-    let vrt_dir = fresh_dir(&run_dir.join("vrt"))?;
-    let conllu_dir = format_dir("conllu", TokenFormat::Conllu)?;
-    let talismane_dir = format_dir("talismane", TokenFormat::Talismane)?;
     let matrix_dir = fresh_dir(&run_dir.join("matrix"))?;
     let graph_dir = fresh_dir(&run_dir.join("graph"))?;
-    let txt_dir = format_dir("txt", TokenFormat::Txt)?;
-    let vrt_path = vrt_dir.join("corpus.vrt");
-    let mut vrt = Output::create(vrt_path.clone())?;
-    let mut conllu = conllu_dir
-        .map(|d| Output::create(d.join("corpus.conllu")))
-        .transpose()?;
-    let mut talismane = talismane_dir
-        .map(|d| Output::create(d.join("corpus.txt")))
-        .transpose()?;
-    let mut metadata = Output::create(run_dir.join("metadata.csv"))?;
-    metadata.put(vertical::metadata_csv_header())?;
-    metadata.put("\n")?;
-    let mut corpus_tt = match (&tt_dir, output.treetagger) {
-        (Some(dir), TreeTaggerLayout::PerCorpus) => Some(Output::create(dir.join("corpus.tt"))?),
-        _ => None,
-    };
-    // Each document's row facts, in matrix row order, until the matrix is filtered
-    // (`docs.tsv`'s `words` counts what the filtered matrix keeps).
-    let rows_path = matrix_dir.join("docs.rows.tmp");
-    let mut rows = csv::WriterBuilder::new()
-        .delimiter(b'\t')
-        .has_headers(false)
-        .from_path(&rows_path)
-        .with_context(|| format!("cannot write {}", rows_path.display()))?;
-
-    let mut report = ExportReport::default();
-    let mut matrix = matrix::SpilledMatrix::create(
-        MatrixBuilder::with_options(topic.file.matrix.options())
-            .map_err(|e| anyhow::anyhow!("[matrix]: {e}"))?,
-        matrix_dir.join("counts.rows.tmp"),
-    )?;
     // The tagger's output, when one has run: pos and lemma go into the `.vrt`, CoNLL-U, the
     // index and the lemma matrix.
     let mut tagged = TaggedStream::open(&run_dir.join("tagged"))?;
-    let tagset = tagged.as_ref().map(|(_, tagset)| *tagset);
-    let mut lemma_matrix = match tagged {
-        Some(_) => Some(matrix::SpilledMatrix::create(
-            MatrixBuilder::with_options(topic.file.matrix.options())
-                .map_err(|e| anyhow::anyhow!("[matrix]: {e}"))?,
-            matrix_dir.join("lemma-counts.rows.tmp"),
-        )?),
-        None => None,
-    };
-    let (mut untagged, mut lemmas_missing) = (0u64, 0u64);
-    // The ranked document search (`glaneur search`), stemmed in the topic's first language.
-    let language = topic.file.languages.first().map_or("", String::as_str);
-    let mut search = crate::index::documents::Builder::new(&run_dir.join("search"), language)?;
-    // Matrix row by URL id, for the similarity graph's comparison with the links: only while
-    // the documents are few enough for that graph to be computed.
-    let max_documents = topic.file.similarity.max_documents;
-    let mut row_of: HashMap<i64, usize> = HashMap::new();
     let shared = Shared {
         default_language: topic
             .file
@@ -158,13 +92,10 @@ pub fn run(
             .first()
             .map_or("fr", String::as_str)
             .to_string(),
-        layout: output.treetagger,
-        tt_dir,
-        txt_dir,
-        conllu: output.writes(TokenFormat::Conllu),
-        talismane: output.writes(TokenFormat::Talismane),
-        tagset,
+        formats: open_formats(topic, run_dir)?,
+        tagset: tagged.as_ref().map(|(_, tagset)| *tagset),
     };
+    let mut sink = Sink::open(topic, &shared, run_dir, &matrix_dir, store, bar)?;
     let source = crate::extract::documents(&run_dir.join("docs.jsonl"))?.map(|doc| {
         let (doc, bytes) = doc?;
         let tokens = match &mut tagged {
@@ -177,132 +108,122 @@ pub fn run(
         source,
         BATCH_BYTES,
         |job| document::format(&shared, job),
-        |f: Formatted| {
-            // TreeTagger's tokenizer keeps `<…>` spans whole as SGML (the tagger skips
-            // them): they are not words of the matrix.
-            let words: Vec<&str> = f
-                .split
-                .iter()
-                .flatten()
-                .flat_map(|s| s.tokens.iter())
-                .map(String::as_str)
-                .filter(|t| !stages::corpus::tokenize::is_markup(t))
-                .collect();
-            let row = matrix.add(&words)?;
-            if let Some(lemma_matrix) = &mut lemma_matrix {
-                match &f.tagged {
-                    Some(Some(tokens)) => {
-                        let lemmas: Vec<&str> = tokens
-                            .iter()
-                            // Escaped `<…>` spans (markup to TreeTagger) are not words.
-                            .filter(|t| !(t.word.starts_with("&lt;") && t.word.ends_with("&gt;")))
-                            .map(|t| t.lemma.as_str())
-                            .collect();
-                        lemma_matrix.add(&lemmas)?;
-                    }
-                    // Keep the row so that rows still match docs.tsv.
-                    _ => {
-                        lemma_matrix.add(&[])?;
-                        lemmas_missing += 1;
-                    }
-                }
-            }
-            untagged += u64::from(f.untagged);
-            report.documents += 1;
-            report.tokens += f.n_tokens as u64;
-            if let Some(tt) = &mut corpus_tt {
-                tt.put(&f.tt)?;
-            }
-            vrt.put(&f.vrt)?;
-            if let Some(conllu) = &mut conllu {
-                conllu.put(&f.conllu)?;
-            }
-            if let Some(talismane) = &mut talismane {
-                talismane.put(&f.talismane)?;
-            }
-            metadata.put(&f.metadata)?;
-            metadata.put("\n")?;
-            let d = &f.doc;
-            rows.write_record([
-                d.id.as_str(),
-                d.url.as_str(),
-                d.title.as_str(),
-                d.language.as_str(),
-                &d.score.to_string(),
-                &f.n_tokens.to_string(),
-                d.host.as_str(),
-            ])
-            .with_context(|| format!("cannot write {}", rows_path.display()))?;
-            if (row as u64) < max_documents {
-                row_of.insert(d.url_id, row);
-            } else if !row_of.is_empty() {
-                row_of = HashMap::new();
-            }
-            store.set_tokens(d.url_id, f.n_tokens as u64)?;
-            search.add(d)?;
-            bar.inc(1);
-            Ok(())
-        },
+        |f: Formatted| sink.add(f),
     )?;
-    for out in [Some(vrt), conllu, talismane, Some(metadata), corpus_tt]
-        .into_iter()
-        .flatten()
-    {
-        out.finish()?;
-    }
-    rows.flush()
-        .with_context(|| format!("cannot write {}", rows_path.display()))?;
-    drop(rows);
-    search.finish()?;
-
-    // The similarity graph needs the matrix whole; it is computed up to its size limit.
-    let similar = |rows: usize| rows as u64 <= max_documents;
-    let written = matrix.write(&matrix_dir, "", true, similar)?;
-    report.dense_csv = written.dense_refused;
-    report.vocabulary = written.vocabulary as u64;
-    report.nonzeros = written.nonzeros as u64;
-    let nodes = write_docs_tsv(
-        &matrix_dir,
-        &rows_path,
-        &written.words,
-        written.matrix.is_some(),
-        &mut report,
-    )?;
-    if let Some(lemma_matrix) = lemma_matrix {
-        let lemmas = lemma_matrix.write(&matrix_dir, "lemma-", false, |_| false)?;
-        report.lemma_vocabulary = Some(lemmas.vocabulary as u64);
-        // Documents the tagger output does not hold, or holds with other tokens.
-        report.tagged_documents_missing = Some(untagged.max(lemmas_missing));
-    }
+    let finished = sink.finish()?;
+    let mut report = ExportReport::default();
+    let (matrix, nodes, row_of) = write_matrices(topic, &matrix_dir, finished, &mut report)?;
     // The query index (`glaneur kwic`, `freq`, `colloc`, `keywords`) of the `.vrt` just written.
-    let columns: &[&str] = if tagset.is_some() {
+    let columns: &[&str] = if shared.tagset.is_some() {
         &["word", "pos", "lemma"]
     } else {
         &["word"]
     };
-    crate::index::corpus::build(&vrt_path, columns, &run_dir.join("index"))?;
+    crate::index::corpus::build(
+        &run_dir.join("vrt").join("corpus.vrt"),
+        columns,
+        &run_dir.join("index"),
+    )?;
+    write_all_graphs(
+        topic,
+        store,
+        &graph_dir,
+        matrix,
+        &nodes,
+        &row_of,
+        &mut report,
+    )?;
+    store.commit()?;
+    report.seconds = started.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    Ok(report)
+}
 
-    let graph = graphs::build_graph(store, &graph_dir)?;
-    graphs::write_graphs(store, &graph_dir, &graph, &mut report)?;
-    match &written.matrix {
-        Some(m) => {
-            graphs::write_similarity(topic, &graph_dir, m, &graph, &nodes, &row_of, &mut report)?
+/// The folder of each token format the topic asks for, emptied; the folder of each one it
+/// leaves out removed, so no stale copy stays beside the formats written now.
+fn open_formats(topic: &Topic, run_dir: &Path) -> anyhow::Result<Vec<Written>> {
+    let output = &topic.file.output;
+    let mut formats = Vec::new();
+    for format in TOKEN_FORMATS {
+        let dir = run_dir.join(format.name);
+        if !output.writes(format.name) {
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir)
+                    .with_context(|| format!("cannot clear {}", dir.display()))?;
+            }
+            continue;
         }
+        let files = match (format.name, output.treetagger) {
+            ("treetagger", TreeTaggerLayout::PerDocument) => Files::PerDocument("tt"),
+            _ => format.files,
+        };
+        formats.push(Written {
+            format,
+            files,
+            dir: fresh_dir(&dir)?,
+        });
+    }
+    Ok(formats)
+}
+
+/// The matrices and `docs.tsv` from the stream's scratch files; returns the filtered matrix
+/// (when the similarity graph is computed), the documents as graph nodes and their rows.
+fn write_matrices(
+    topic: &Topic,
+    matrix_dir: &Path,
+    finished: Finished,
+    report: &mut ExportReport,
+) -> anyhow::Result<(matrix::Written, Vec<graphs::Node>, HashMap<i64, usize>)> {
+    *report = finished.report;
+    let max_documents = topic.file.similarity.max_documents;
+    // The similarity graph needs the matrix whole; it is computed up to its size limit.
+    let similar = |rows: usize| rows as u64 <= max_documents;
+    let written = finished.matrix.write(matrix_dir, "", true, similar)?;
+    report.dense_csv = written.dense_refused.clone();
+    report.vocabulary = written.vocabulary as u64;
+    report.nonzeros = written.nonzeros as u64;
+    let nodes = write_docs_tsv(
+        matrix_dir,
+        &finished.rows_path,
+        &written.words,
+        written.matrix.is_some(),
+        report,
+    )?;
+    if let Some(lemma_matrix) = finished.lemma_matrix {
+        let lemmas = lemma_matrix.write(matrix_dir, "lemma-", false, |_| false)?;
+        report.lemma_vocabulary = Some(lemmas.vocabulary as u64);
+        report.tagged_documents_missing = Some(finished.tagged_missing);
+    }
+    Ok((written, nodes, finished.row_of))
+}
+
+/// The hyperlink graph's files and, when the matrix was kept, the similarity graph's.
+fn write_all_graphs(
+    topic: &Topic,
+    store: &Store,
+    graph_dir: &Path,
+    matrix: matrix::Written,
+    nodes: &[graphs::Node],
+    row_of: &HashMap<i64, usize>,
+    report: &mut ExportReport,
+) -> anyhow::Result<()> {
+    let graph = graphs::build_graph(store, graph_dir)?;
+    graphs::write_graphs(store, graph_dir, &graph, report)?;
+    match &matrix.matrix {
+        Some(m) => graphs::write_similarity(topic, graph_dir, m, &graph, nodes, row_of, report)?,
         None => {
             report.similarity_skipped = Some(format!(
                 "similarity graph not computed: {} documents, more than [similarity] \
-                 max_documents = {max_documents} (its cost grows with the square of the \
-                 documents that share words; raise the limit to compute it)",
-                written.words.len()
+                 max_documents = {} (its cost grows with the square of the documents that \
+                 share words; raise the limit to compute it)",
+                matrix.words.len(),
+                topic.file.similarity.max_documents
             ))
         }
     }
     report.graph_nodes = graph.node_count() as u64;
     report.graph_edges = graph.edge_count() as u64;
-    store.commit()?;
-    report.seconds = started.elapsed().as_secs_f64();
-    bar.finish_and_clear();
-    Ok(report)
+    Ok(())
 }
 
 /// `matrix/docs.tsv` from the rows kept while streaming (then removed), with each row's word

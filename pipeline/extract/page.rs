@@ -216,86 +216,13 @@ pub(super) fn finalize(
 ) -> Final {
     let languages = &topic.file.languages;
     let had_text = !processed.paragraphs.is_empty();
-    let mut removed = Vec::new();
     // Host boilerplate first, so that paragraph languages are inherited from the neighbours a
     // reader sees (a cookie notice between two English paragraphs must not make them French).
-    let mut survivors = Vec::with_capacity(processed.paragraphs.len());
-    for (index, para) in processed.paragraphs.into_iter().enumerate() {
-        if let Some(Some(r)) = marks.get(index) {
-            removed.push(RemovedParagraph {
-                index,
-                reason: Removal::HostBoilerplate,
-                detail: format!(
-                    "on {} of {} pages of {}",
-                    r.pages, r.host_pages, processed.host
-                ),
-                kind: kind_name(para.kind),
-                text: para.text,
-            });
-        } else {
-            survivors.push((index, para));
-        }
-    }
-    let own: Vec<Option<String>> = survivors.iter().map(|(_, p)| p.own_lang.clone()).collect();
+    let (survivors, mut removed) =
+        remove_host_boilerplate(processed.paragraphs, marks, &processed.host);
     let document_lang = processed.language.as_ref().map(|l| l.code.as_str());
-    let texts: Vec<&str> = survivors.iter().map(|(_, p)| p.text.as_str()).collect();
-    let preferred = languages.first().map(String::as_str);
-    // Without `[text] paragraph_language` no paragraph language is used or written: the
-    // arbitration inside `inherit` runs whatlang on short paragraphs, so it is skipped (it
-    // cost 9 % of the stage on a bilingual corpus).
-    let langs = if topic.file.text.paragraph_language {
-        stages::corpus::paralang::inherit(&own, &texts, document_lang, preferred)
-    } else {
-        vec![
-            stages::corpus::paralang::ParagraphLang {
-                code: None,
-                own: false,
-            };
-            texts.len()
-        ]
-    };
-    // Share of the text measured on its own that is in a target language: a page in another
-    // language with a few translated headings is not a mixed page.
-    let letters = |t: &str| t.chars().filter(|c| c.is_alphabetic()).count();
-    let (mut target_letters, mut own_letters) = (0usize, 0usize);
-    for ((_, para), code) in survivors.iter().zip(&own) {
-        if let Some(code) = code {
-            own_letters += letters(&para.text);
-            if languages.contains(code) {
-                target_letters += letters(&para.text);
-            }
-        }
-    }
-    let target_share = (own_letters > 0).then(|| target_letters as f64 / own_letters as f64);
-    let mut paragraphs = Vec::with_capacity(survivors.len());
-    for ((index, para), lang) in survivors.into_iter().zip(langs) {
-        let kind = kind_name(para.kind);
-        if topic.file.text.paragraph_language
-            && let Some(code) = &lang.code
-            && !languages.contains(code)
-        {
-            removed.push(RemovedParagraph {
-                index,
-                reason: Removal::Language,
-                detail: format!(
-                    "{code} ({})",
-                    if lang.own { "detected" } else { "inherited" }
-                ),
-                kind,
-                text: para.text,
-            });
-            continue;
-        }
-        paragraphs.push(Paragraph {
-            kind: kind.to_string(),
-            text: para.text,
-            lang: if topic.file.text.paragraph_language {
-                lang.code
-            } else {
-                None
-            },
-        });
-    }
+    let (paragraphs, target_share) =
+        keep_target_languages(topic, survivors, document_lang, &mut removed);
     removed.sort_by_key(|r| r.index);
     let mut clean = String::new();
     for p in &paragraphs {
@@ -379,6 +306,103 @@ pub(super) fn finalize(
         language_ok,
         removed,
     }
+}
+
+/// The paragraphs left once those repeated on the host's pages are taken out (with their
+/// positions in the page), and those taken out.
+fn remove_host_boilerplate(
+    paragraphs: Vec<Para>,
+    marks: &[Option<Repeated>],
+    host: &str,
+) -> (Vec<(usize, Para)>, Vec<RemovedParagraph>) {
+    let mut removed = Vec::new();
+    let mut survivors = Vec::with_capacity(paragraphs.len());
+    for (index, para) in paragraphs.into_iter().enumerate() {
+        if let Some(Some(r)) = marks.get(index) {
+            removed.push(RemovedParagraph {
+                index,
+                reason: Removal::HostBoilerplate,
+                detail: format!("on {} of {} pages of {host}", r.pages, r.host_pages),
+                kind: kind_name(para.kind),
+                text: para.text,
+            });
+        } else {
+            survivors.push((index, para));
+        }
+    }
+    (survivors, removed)
+}
+
+/// With `[text] paragraph_language`, the paragraphs in a target language (their language
+/// inherited from their neighbours when too short to tell), the others added to `removed`;
+/// and the share of the text measured on its own that is in a target language.
+fn keep_target_languages(
+    topic: &Topic,
+    survivors: Vec<(usize, Para)>,
+    document_lang: Option<&str>,
+    removed: &mut Vec<RemovedParagraph>,
+) -> (Vec<Paragraph>, Option<f64>) {
+    let languages = &topic.file.languages;
+    let own: Vec<Option<String>> = survivors.iter().map(|(_, p)| p.own_lang.clone()).collect();
+    let texts: Vec<&str> = survivors.iter().map(|(_, p)| p.text.as_str()).collect();
+    let preferred = languages.first().map(String::as_str);
+    // Without `[text] paragraph_language` no paragraph language is used or written: the
+    // arbitration inside `inherit` runs whatlang on short paragraphs, so it is skipped (it
+    // cost 9 % of the stage on a bilingual corpus).
+    let langs = if topic.file.text.paragraph_language {
+        stages::corpus::paralang::inherit(&own, &texts, document_lang, preferred)
+    } else {
+        vec![
+            stages::corpus::paralang::ParagraphLang {
+                code: None,
+                own: false,
+            };
+            texts.len()
+        ]
+    };
+    // Share of the text measured on its own that is in a target language: a page in another
+    // language with a few translated headings is not a mixed page.
+    let letters = |t: &str| t.chars().filter(|c| c.is_alphabetic()).count();
+    let (mut target_letters, mut own_letters) = (0usize, 0usize);
+    for ((_, para), code) in survivors.iter().zip(&own) {
+        if let Some(code) = code {
+            own_letters += letters(&para.text);
+            if languages.contains(code) {
+                target_letters += letters(&para.text);
+            }
+        }
+    }
+    let target_share = (own_letters > 0).then(|| target_letters as f64 / own_letters as f64);
+    let mut paragraphs = Vec::with_capacity(survivors.len());
+    for ((index, para), lang) in survivors.into_iter().zip(langs) {
+        let kind = kind_name(para.kind);
+        if topic.file.text.paragraph_language
+            && let Some(code) = &lang.code
+            && !languages.contains(code)
+        {
+            removed.push(RemovedParagraph {
+                index,
+                reason: Removal::Language,
+                detail: format!(
+                    "{code} ({})",
+                    if lang.own { "detected" } else { "inherited" }
+                ),
+                kind,
+                text: para.text,
+            });
+            continue;
+        }
+        paragraphs.push(Paragraph {
+            kind: kind.to_string(),
+            text: para.text,
+            lang: if topic.file.text.paragraph_language {
+                lang.code
+            } else {
+                None
+            },
+        });
+    }
+    (paragraphs, target_share)
 }
 
 #[cfg(test)]

@@ -1,12 +1,18 @@
 //! The wall clock, in the two forms the run folder stores: seconds since the epoch
 //! (`crawl.sqlite`) and ISO 8601 UTC (WARC-Date, `report.json`, the run lock, search results).
 //!
-//! **Invariants:** the only place that reads the wall clock for a stored time; a clock before
-//! 1970 reads as 0 rather than failing.
+//! **Invariants:** the only place that reads the wall clock (`tests/e2e/tidy.rs` checks it;
+//! delays and deadlines use the monotonic `Instant`); a clock before 1970 reads as 0 rather
+//! than failing.
+
+/// Now, as the system's time (to compare with an HTTP date).
+pub fn now_system() -> std::time::SystemTime {
+    std::time::SystemTime::now()
+}
 
 /// Now, in seconds since the Unix epoch.
 pub fn now_epoch() -> f64 {
-    std::time::SystemTime::now()
+    now_system()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
         .unwrap_or(0.0)

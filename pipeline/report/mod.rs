@@ -66,7 +66,7 @@ pub struct ReasonCount {
     pub state: String,
     /// Final reason (empty for a URL queued and not yet reached).
     pub reason: String,
-    /// What the reason means, from the same table as the name (`outcome.rs`).
+    /// What the reason means, from the same table as the name (`ground/outcome.rs`).
     pub explanation: String,
     /// Number of URLs.
     pub count: u64,
@@ -150,6 +150,21 @@ impl Report {
         let _ = writeln!(out, "glaneur: topic `{}` → {}", self.topic, self.run_dir);
         let _ = writeln!(out);
         let _ = writeln!(out, "  {:<8} {:>8}  what", "stage", "count");
+        self.summary_seeds_crawl(&mut out);
+        if let Some(extract) = &self.extract {
+            self.summary_extract(extract, &mut out);
+        }
+        self.summary_export(&mut out);
+        self.summary_urls_harvest(&mut out);
+        if let Some(why) = &self.empty_corpus {
+            let _ = writeln!(out);
+            let _ = writeln!(out, "  the corpus is empty: {why}");
+        }
+        out
+    }
+
+    /// The summary's seeds, search and crawl lines.
+    fn summary_seeds_crawl(&self, out: &mut String) {
         if let Some(seeds) = &self.seeds {
             let total: u64 = seeds.by_source.values().sum();
             let _ = writeln!(
@@ -197,62 +212,68 @@ impl Report {
                 },
             );
         }
-        if let Some(extract) = &self.extract {
+    }
+
+    /// The summary's extract lines.
+    fn summary_extract(&self, extract: &ExtractReport, out: &mut String) {
+        let _ = writeln!(
+            out,
+            "  {:<8} {:>8}  pages → {} documents kept ({:.0} pages/s)",
+            "extract", extract.pages, extract.kept, extract.pages_per_second
+        );
+        if extract.reused > 0 {
             let _ = writeln!(
                 out,
-                "  {:<8} {:>8}  pages → {} documents kept ({:.0} pages/s)",
-                "extract", extract.pages, extract.kept, extract.pages_per_second
+                "  {:<8} {:>8}  pages unchanged since the last extraction, read from {} \
+                 (the other {} decoded and cleaned again)",
+                "",
+                extract.reused,
+                crate::extract::CACHE_FILE,
+                extract.pages.saturating_sub(extract.reused)
             );
-            if extract.reused > 0 {
-                let _ = writeln!(
-                    out,
-                    "  {:<8} {:>8}  pages unchanged since the last extraction, read from {} \
-                     (the other {} decoded and cleaned again)",
-                    "",
-                    extract.reused,
-                    crate::extract::CACHE_FILE,
-                    extract.pages.saturating_sub(extract.reused)
-                );
-            }
-            if extract.pages_links_cut + extract.pages_attributes_cut > 0 {
-                let _ = writeln!(
-                    out,
-                    "  {:<8} {:>8}  pages read only in part: {} with more links than [crawl] \
-                     max_links_per_page, {} with an element of more attributes than \
-                     max_attributes_per_element",
-                    "",
-                    extract.pages_links_cut.max(extract.pages_attributes_cut),
-                    extract.pages_links_cut,
-                    extract.pages_attributes_cut
-                );
-            }
-            if let Some(n) = extract
-                .dropped
-                .get(Reason::Unreadable.name().as_ref())
-                .filter(|n| **n > 0)
-            {
-                let _ = writeln!(
-                    out,
-                    "  {:<8} {:>8}  pages whose stored response cannot be read (damaged WARC \
-                     records): `glaneur verify {}` names them, `--refetch` fetches them again",
-                    "WARNING", n, self.run_dir
-                );
-            }
-            if !extract.paragraphs_removed.is_empty() {
-                let list: Vec<String> = extract
-                    .paragraphs_removed
-                    .iter()
-                    .map(|(reason, n)| format!("{n} {reason}"))
-                    .collect();
-                let _ = writeln!(
-                    out,
-                    "  {:<8} {:>8}  paragraphs removed from kept documents ({}; removed-paragraphs.csv)",
-                    "",
-                    extract.paragraphs_removed.values().sum::<u64>(),
-                    list.join(", ")
-                );
-            }
         }
+        if extract.pages_links_cut + extract.pages_attributes_cut > 0 {
+            let _ = writeln!(
+                out,
+                "  {:<8} {:>8}  pages read only in part: {} with more links than [crawl] \
+                 max_links_per_page, {} with an element of more attributes than \
+                 max_attributes_per_element",
+                "",
+                extract.pages_links_cut.max(extract.pages_attributes_cut),
+                extract.pages_links_cut,
+                extract.pages_attributes_cut
+            );
+        }
+        if let Some(n) = extract
+            .dropped
+            .get(Reason::Unreadable.name().as_ref())
+            .filter(|n| **n > 0)
+        {
+            let _ = writeln!(
+                out,
+                "  {:<8} {:>8}  pages whose stored response cannot be read (damaged WARC \
+                 records): `glaneur verify {}` names them, `--refetch` fetches them again",
+                "WARNING", n, self.run_dir
+            );
+        }
+        if !extract.paragraphs_removed.is_empty() {
+            let list: Vec<String> = extract
+                .paragraphs_removed
+                .iter()
+                .map(|(reason, n)| format!("{n} {reason}"))
+                .collect();
+            let _ = writeln!(
+                out,
+                "  {:<8} {:>8}  paragraphs removed from kept documents ({}; removed-paragraphs.csv)",
+                "",
+                extract.paragraphs_removed.values().sum::<u64>(),
+                list.join(", ")
+            );
+        }
+    }
+
+    /// The summary's lemma and export lines.
+    fn summary_export(&self, out: &mut String) {
         if let Some(export) = &self.export
             && let Some(lemmas) = export.lemma_vocabulary
         {
@@ -283,6 +304,10 @@ impl Report {
                 let _ = writeln!(out, "  {:<8} {:>8}  {why}", "", "");
             }
         }
+    }
+
+    /// Every URL by state and reason, and the harvest.
+    fn summary_urls_harvest(&self, out: &mut String) {
         let _ = writeln!(out);
         let _ = writeln!(out, "  every URL seen, by final state and reason:");
         for r in &self.urls {
@@ -326,11 +351,6 @@ impl Report {
                 );
             }
         }
-        if let Some(why) = &self.empty_corpus {
-            let _ = writeln!(out);
-            let _ = writeln!(out, "  the corpus is empty: {why}");
-        }
-        out
     }
 }
 

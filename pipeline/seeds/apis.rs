@@ -249,6 +249,73 @@ impl Searcher {
                 retrieved_at: crate::ground::clock::now_iso(),
             }));
         };
+        let url = self.request_url(query, &paging);
+        // What errors may show: the endpoint without the query, which can hold the key.
+        let shown = {
+            let mut u = self.config.endpoint.clone();
+            u.set_query(None);
+            u.to_string()
+        };
+        let mut attempts = 0u32;
+        loop {
+            if let Some(stop) = self.wait_turn().await {
+                return Ok(stop);
+            }
+            attempts += 1;
+            let mut request = self
+                .client
+                .get(url.as_str())
+                .header(reqwest::header::ACCEPT, "application/json");
+            if backend == Backend::Brave
+                && let Some(key) = &self.config.key
+            {
+                request = request.header("X-Subscription-Token", key);
+            }
+            let sent = request.send().await;
+            let response = match sent {
+                Ok(r) => r,
+                Err(e) => {
+                    self.last_end = Some(Instant::now());
+                    if attempts <= MAX_RETRIES {
+                        tokio::time::sleep(backoff(self.config.delay, attempts)).await;
+                        continue;
+                    }
+                    bail!(
+                        "{name}: cannot reach {shown} after {attempts} attempts: {}",
+                        error_text(e)
+                    );
+                }
+            };
+            let status = response.status().as_u16();
+            let retry_after = retry_after_of(&response);
+            let body = response.bytes().await;
+            self.last_end = Some(Instant::now());
+            let body = match body {
+                Ok(b) => b,
+                Err(e) => {
+                    if attempts <= MAX_RETRIES {
+                        tokio::time::sleep(backoff(self.config.delay, attempts)).await;
+                        continue;
+                    }
+                    bail!(
+                        "{name}: the response from {shown} was cut: {}",
+                        error_text(e)
+                    );
+                }
+            };
+            let verdict = classify(backend, status, &body);
+            let wait = match self.outcome(verdict, attempts, retry_after, &shown)? {
+                Ok(outcome) => return Ok(outcome),
+                Err(wait) => wait,
+            };
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    /// The request's URL: the endpoint with the query, the page and the backend's
+    /// parameters (the key, for the APIs that take it there).
+    fn request_url(&self, query: &CompiledQuery, paging: &[(String, String)]) -> url::Url {
+        let backend = self.config.backend;
         let mut url = self.config.endpoint.clone();
         {
             let mut pairs = url.query_pairs_mut();
@@ -277,122 +344,90 @@ impl Searcher {
                 }
             }
         }
-        // What errors may show: the endpoint without the query, which can hold the key.
-        let shown = {
-            let mut u = self.config.endpoint.clone();
-            u.set_query(None);
-            u.to_string()
-        };
-        let mut attempts = 0u32;
-        loop {
-            if self.requests >= self.config.max_requests {
-                return Ok(PageOutcome::Stop(format!(
-                    "[search] max_requests = {} reached: searching stopped; raise it to send the remaining queries (requests already answered are not sent again)",
-                    self.config.max_requests
-                )));
+        url
+    }
+
+    /// Waits for the delay between requests and counts the request; says why searching
+    /// stops instead when `[search] max_requests` is reached.
+    async fn wait_turn(&mut self) -> Option<PageOutcome> {
+        if self.requests >= self.config.max_requests {
+            return Some(PageOutcome::Stop(format!(
+                "[search] max_requests = {} reached: searching stopped; raise it to send the remaining queries (requests already answered are not sent again)",
+                self.config.max_requests
+            )));
+        }
+        if let Some(end) = self.last_end {
+            let since = end.elapsed();
+            if since < self.config.delay {
+                tokio::time::sleep(self.config.delay - since).await;
             }
-            if let Some(end) = self.last_end {
-                let since = end.elapsed();
-                if since < self.config.delay {
-                    tokio::time::sleep(self.config.delay - since).await;
+        }
+        self.requests += 1;
+        None
+    }
+
+    /// What an answer means: the page, or why searching stops (`Ok`), or how long to wait
+    /// before trying again (`Err`).
+    fn outcome(
+        &self,
+        verdict: Verdict,
+        attempts: u32,
+        retry_after: Option<Duration>,
+        shown: &str,
+    ) -> anyhow::Result<Result<PageOutcome, Duration>> {
+        let name = self.config.backend.name();
+        match verdict {
+            Verdict::Hits(hits, more) => Ok(Ok(PageOutcome::Page(ResultPage {
+                hits,
+                more,
+                attempts,
+                retrieved_at: crate::ground::clock::now_iso(),
+            }))),
+            Verdict::Quota(why) => Ok(Ok(PageOutcome::Stop(format!(
+                "{name}: quota spent ({why}): searching stopped; the queries not answered are sent when the run is resumed"
+            )))),
+            Verdict::Fatal(why) => bail!("{name} ({shown}): {why}"),
+            Verdict::Retry(asked, why) => {
+                if attempts > MAX_RETRIES {
+                    return Ok(Ok(PageOutcome::Stop(format!(
+                        "{name}: {why}, still after {MAX_RETRIES} retries: searching stopped; resume the run later"
+                    ))));
                 }
-            }
-            self.requests += 1;
-            attempts += 1;
-            let mut request = self
-                .client
-                .get(url.as_str())
-                .header(reqwest::header::ACCEPT, "application/json");
-            if backend == Backend::Brave
-                && let Some(key) = &self.config.key
-            {
-                request = request.header("X-Subscription-Token", key);
-            }
-            let sent = request.send().await;
-            let response = match sent {
-                Ok(r) => r,
-                Err(e) => {
-                    self.last_end = Some(Instant::now());
-                    if attempts <= MAX_RETRIES {
-                        tokio::time::sleep(backoff(self.config.delay, attempts)).await;
-                        continue;
-                    }
-                    bail!(
-                        "{name}: cannot reach {shown} after {attempts} attempts: {}",
-                        error_text(e)
-                    );
+                let wait = asked
+                    .or(retry_after)
+                    .unwrap_or_else(|| backoff(self.config.delay, attempts));
+                if wait > MAX_RETRY_WAIT {
+                    return Ok(Ok(PageOutcome::Stop(format!(
+                        "{name}: {why}, and the API asks to wait {} s: searching stopped; resume the run later",
+                        wait.as_secs()
+                    ))));
                 }
-            };
-            let status = response.status().as_u16();
-            let header = |n: &str| {
-                response
-                    .headers()
-                    .get(n)
-                    .and_then(|v| v.to_str().ok())
-                    .map(str::to_string)
-            };
-            let retry_after = header("retry-after")
-                .and_then(|v| parse_retry_after(&v))
-                .or_else(|| {
-                    // Brave: `X-RateLimit-Reset: 1, 1419704` (seconds until the per-second
-                    // and the monthly windows reset).
-                    header("x-ratelimit-reset").and_then(|v| {
-                        v.split(',')
-                            .next()
-                            .and_then(|s| s.trim().parse::<u64>().ok())
-                            .map(Duration::from_secs)
-                    })
-                });
-            let body = response.bytes().await;
-            self.last_end = Some(Instant::now());
-            let body = match body {
-                Ok(b) => b,
-                Err(e) => {
-                    if attempts <= MAX_RETRIES {
-                        tokio::time::sleep(backoff(self.config.delay, attempts)).await;
-                        continue;
-                    }
-                    bail!(
-                        "{name}: the response from {shown} was cut: {}",
-                        error_text(e)
-                    );
-                }
-            };
-            match classify(backend, status, &body) {
-                Verdict::Hits(hits, more) => {
-                    return Ok(PageOutcome::Page(ResultPage {
-                        hits,
-                        more,
-                        attempts,
-                        retrieved_at: crate::ground::clock::now_iso(),
-                    }));
-                }
-                Verdict::Quota(why) => {
-                    return Ok(PageOutcome::Stop(format!(
-                        "{name}: quota spent ({why}): searching stopped; the queries not answered are sent when the run is resumed"
-                    )));
-                }
-                Verdict::Fatal(why) => bail!("{name} ({shown}): {why}"),
-                Verdict::Retry(asked, why) => {
-                    if attempts > MAX_RETRIES {
-                        return Ok(PageOutcome::Stop(format!(
-                            "{name}: {why}, still after {MAX_RETRIES} retries: searching stopped; resume the run later"
-                        )));
-                    }
-                    let wait = asked
-                        .or(retry_after)
-                        .unwrap_or_else(|| backoff(self.config.delay, attempts));
-                    if wait > MAX_RETRY_WAIT {
-                        return Ok(PageOutcome::Stop(format!(
-                            "{name}: {why}, and the API asks to wait {} s: searching stopped; resume the run later",
-                            wait.as_secs()
-                        )));
-                    }
-                    tokio::time::sleep(wait).await;
-                }
+                Ok(Err(wait))
             }
         }
     }
+}
+
+/// How long the API asks to wait: `Retry-After`, or Brave's `X-RateLimit-Reset: 1, 1419704`
+/// (seconds until the per-second and the monthly windows reset).
+fn retry_after_of(response: &reqwest::Response) -> Option<Duration> {
+    let header = |n: &str| {
+        response
+            .headers()
+            .get(n)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    header("retry-after")
+        .and_then(|v| parse_retry_after(&v))
+        .or_else(|| {
+            header("x-ratelimit-reset").and_then(|v| {
+                v.split(',')
+                    .next()
+                    .and_then(|s| s.trim().parse::<u64>().ok())
+                    .map(Duration::from_secs)
+            })
+        })
 }
 
 /// A transport error without its URL (which may hold the key), with its causes.
@@ -421,7 +456,7 @@ fn parse_retry_after(value: &str) -> Option<Duration> {
     }
     let when = httpdate::parse_http_date(value).ok()?;
     Some(
-        when.duration_since(std::time::SystemTime::now())
+        when.duration_since(crate::ground::clock::now_system())
             .unwrap_or(Duration::ZERO),
     )
 }

@@ -30,8 +30,9 @@ use stages::seeds::serp::{Engine, SerpPage};
 use stages::web::urlnorm::{self, Canonicalizer};
 
 use crate::store::{SeedHitRow, SeedSighting, Store, Via};
-use crate::topic::Topic;
+use crate::topic::{SearchPlan, Topic};
 use apis::{PageOutcome, SearchConfig, Searcher};
+use stages::seeds::queries::CompiledQuery;
 
 /// One seed before it is stored, with its provenance.
 #[derive(Debug, Default)]
@@ -141,6 +142,18 @@ pub fn run(
             ..Found::default()
         })?;
     }
+    add_result_pages(&mut sink, topic)?;
+    add_url_lists(&mut sink, topic)?;
+    if let (Some(plan), Some(section)) = (&topic.search, &topic.file.search) {
+        search(&mut sink, topic, (plan, section), runtime, proxy)?;
+    }
+    sink.report.in_scope = sink.in_scope.len() as u64;
+    sink.store.commit()?;
+    Ok(sink.report)
+}
+
+/// The results of `[seeds] result_pages`; a page without any is a problem of the report.
+fn add_result_pages(sink: &mut Sink<'_>, topic: &Topic) -> anyhow::Result<()> {
     for page in &topic.file.seeds.result_pages {
         let path = topic.resolve(page);
         let source = format!("result-page:{}", page.display());
@@ -171,6 +184,11 @@ pub fn run(
             }
         }
     }
+    Ok(())
+}
+
+/// The URLs of `[seeds] url_lists` (one per line, `#` starts a comment).
+fn add_url_lists(sink: &mut Sink<'_>, topic: &Topic) -> anyhow::Result<()> {
     for list in &topic.file.seeds.url_lists {
         let path = topic.resolve(list);
         let text = std::fs::read_to_string(&path)
@@ -195,93 +213,126 @@ pub fn run(
                 .push(format!("{}: no URL in the list", list.display()));
         }
     }
-    if let (Some(plan), Some(section)) = (&topic.search, &topic.file.search) {
-        let config = SearchConfig::new(section, &|var| std::env::var(var).ok())?;
-        // The proxy is the crawl's; the API requests carry the key, so they go direct
-        // unless the topic asks otherwise.
-        let client = crate::fetch::http_client(
-            &topic.user_agent(),
-            proxy.filter(|_| section.use_proxy),
-            crate::topic::seconds(topic.file.crawl.timeout_seconds),
-            1,
-            // The endpoint is the user's own choice (a SearXNG instance on this machine).
-            false,
-        )?;
-        let backend = plan.backend.name();
-        let already = sink.store.search_requests(backend)?;
-        let mut searcher = Searcher::new(config, client, already);
-        let wanted = section.results_per_query as usize;
-        let source = format!("search:{backend}");
-        sink.report.queries = plan.queries.len() as u64;
-        let outcome: anyhow::Result<()> = runtime.block_on(async {
-            'queries: for (_, compiled) in &plan.queries {
-                let request = compiled.to_string();
-                let mut received = 0usize;
-                for page in 1..=plan.backend.max_pages() {
-                    if received >= wanted {
-                        break;
-                    }
-                    if let Some((results, more)) =
-                        sink.store.search_page(backend, &request, page)?
-                    {
-                        received += results as usize;
-                        if !more || results == 0 {
-                            break;
-                        }
-                        continue;
-                    }
-                    let result = match searcher.page(compiled, page).await? {
-                        PageOutcome::Page(result) => result,
-                        PageOutcome::Stop(why) => {
-                            sink.report.search_stopped = Some(why);
-                            break 'queries;
-                        }
-                    };
-                    sink.report.search_pages += 1;
-                    sink.store.record_search(
-                        backend,
-                        &request,
-                        page,
-                        &result.retrieved_at,
-                        (result.attempts, result.hits.len() as u64, result.more),
-                    )?;
-                    for hit in &result.hits {
-                        let rank = received + hit.position;
-                        if rank > wanted {
-                            break;
-                        }
-                        sink.add(Found {
-                            url: hit.url.clone(),
-                            source: source.clone(),
-                            engine: Some(backend.to_string()),
-                            query: Some(compiled.q.clone()),
-                            page: Some(page),
-                            rank: Some(rank),
-                            retrieved_at: Some(result.retrieved_at.clone()),
-                            title: Some(hit.title.clone()),
-                            snippet: Some(hit.snippet.clone()),
-                        })?;
-                    }
-                    // Commit every page: a later error must not lose a result paid for.
-                    sink.store.commit()?;
-                    received += result.hits.len();
-                    if !result.more || result.hits.is_empty() {
-                        break;
-                    }
-                }
+    Ok(())
+}
+
+/// The `[search]` queries' results, a result page at a time; a page answered in an earlier
+/// run is not asked again.
+fn search(
+    sink: &mut Sink<'_>,
+    topic: &Topic,
+    (plan, section): (&SearchPlan, &crate::topic::SearchSection),
+    runtime: &tokio::runtime::Runtime,
+    proxy: Option<&str>,
+) -> anyhow::Result<()> {
+    let config = SearchConfig::new(section, &|var| std::env::var(var).ok())?;
+    // The proxy is the crawl's; the API requests carry the key, so they go direct unless the
+    // topic asks otherwise.
+    let client = crate::fetch::http_client(
+        &topic.user_agent(),
+        proxy.filter(|_| section.use_proxy),
+        crate::topic::seconds(topic.file.crawl.timeout_seconds),
+        1,
+        // The endpoint is the user's own choice (a SearXNG instance on this machine).
+        false,
+    )?;
+    let backend = plan.backend.name();
+    let already = sink.store.search_requests(backend)?;
+    let mut query = Query {
+        searcher: Searcher::new(config, client, already),
+        backend,
+        max_pages: plan.backend.max_pages(),
+        wanted: section.results_per_query as usize,
+        source: format!("search:{backend}"),
+    };
+    sink.report.queries = plan.queries.len() as u64;
+    let outcome: anyhow::Result<()> = runtime.block_on(async {
+        for (_, compiled) in &plan.queries {
+            if let Some(why) = query.ask(sink, compiled).await? {
+                sink.report.search_stopped = Some(why);
+                break;
             }
-            Ok(())
-        });
-        sink.report.search_requests = searcher.requests - already;
-        sink.store.commit()?;
-        outcome?;
-        if let Some(why) = &sink.report.search_stopped {
-            sink.report.problems.push(why.clone());
         }
-    }
-    sink.report.in_scope = sink.in_scope.len() as u64;
+        Ok(())
+    });
+    sink.report.search_requests = query.searcher.requests - already;
     sink.store.commit()?;
-    Ok(sink.report)
+    outcome?;
+    if let Some(why) = &sink.report.search_stopped {
+        sink.report.problems.push(why.clone());
+    }
+    Ok(())
+}
+
+/// What asking one query needs.
+struct Query {
+    searcher: Searcher,
+    backend: &'static str,
+    max_pages: u32,
+    /// Results wanted per query.
+    wanted: usize,
+    source: String,
+}
+
+impl Query {
+    /// Asks `compiled` a result page at a time until enough results came; returns why the
+    /// searching stops when the API refuses to go on.
+    async fn ask(
+        &mut self,
+        sink: &mut Sink<'_>,
+        compiled: &CompiledQuery,
+    ) -> anyhow::Result<Option<String>> {
+        let request = compiled.to_string();
+        let mut received = 0usize;
+        for page in 1..=self.max_pages {
+            if received >= self.wanted {
+                break;
+            }
+            if let Some((results, more)) = sink.store.search_page(self.backend, &request, page)? {
+                received += results as usize;
+                if !more || results == 0 {
+                    break;
+                }
+                continue;
+            }
+            let result = match self.searcher.page(compiled, page).await? {
+                PageOutcome::Page(result) => result,
+                PageOutcome::Stop(why) => return Ok(Some(why)),
+            };
+            sink.report.search_pages += 1;
+            sink.store.record_search(
+                self.backend,
+                &request,
+                page,
+                &result.retrieved_at,
+                (result.attempts, result.hits.len() as u64, result.more),
+            )?;
+            for hit in &result.hits {
+                let rank = received + hit.position;
+                if rank > self.wanted {
+                    break;
+                }
+                sink.add(Found {
+                    url: hit.url.clone(),
+                    source: self.source.clone(),
+                    engine: Some(self.backend.to_string()),
+                    query: Some(compiled.q.clone()),
+                    page: Some(page),
+                    rank: Some(rank),
+                    retrieved_at: Some(result.retrieved_at.clone()),
+                    title: Some(hit.title.clone()),
+                    snippet: Some(hit.snippet.clone()),
+                })?;
+            }
+            // Commit every page: a later error must not lose a result paid for.
+            sink.store.commit()?;
+            received += result.hits.len();
+            if !result.more || result.hits.is_empty() {
+                break;
+            }
+        }
+        Ok(None)
+    }
 }
 
 /// A result page read from a file.
@@ -471,54 +522,8 @@ pub fn write_csv(store: &Store, run_dir: &Path) -> anyhow::Result<(u64, u64)> {
     let (mut n_seeds, mut n_hits) = (0u64, 0u64);
     for seed in seeds {
         let (id, url) = (seed.url.id, seed.url.url.clone());
-        // Follow the redirects the crawl recorded, to the page that answered.
-        let mut chain = vec![url.clone()];
-        let mut last = seed.url;
-        for _ in 0..64 {
-            let Some(next) = store.redirect_target(last.id)? else {
-                break;
-            };
-            chain.push(next.url.clone());
-            last = next;
-        }
         let hits = store.seed_sightings(id)?;
-        let distinct = |f: &dyn Fn(&SeedSighting) -> Option<String>| -> String {
-            let mut seen = BTreeMap::new();
-            for (i, h) in hits.iter().enumerate() {
-                if let Some(v) = f(h).filter(|v| !v.is_empty()) {
-                    seen.entry(v).or_insert(i);
-                }
-            }
-            let mut v: Vec<(usize, String)> = seen.into_iter().map(|(k, i)| (i, k)).collect();
-            v.sort();
-            v.into_iter()
-                .map(|(_, k)| k)
-                .collect::<Vec<_>>()
-                .join(" | ")
-        };
-        let best_rank = hits.iter().filter_map(|h| h.rank).min();
-        let first_retrieved = hits.iter().filter_map(|h| h.retrieved_at.clone()).min();
-        let opt = |v: Option<i64>| v.map(|x| x.to_string()).unwrap_or_default();
-        seeds_csv.write_record([
-            id.to_string(),
-            url.clone(),
-            chain.last().cloned().unwrap_or_default(),
-            chain.join(" > "),
-            last.state.name().to_string(),
-            last.reason.map(|r| r.to_string()).unwrap_or_default(),
-            opt(last.status),
-            match seed.verdict {
-                Some(true) => "satisfied".to_string(),
-                Some(false) => "not satisfied".to_string(),
-                None => String::new(),
-            },
-            hits.len().to_string(),
-            opt(best_rank),
-            distinct(&|h| Some(h.source.clone())),
-            distinct(&|h| h.engine.clone()),
-            distinct(&|h| h.query.clone()),
-            first_retrieved.unwrap_or_default(),
-        ])?;
+        seeds_csv.write_record(seed_row(store, seed, &hits)?)?;
         n_seeds += 1;
         for h in &hits {
             hits_csv.write_record([
@@ -527,8 +532,8 @@ pub fn write_csv(store: &Store, run_dir: &Path) -> anyhow::Result<(u64, u64)> {
                 h.source.clone(),
                 h.engine.clone().unwrap_or_default(),
                 h.query.clone().unwrap_or_default(),
-                opt(h.page),
-                opt(h.rank),
+                optional(h.page),
+                optional(h.rank),
                 h.retrieved_at.clone().unwrap_or_default(),
                 h.result_url.clone(),
                 h.title.clone().unwrap_or_default(),
@@ -544,6 +549,67 @@ pub fn write_csv(store: &Store, run_dir: &Path) -> anyhow::Result<(u64, u64)> {
         .flush()
         .with_context(|| format!("cannot write {}", hits_path.display()))?;
     Ok((n_seeds, n_hits))
+}
+
+/// A number of `seeds.csv`, empty when unknown.
+fn optional(v: Option<i64>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_default()
+}
+
+/// A seed's row of `seeds.csv`: its sightings merged, and where the crawl's redirects led.
+fn seed_row(
+    store: &Store,
+    seed: crate::store::SeedOutcome,
+    hits: &[SeedSighting],
+) -> anyhow::Result<[String; 14]> {
+    let (id, url) = (seed.url.id, seed.url.url.clone());
+    // Follow the redirects the crawl recorded, to the page that answered.
+    let mut chain = vec![url.clone()];
+    let mut last = seed.url;
+    for _ in 0..64 {
+        let Some(next) = store.redirect_target(last.id)? else {
+            break;
+        };
+        chain.push(next.url.clone());
+        last = next;
+    }
+    // The distinct values of a field, in the order of their first sighting.
+    let distinct = |f: &dyn Fn(&SeedSighting) -> Option<String>| -> String {
+        let mut seen = BTreeMap::new();
+        for (i, h) in hits.iter().enumerate() {
+            if let Some(v) = f(h).filter(|v| !v.is_empty()) {
+                seen.entry(v).or_insert(i);
+            }
+        }
+        let mut v: Vec<(usize, String)> = seen.into_iter().map(|(k, i)| (i, k)).collect();
+        v.sort();
+        v.into_iter()
+            .map(|(_, k)| k)
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
+    let best_rank = hits.iter().filter_map(|h| h.rank).min();
+    let first_retrieved = hits.iter().filter_map(|h| h.retrieved_at.clone()).min();
+    Ok([
+        id.to_string(),
+        url,
+        chain.last().cloned().unwrap_or_default(),
+        chain.join(" > "),
+        last.state.name().to_string(),
+        last.reason.map(|r| r.to_string()).unwrap_or_default(),
+        optional(last.status),
+        match seed.verdict {
+            Some(true) => "satisfied".to_string(),
+            Some(false) => "not satisfied".to_string(),
+            None => String::new(),
+        },
+        hits.len().to_string(),
+        optional(best_rank),
+        distinct(&|h| Some(h.source.clone())),
+        distinct(&|h| h.engine.clone()),
+        distinct(&|h| h.query.clone()),
+        first_retrieved.unwrap_or_default(),
+    ])
 }
 
 /// Seeds stage figures.

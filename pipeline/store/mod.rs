@@ -22,6 +22,7 @@ use anyhow::{Context, bail};
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, ToSql, params};
 
+mod checkpoint;
 mod decisions;
 mod focus;
 mod hosts;
@@ -31,15 +32,18 @@ pub mod postgres;
 mod read;
 mod revisit;
 mod rows;
+mod schema;
 mod seeds;
 mod visits;
 mod warc;
 mod worker;
+use checkpoint::{Checkpointer, LOG_RESTART_PAGES};
 pub use decisions::{Decision, DecisionFilter};
 pub use merge::Merged;
 pub use overview::{KeptRow, UrlFacts};
 pub use read::{JudgedPage, SeedOutcome, SeedSighting, UrlOutcome};
 pub use rows::{FetchRow, PageFacts, QueuedUrl, StoredPage, Via};
+use schema::SCHEMA;
 pub use seeds::SeedHitRow;
 pub use visits::{Change, Digests, LastVersion, VisitRecord, VisitRow, http_epoch};
 pub use warc::StoredRecord;
@@ -48,100 +52,6 @@ pub use crate::ground::outcome::{Reason, Revisit, State};
 
 /// Version of the schema below.
 pub const FORMAT_VERSION: i64 = 2;
-
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS meta (
-    key   TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS hosts (
-    host          TEXT PRIMARY KEY,   -- politeness key: scheme://host:port
-    robots_status INTEGER,            -- HTTP status of robots.txt (0: unreachable)
-    robots_body   TEXT,               -- robots.txt as fetched (capped), re-parsed on resume
-    crawl_delay   REAL,               -- Crawl-delay that applies to glaneur, seconds
-    robots_fetched_at REAL,           -- when robots.txt was read, seconds since 1970
-    fetched       INTEGER NOT NULL DEFAULT 0,
-    failures      INTEGER NOT NULL DEFAULT 0,
-    gave_up       TEXT                -- why the crawl stopped asking this server, if it did
-);
-CREATE TABLE IF NOT EXISTS urls (
-    id            INTEGER PRIMARY KEY,
-    url           TEXT NOT NULL UNIQUE,  -- canonical URL (the seen-set key)
-    host          TEXT NOT NULL,         -- politeness key
-    depth         INTEGER NOT NULL,
-    parent_id     INTEGER REFERENCES urls(id),
-    via           TEXT NOT NULL,         -- seed | link | redirect
-    priority      REAL NOT NULL,
-    state         TEXT NOT NULL,         -- queued | fetched | skipped | failed
-    reason        TEXT,                  -- final reason: kept, off-topic, robots, http-404, ...
-    detail        TEXT,                  -- human-readable detail of the reason
-    discovered_at REAL NOT NULL,         -- seconds since 1970
-    fetched_at    REAL,
-    elapsed_ms    INTEGER,
-    status        INTEGER,
-    content_type  TEXT,
-    length        INTEGER,
-    last_modified TEXT,
-    etag          TEXT,
-    server        TEXT,
-    location      TEXT,                  -- redirect target as sent by the server
-    warc_file     TEXT,
-    warc_offset   INTEGER,
-    warc_length   INTEGER,
-    score         REAL,                  -- topic score S(p)
-    verdict       INTEGER,               -- formula satisfied (1/0)
-    matched       TEXT,                  -- formula clauses found, ' | '-separated
-    language      TEXT,
-    title         TEXT,
-    doc_id        TEXT,                  -- id in docs.jsonl when kept
-    tokens        INTEGER,
-    duplicate_of  TEXT,                  -- doc id this page duplicates
-    revisit       TEXT                   -- last revisit: pending | not-modified | unchanged | refetched | failed
-);
-CREATE INDEX IF NOT EXISTS urls_state ON urls(state);
-CREATE INDEX IF NOT EXISTS urls_host_state ON urls(host, state);
-CREATE TABLE IF NOT EXISTS links (
-    src    INTEGER NOT NULL REFERENCES urls(id),
-    dst    INTEGER NOT NULL REFERENCES urls(id),
-    kind   TEXT NOT NULL,   -- anchor | area | frame | iframe | link-rel | meta-refresh | redirect
-    anchor TEXT NOT NULL,
-    count  INTEGER NOT NULL DEFAULT 1,
-    PRIMARY KEY (src, dst)
-);
-CREATE TABLE IF NOT EXISTS seeds (
-    url_id  INTEGER NOT NULL REFERENCES urls(id),
-    source  TEXT NOT NULL,   -- topic | result-page:FILE | url-list:FILE
-    engine  TEXT,
-    query   TEXT,
-    rank    INTEGER,
-    verdict INTEGER,         -- formula satisfied by the fetched seed page (G_F membership)
-    PRIMARY KEY (url_id, source)
-);
-CREATE TABLE IF NOT EXISTS seed_hits (   -- provenance: every time a seed was found
-    url_id       INTEGER NOT NULL REFERENCES urls(id),
-    source       TEXT NOT NULL,  -- topic | url-list:FILE | result-page:FILE | search:BACKEND
-    engine       TEXT,
-    query        TEXT,           -- as sent (search API) or as read on the result page
-    page         INTEGER,        -- result page number, 1 = first
-    rank         INTEGER,        -- rank among the query's results, 1 = first
-    retrieved_at TEXT,           -- when the result list was retrieved (ISO 8601), when known
-    result_url   TEXT NOT NULL,  -- the URL as the source gave it (redirect wrapper removed)
-    title        TEXT,
-    snippet      TEXT
-);
-CREATE UNIQUE INDEX IF NOT EXISTS seed_hits_key
-    ON seed_hits(url_id, source, COALESCE(query, ''), COALESCE(page, 0), COALESCE(rank, 0));
-CREATE TABLE IF NOT EXISTS searches (   -- result pages received from a search API
-    backend      TEXT NOT NULL,
-    request      TEXT NOT NULL,  -- q and parameters (never the key)
-    page         INTEGER NOT NULL,
-    retrieved_at TEXT NOT NULL,
-    requests     INTEGER NOT NULL, -- requests it took (retries included)
-    results      INTEGER NOT NULL,
-    more         INTEGER NOT NULL, -- the API announced another page
-    PRIMARY KEY (backend, request, page)
-);
-";
 
 /// The open `crawl.sqlite` of a run, with one write transaction always open.
 pub struct Store {
@@ -154,81 +64,6 @@ pub struct Store {
     /// URLs settled since the last [`Store::take_settled`], when a worker keeps count (see
     /// `glaneur worker`: the shared frontier learns which URLs are done).
     settled: Option<Vec<i64>>,
-}
-
-/// Pages of write-ahead log past which the crawl loop lets the log start over (see
-/// [`Store::commit`]): 64 MiB of 4 KiB pages.
-const LOG_RESTART_PAGES: i64 = 16_384;
-
-/// A thread that copies `crawl.sqlite`'s write-ahead log into the database file about once a
-/// second, with a connection of its own. Left to SQLite, that copy (and its `fsync`) happens
-/// inside a commit once the log passes 1,000 pages — on the crawl loop, which commits every
-/// second and which, during those tens of milliseconds, starts no request: on a crawl of
-/// hundreds of servers, whose pages add thousands of links a second, nearly every commit, and
-/// so a few percent of every server's delay. A passive checkpoint never blocks the writer.
-///
-/// But a passive checkpoint alone lets the log grow for ever: SQLite starts the log over only
-/// when a write transaction begins with every page of it already copied, and the crawl loop,
-/// which always has a transaction open, writes again long before this thread has caught up
-/// with its last commit. So the thread reports the log's length, and the loop, once it is past
-/// [`LOG_RESTART_PAGES`], copies the last second's pages itself between two transactions
-/// (what SQLite would do on every 1,000 pages, here once per 16,384).
-struct Checkpointer {
-    stop: std::sync::Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>,
-    thread: Option<std::thread::JoinHandle<()>>,
-    /// Pages in the log at the last checkpoint.
-    log_pages: std::sync::Arc<std::sync::atomic::AtomicI64>,
-}
-
-impl Checkpointer {
-    fn start(conn: Connection) -> Option<Checkpointer> {
-        let stop = std::sync::Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
-        let signal = stop.clone();
-        let log_pages = std::sync::Arc::new(std::sync::atomic::AtomicI64::new(0));
-        let reported = log_pages.clone();
-        let thread = std::thread::Builder::new()
-            .name("glaneur-checkpoint".to_string())
-            .spawn(move || {
-                let (lock, wake) = &*signal;
-                let mut stopped = lock
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                while !*stopped {
-                    let (guard, _) = wake
-                        .wait_timeout(stopped, std::time::Duration::from_secs(1))
-                        .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    stopped = guard;
-                    if *stopped {
-                        break;
-                    }
-                    // Busy or failed: the next round tries again, and the log only grows.
-                    if let Ok(pages) =
-                        conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get::<_, i64>(1))
-                    {
-                        reported.store(pages, std::sync::atomic::Ordering::Relaxed);
-                    }
-                }
-            })
-            .ok()?;
-        Some(Checkpointer {
-            stop,
-            thread: Some(thread),
-            log_pages,
-        })
-    }
-}
-
-impl Drop for Checkpointer {
-    fn drop(&mut self) {
-        let (lock, wake) = &*self.stop;
-        *lock
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = true;
-        wake.notify_all();
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
 }
 
 impl Store {

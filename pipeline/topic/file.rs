@@ -93,7 +93,7 @@ pub struct Seeds {
 }
 
 /// `[search]`: querying a search API for seeds. Keys come from the environment only (see
-/// `search.rs`), never from the topic file.
+/// `seeds/apis.rs`), never from the topic file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SearchSection {
@@ -513,9 +513,10 @@ pub struct Output {
     pub treetagger: TreeTaggerLayout,
     /// Keep every text block of a page instead of removing boilerplate.
     pub keep_everything: bool,
-    /// The token formats to write (all by default). `vrt` is always among them: the query
-    /// index is built from it.
-    pub formats: Vec<TokenFormat>,
+    /// The token formats to write, by name (all of `stages::export::formats::TOKEN_FORMATS` by
+    /// default; a corpus of a million pages takes 41 KB per page in every format, CoNLL-U
+    /// alone 11 KB). `vrt` is always among them: the query index is built from it.
+    pub formats: Vec<String>,
 }
 
 impl Default for Output {
@@ -523,44 +524,19 @@ impl Default for Output {
         Output {
             treetagger: TreeTaggerLayout::PerCorpus,
             keep_everything: false,
-            formats: TokenFormat::ALL.to_vec(),
+            formats: stages::export::formats::names()
+                .into_iter()
+                .map(String::from)
+                .collect(),
         }
     }
 }
 
 impl Output {
-    /// Whether `format` is written.
-    pub fn writes(&self, format: TokenFormat) -> bool {
-        self.formats.contains(&format)
+    /// Whether the format named `format` is written.
+    pub fn writes(&self, format: &str) -> bool {
+        self.formats.iter().any(|f| f == format)
     }
-}
-
-/// A token format of the export that a topic may leave out (`[output] formats`): a corpus of
-/// a million pages takes 41 KB per page in every format, CoNLL-U alone 11 KB.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TokenFormat {
-    /// `treetagger/`: the tagger's input.
-    Treetagger,
-    /// `vrt/corpus.vrt`: CWB, Sketch Engine, TXM; the query index is built from it.
-    Vrt,
-    /// `conllu/corpus.conllu`: UD tools, UDPipe, Stanza.
-    Conllu,
-    /// `talismane/corpus.txt`: Talismane's input.
-    Talismane,
-    /// `txt/<id>.txt` (one file per document) for AntConc, #LancsBox, TXM's TXT+CSV import.
-    Txt,
-}
-
-impl TokenFormat {
-    /// Every token format, in the order of the guide.
-    pub const ALL: [TokenFormat; 5] = [
-        TokenFormat::Treetagger,
-        TokenFormat::Vrt,
-        TokenFormat::Conllu,
-        TokenFormat::Talismane,
-        TokenFormat::Txt,
-    ];
 }
 
 /// `[text]`: clean-up of the text across pages (the extract stage).
@@ -709,4 +685,14 @@ pub enum PolicyName {
     /// About `c/λ̂` for each page's current rate estimate, within `--min-interval` and
     /// `--max-interval`: pages that change often are visited often.
     Adaptive,
+}
+
+impl PolicyName {
+    /// Its name, as `--policy` and `[monitor] policy` take it.
+    pub fn name(self) -> &'static str {
+        match self {
+            PolicyName::Poisson => "poisson",
+            PolicyName::Adaptive => "adaptive",
+        }
+    }
 }

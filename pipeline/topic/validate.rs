@@ -384,6 +384,19 @@ pub(super) fn validate(file: &TopicFile) -> anyhow::Result<()> {
             problems.extend(out_of_range(limit, number));
         }
     }
+    check_identity(file, &mut problems);
+    check_politeness(file, &mut problems);
+    check_output(file, &mut problems);
+    check_tables(file, &mut problems);
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        anyhow::bail!("{}", problems.join("\n"))
+    }
+}
+
+/// `name`, `languages`, `[domains]`.
+fn check_identity(file: &TopicFile, problems: &mut Vec<String>) {
     if file.name.is_empty()
         || file.name.len() > 100
         || !file
@@ -410,6 +423,10 @@ pub(super) fn validate(file: &TopicFile) -> anyhow::Result<()> {
             }
         }
     }
+}
+
+/// `[politeness] contact`: it goes into every request's User-Agent.
+fn check_politeness(file: &TopicFile, problems: &mut Vec<String>) {
     let contact = file.politeness.contact.trim();
     if !(contact.contains("http://") || contact.contains("https://") || contact.contains('@')) {
         problems.push(format!(
@@ -427,7 +444,21 @@ pub(super) fn validate(file: &TopicFile) -> anyhow::Result<()> {
                 .into(),
         );
     }
-    if !file.output.writes(super::file::TokenFormat::Vrt) {
+}
+
+/// `[output] formats`, `[text]`, `[matrix]`.
+fn check_output(file: &TopicFile, problems: &mut Vec<String>) {
+    let known = stages::export::formats::names();
+    for name in &file.output.formats {
+        if stages::export::formats::named(name).is_none() {
+            problems.push(format!(
+                "[output] `formats` names {name:?}, which glaneur does not write: choose among \
+                 {}",
+                known.join(", ")
+            ));
+        }
+    }
+    if !file.output.writes("vrt") {
         problems.push(
             "[output] `formats` must include \"vrt\": the query index (`glaneur kwic`, `freq`, \
              `colloc`) is built from it"
@@ -447,6 +478,10 @@ pub(super) fn validate(file: &TopicFile) -> anyhow::Result<()> {
         };
         problems.push(format!("[matrix] `{field}`: {e}"));
     }
+}
+
+/// `[search] endpoint`, `[monitor]`, `[seeds]`.
+fn check_tables(file: &TopicFile, problems: &mut Vec<String>) {
     if let Some(search) = &file.search
         && let Some(endpoint) = &search.endpoint
     {
@@ -478,11 +513,6 @@ pub(super) fn validate(file: &TopicFile) -> anyhow::Result<()> {
              table"
                 .into(),
         );
-    }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        anyhow::bail!("{}", problems.join("\n"))
     }
 }
 

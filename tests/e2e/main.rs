@@ -6,6 +6,8 @@
 
 // Test helpers may panic: a failed unwrap is a failed test, with its message.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// A test reads as one story (its setup, its checks): the length rule is for the code.
+#![allow(clippy::too_many_lines)]
 
 mod batch;
 mod browser;

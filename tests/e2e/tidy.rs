@@ -126,6 +126,34 @@ fn source_files_stay_readable() {
     );
 }
 
+/// The wall clock is read in `pipeline/ground/clock.rs` only (a simulation's virtual clock and
+/// every stored time go through it); `stages` reads no clock at all.
+#[test]
+fn the_wall_clock_is_read_in_one_place() {
+    let clock = repo().join("pipeline/ground/clock.rs");
+    let mut reads = Vec::new();
+    for path in files_under(&["pipeline", "stages/src"], &[]) {
+        if path == clock || path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if ["SystemTime::now", "Utc::now", "Local::now"]
+                .iter()
+                .any(|read| code.contains(read))
+            {
+                reads.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        reads.is_empty(),
+        "read the clock through crate::ground::clock:\n{}",
+        reads.join("\n")
+    );
+}
+
 /// The storage boundary: SQL and the database handle live in `pipeline/store*` only, so that
 /// another store can implement the same calls.
 #[test]
@@ -403,5 +431,43 @@ fn no_file_imports_itself_back() {
                 );
             }
         }
+    }
+}
+
+/// docs/ARCHITECTURE.md maps every folder of `pipeline/` and `stages/src/`: a folder added
+/// without its row fails here.
+#[test]
+fn the_architecture_page_maps_every_folder() {
+    let page = std::fs::read_to_string(repo().join("docs/ARCHITECTURE.md")).unwrap();
+    let mut missing = Vec::new();
+    for root in ["pipeline", "stages/src"] {
+        for entry in std::fs::read_dir(repo().join(root)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                let name = format!("`{root}/{}/`", path.file_name().unwrap().to_string_lossy());
+                if !page.contains(&name) {
+                    missing.push(name);
+                }
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "docs/ARCHITECTURE.md does not map {}",
+        missing.join(", ")
+    );
+}
+
+/// Every token format of the export's table is documented in the guide's exports page, under
+/// the folder it writes.
+#[test]
+fn the_guide_documents_every_token_format() {
+    let page = std::fs::read_to_string(repo().join("docs/guide/exports.md")).unwrap();
+    for format in stages::export::formats::TOKEN_FORMATS {
+        assert!(
+            page.contains(&format!("`{}/", format.name)),
+            "docs/guide/exports.md does not document the `{}` format",
+            format.name
+        );
     }
 }

@@ -497,24 +497,41 @@ fn keywords(loaded: &[Loaded], options: &CompareOptions) -> Vec<KeywordRow> {
 /// The reference name of the keywords against all the other corpora joined.
 pub const OTHERS: &str = "(others)";
 
+/// A table: its header and rows.
+type Table = (Vec<&'static str>, Vec<Vec<String>>);
+
 fn write(c: &Comparison, out: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    let csv_file = |name: &str, header: &[&str], rows: Vec<Vec<String>>| -> anyhow::Result<()> {
+    for (name, (header, rows)) in [
+        ("compare.csv", corpora_table(c)),
+        ("compare-pairs.csv", pairs_table(c)),
+        ("keywords.csv", keywords_table(c)),
+    ] {
         let path = out.join(name);
         let mut w = csv::Writer::from_path(&path)
             .with_context(|| format!("cannot write {}", path.display()))?;
-        w.write_record(header)?;
+        w.write_record(&header)?;
         for row in rows {
             w.write_record(row)?;
         }
         w.flush()
-            .with_context(|| format!("cannot write {}", path.display()))
-    };
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let json = out.join("compare.json");
+    std::fs::write(&json, serde_json::to_string_pretty(c)?)
+        .with_context(|| format!("cannot write {}", json.display()))?;
+    let page = out.join("compare.html");
+    std::fs::write(&page, html::page(c))
+        .with_context(|| format!("cannot write {}", page.display()))?;
+    Ok(())
+}
+
+/// `compare.csv`: one row per corpus.
+fn corpora_table(c: &Comparison) -> Table {
     let f = |x: f64| format!("{x:.4}");
     let opt = |x: Option<f64>| x.map(f).unwrap_or_default();
-    csv_file(
-        "compare.csv",
-        &[
+    (
+        vec![
             "topic",
             "run",
             "seeds",
@@ -565,10 +582,14 @@ fn write(c: &Comparison, out: &Path) -> anyhow::Result<()> {
                 ]
             })
             .collect(),
-    )?;
-    csv_file(
-        "compare-pairs.csv",
-        &[
+    )
+}
+
+/// `compare-pairs.csv`: one row per pair of corpora.
+fn pairs_table(c: &Comparison) -> Table {
+    let f = |x: f64| format!("{x:.4}");
+    (
+        vec![
             "a",
             "b",
             "documents_jaccard",
@@ -597,10 +618,14 @@ fn write(c: &Comparison, out: &Path) -> anyhow::Result<()> {
                 ]
             })
             .collect(),
-    )?;
-    csv_file(
-        "keywords.csv",
-        &[
+    )
+}
+
+/// `keywords.csv`: each corpus's keywords against each reference.
+fn keywords_table(c: &Comparison) -> Table {
+    let f = |x: f64| format!("{x:.4}");
+    (
+        vec![
             "focus",
             "reference",
             "rank",
@@ -627,14 +652,7 @@ fn write(c: &Comparison, out: &Path) -> anyhow::Result<()> {
                 ]
             })
             .collect(),
-    )?;
-    let json = out.join("compare.json");
-    std::fs::write(&json, serde_json::to_string_pretty(c)?)
-        .with_context(|| format!("cannot write {}", json.display()))?;
-    let page = out.join("compare.html");
-    std::fs::write(&page, html::page(c))
-        .with_context(|| format!("cannot write {}", page.display()))?;
-    Ok(())
+    )
 }
 
 /// `fr=0.950;en=0.050`.

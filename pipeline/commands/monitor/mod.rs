@@ -28,7 +28,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use rand::{Rng, SeedableRng};
 use stages::change::schedule::{self, Policy};
 
@@ -87,6 +87,18 @@ struct Schedule {
 }
 
 impl Schedule {
+    /// The revisit policy it names.
+    fn revisit_policy(&self) -> Policy {
+        match self.policy {
+            PolicyName::Poisson => Policy::Poisson {
+                mean: self.interval,
+            },
+            PolicyName::Adaptive => {
+                Policy::adaptive(self.min_interval, self.max_interval, self.interval)
+            }
+        }
+    }
+
     fn of(options: &MonitorOptions, topic: &Topic) -> Schedule {
         let m = &topic.file.monitor;
         Schedule {
@@ -249,10 +261,7 @@ fn refresh(options: &MonitorOptions, topic: Arc<Topic>, run_dir: &Path) -> anyho
 fn watch(options: &MonitorOptions, topic: Arc<Topic>, run_dir: &Path) -> anyhow::Result<Ending> {
     let mut store = Store::open(&run_dir.join("crawl.sqlite"))?;
     let clock = Clock(options.virtual_clock.clone());
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let runtime = run::crawl_runtime()?;
     let (crawling, shutdown) = run::signals();
     let run_options = RunOptions {
         topic: options.topic.clone(),
@@ -277,65 +286,19 @@ fn watch(options: &MonitorOptions, topic: Arc<Topic>, run_dir: &Path) -> anyhow:
         hub: None,
     };
     let schedule = Schedule::of(options, &topic);
-    let policy = match schedule.policy {
-        PolicyName::Poisson => Policy::Poisson {
-            mean: schedule.interval,
-        },
-        PolicyName::Adaptive => Policy::adaptive(
-            schedule.min_interval,
-            schedule.max_interval,
-            schedule.interval,
-        ),
-    };
+    let policy = schedule.revisit_policy();
     let delay = topic.file.politeness.delay_seconds.max(0.0);
 
-    // The end time: a monitor that did not reach its end resumes toward it.
-    let start = clock.now()?;
-    let until = match (
-        store.meta("monitor_state")?.as_deref(),
-        store.meta("monitor_until")?,
-    ) {
-        (Some("running" | "interrupted"), Some(t)) => t.parse::<f64>().ok().filter(|t| *t > start),
-        _ => None,
-    }
-    .unwrap_or(start + options.duration);
-    store.set_meta("monitor_state", "running")?;
-    store.set_meta("monitor_until", &format!("{until:.3}"))?;
-    store.commit()?;
-
-    let pages = store.watched()?;
-    if pages.is_empty() {
-        bail!(
-            "{} holds no stored page to watch (no page was fetched with status 200)",
-            run_dir.display()
-        );
-    }
-    let hosts = store.hosts_of(&pages.iter().map(|p| p.0).collect::<Vec<_>>())?;
-    let mut per_host: HashMap<&str, usize> = HashMap::new();
-    for h in hosts.values() {
-        *per_host.entry(h.as_str()).or_default() += 1;
-    }
-    // Politeness bounds a page's interval from below: its server's pages, one delay each.
-    let floor: HashMap<i64, f64> = hosts
-        .iter()
-        .map(|(id, h)| {
-            (
-                *id,
-                per_host.get(h.as_str()).copied().unwrap_or(1) as f64 * delay,
-            )
-        })
-        .collect();
+    let until = end_time(&mut store, &clock, options.duration)?;
+    let (pages, floor, servers) = politeness_floor(&store, run_dir, delay)?;
     let tick = schedule.min_interval / 4.0;
     if !options.quiet {
         eprintln!(
             "glaneur: watching {} pages of {} servers until {} ({} policy)",
-            pages.len(),
-            per_host.len(),
+            pages,
+            servers,
             crate::ground::clock::iso_of(until),
-            match schedule.policy {
-                PolicyName::Poisson => "poisson",
-                PolicyName::Adaptive => "adaptive",
-            }
+            schedule.policy.name()
         );
     }
 
@@ -343,40 +306,14 @@ fn watch(options: &MonitorOptions, topic: Arc<Topic>, run_dir: &Path) -> anyhow:
     let mut rounds = 0u64;
     // Revisits in each page's history (with `--visits`, a page that has enough is left).
     let mut revisits: HashMap<i64, usize> = HashMap::new();
+    let watch = Watch {
+        policy: &policy,
+        floor: &floor,
+        visits: options.visits,
+    };
     loop {
         let now = clock.now()?;
-        let mut due = Vec::new();
-        let mut next = f64::INFINITY;
-        for (id, next_at) in store.watched()? {
-            let at = match next_at {
-                Some(t) => t,
-                None => {
-                    // Not scheduled yet: from its last visit, as its policy says.
-                    let (t, n) = schedule_page(&mut store, &policy, id, &floor)?;
-                    revisits.insert(id, n);
-                    store.commit()?;
-                    t
-                }
-            };
-            if let Some(wanted) = options.visits {
-                let n = match revisits.get(&id) {
-                    Some(n) => *n,
-                    None => {
-                        let n = revisit_count(&store, id)?;
-                        revisits.insert(id, n);
-                        n
-                    }
-                };
-                if n >= wanted {
-                    continue;
-                }
-            }
-            if at <= now + tick {
-                due.push(id);
-            } else {
-                next = next.min(at);
-            }
-        }
+        let (due, next) = watch.due_pages(&mut store, &mut revisits, now + tick)?;
         if due.is_empty() {
             if next >= until || !next.is_finite() {
                 break;
@@ -405,33 +342,140 @@ fn watch(options: &MonitorOptions, topic: Arc<Topic>, run_dir: &Path) -> anyhow:
             ending = Ending::Interrupted;
             break;
         }
-        for id in &due {
-            let (_, n) = schedule_page(&mut store, &policy, *id, &floor)?;
-            revisits.insert(*id, n);
-        }
-        store.commit()?;
+        watch.reschedule(&mut store, &due, &mut revisits)?;
         if !options.quiet && rounds.is_multiple_of(50) {
+            let at = crate::ground::clock::iso_of(clock.now()?);
             eprintln!(
-                "glaneur: {} rounds, {} visits, at {}",
-                rounds,
-                store.visit_count()?,
-                crate::ground::clock::iso_of(clock.now()?)
+                "glaneur: {rounds} rounds, {} visits, at {at}",
+                store.visit_count()?
             );
         }
         // Politeness between two rounds: the last request to a server may have just ended.
         std::thread::sleep(std::time::Duration::from_secs_f64(delay.min(60.0)));
     }
-    store.set_meta(
-        "monitor_state",
-        match ending {
-            Ending::Done => "finished",
-            Ending::Interrupted => "interrupted",
-        },
-    )?;
+    let state = match ending {
+        Ending::Done => "finished",
+        Ending::Interrupted => "interrupted",
+    };
+    store.set_meta("monitor_state", state)?;
     store.commit()?;
-    let summary = write_tables(&store, run_dir)?;
-    println!("{summary}");
+    println!("{}", write_tables(&store, run_dir)?);
     Ok(ending)
+}
+
+/// When the monitor ends: a monitor that did not reach its end resumes toward it. Recorded
+/// in the run folder, with the monitor's state.
+fn end_time(store: &mut Store, clock: &Clock, duration: f64) -> anyhow::Result<f64> {
+    let start = clock.now()?;
+    let until = match (
+        store.meta("monitor_state")?.as_deref(),
+        store.meta("monitor_until")?,
+    ) {
+        (Some("running" | "interrupted"), Some(t)) => t.parse::<f64>().ok().filter(|t| *t > start),
+        _ => None,
+    }
+    .unwrap_or(start + duration);
+    store.set_meta("monitor_state", "running")?;
+    store.set_meta("monitor_until", &format!("{until:.3}"))?;
+    store.commit()?;
+    Ok(until)
+}
+
+/// Politeness bounds a page's interval from below: its server's pages, one delay each.
+/// Returns the number of pages watched, each page's floor and the number of servers.
+fn politeness_floor(
+    store: &Store,
+    run_dir: &Path,
+    delay: f64,
+) -> anyhow::Result<(usize, HashMap<i64, f64>, usize)> {
+    let pages = store.watched()?;
+    if pages.is_empty() {
+        bail!(
+            "{} holds no stored page to watch (no page was fetched with status 200)",
+            run_dir.display()
+        );
+    }
+    let hosts = store.hosts_of(&pages.iter().map(|p| p.0).collect::<Vec<_>>())?;
+    let mut per_host: HashMap<&str, usize> = HashMap::new();
+    for h in hosts.values() {
+        *per_host.entry(h.as_str()).or_default() += 1;
+    }
+    let floor = hosts
+        .iter()
+        .map(|(id, h)| {
+            (
+                *id,
+                per_host.get(h.as_str()).copied().unwrap_or(1) as f64 * delay,
+            )
+        })
+        .collect();
+    Ok((pages.len(), floor, per_host.len()))
+}
+
+/// What choosing the pages due needs.
+struct Watch<'a> {
+    policy: &'a Policy,
+    floor: &'a HashMap<i64, f64>,
+    /// `--visits`: a page with that many revisits is left.
+    visits: Option<usize>,
+}
+
+impl Watch<'_> {
+    /// The pages due by `horizon`, and when the next other one is (infinite: none). A page
+    /// not scheduled yet is scheduled from its last visit, as its policy says.
+    fn due_pages(
+        &self,
+        store: &mut Store,
+        revisits: &mut HashMap<i64, usize>,
+        horizon: f64,
+    ) -> anyhow::Result<(Vec<i64>, f64)> {
+        let mut due = Vec::new();
+        let mut next = f64::INFINITY;
+        for (id, next_at) in store.watched()? {
+            let at = match next_at {
+                Some(t) => t,
+                None => {
+                    let (t, n) = schedule_page(store, self.policy, id, self.floor)?;
+                    revisits.insert(id, n);
+                    store.commit()?;
+                    t
+                }
+            };
+            if let Some(wanted) = self.visits {
+                let n = match revisits.get(&id) {
+                    Some(n) => *n,
+                    None => {
+                        let n = revisit_count(store, id)?;
+                        revisits.insert(id, n);
+                        n
+                    }
+                };
+                if n >= wanted {
+                    continue;
+                }
+            }
+            if at <= horizon {
+                due.push(id);
+            } else {
+                next = next.min(at);
+            }
+        }
+        Ok((due, next))
+    }
+
+    /// The next visit of each page just visited.
+    fn reschedule(
+        &self,
+        store: &mut Store,
+        visited: &[i64],
+        revisits: &mut HashMap<i64, usize>,
+    ) -> anyhow::Result<()> {
+        for id in visited {
+            let (_, n) = schedule_page(store, self.policy, *id, self.floor)?;
+            revisits.insert(*id, n);
+        }
+        store.commit()
+    }
 }
 
 /// The revisits (intervals) in a page's history.

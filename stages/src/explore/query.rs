@@ -145,74 +145,37 @@ impl<'i, C: Columns> Search<'i, C> {
             0
         };
         s.longest = bounded_len(&query.sequence).saturating_add(unbounded);
-        for item in &query.sequence {
+        s.plan_starts(&query.sequence)?;
+        if let Some(w) = &query.within {
+            s.within = Some(within_region(index, w)?);
+        }
+        for p in &s.preds {
+            p.attrs(&mut s.attrs);
+        }
+        Ok(s)
+    }
+
+    /// The top-level token patterns every hit must contain, and those at a fixed distance
+    /// from the hit's start (the candidates' sources).
+    fn plan_starts(&mut self, sequence: &Sequence) -> Result<(), QueryError> {
+        for item in sequence {
             if let (Atom::Token(cond), true) = (&item.atom, item.min >= 1) {
-                let pred = s.pred(cond)?;
-                s.required.push(pred);
+                let pred = self.pred(cond)?;
+                self.required.push(pred);
             }
         }
         let mut offset = 0u32;
-        for item in &query.sequence {
+        for item in sequence {
             if let (Atom::Token(cond), 1, Some(1)) = (&item.atom, item.min, item.max) {
-                let pred = s.pred(cond)?;
-                s.anchors.push((offset, pred));
+                let pred = self.pred(cond)?;
+                self.anchors.push((offset, pred));
             }
             match fixed_len(item) {
                 Some(n) => offset += n,
                 None => break,
             }
         }
-        if let Some(w) = &query.within {
-            let have = || {
-                index
-                    .regions
-                    .iter()
-                    .map(|r| r.name.clone())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            let name = if w.region == "doc" { "text" } else { &w.region };
-            let r = index
-                .regions
-                .iter()
-                .position(|r| r.name == name)
-                .ok_or_else(|| QueryError::Region {
-                    name: w.region.clone(),
-                    have: have(),
-                })?;
-            let allowed = if w.attrs.is_empty() {
-                None
-            } else {
-                let regions = &index.regions[r];
-                let mut ok = vec![true; regions.len()];
-                for t in &w.attrs {
-                    let values = regions
-                        .attrs
-                        .iter()
-                        .find(|(n, _)| *n == t.attr)
-                        .map(|(_, v)| v)
-                        .ok_or_else(|| QueryError::Attribute {
-                            name: format!("{}.{}", w.region, t.attr),
-                            have: regions
-                                .attrs
-                                .iter()
-                                .map(|(n, _)| format!("{}.{n}", w.region))
-                                .collect::<Vec<_>>()
-                                .join(", "),
-                        })?;
-                    let m = Matcher::new(t)?;
-                    for (flag, v) in ok.iter_mut().zip(values) {
-                        *flag &= m.is_match(v) != t.negated;
-                    }
-                }
-                Some(ok)
-            };
-            s.within = Some((r, allowed));
-        }
-        for p in &s.preds {
-            p.attrs(&mut s.attrs);
-        }
-        Ok(s)
+        Ok(())
     }
 
     /// The number of a pattern's predicate: each distinct pattern is compiled once, for the
@@ -356,115 +319,89 @@ impl<'i, C: Columns> Search<'i, C> {
 
     /// Calls `found` with each hit in ascending start order until it returns false.
     pub fn run(&self, mut found: impl FnMut(Hit) -> bool) -> Result<(), QueryError> {
-        let n = self.index.n_tokens;
-        let mut reader = BlockReader::new(self.index, &self.attrs);
-        let mut current = Vec::new();
-        let mut next = Vec::new();
         // A required token pattern that matches no value: no hit, without scanning anything.
         if self.impossible() {
             return Ok(());
         }
-        let mut seen = vec![u64::MAX; self.states.len()];
-        let mut step = 0u64;
-        // Automaton steps since the interrupt was last asked.
-        let mut work = 0u64;
-        let stop = || self.interrupt.as_ref().is_some_and(|stop| stop());
-        let mut check =
-            |start: u32, reader: &mut BlockReader<'_, C>| -> Result<Option<Hit>, QueryError> {
-                let mut limit = n.min(start.saturating_add(self.longest));
-                if let Some(t) = self.text {
-                    match self.index.regions[t].find(start) {
-                        Some(i) => limit = limit.min(self.index.regions[t].ends[i]),
-                        None => return Ok(None),
-                    }
-                }
-                if let Some((r, allowed)) = &self.within {
-                    let regions = &self.index.regions[*r];
-                    match regions.find(start) {
-                        Some(i) if allowed.as_ref().is_none_or(|a| a[i]) => {
-                            limit = limit.min(regions.ends[i]);
-                        }
-                        _ => return Ok(None),
-                    }
-                }
-                current.clear();
-                step = step.wrapping_add(1);
-                add(&self.states, self.start, &mut current, &mut seen, step);
-                let mut pos = start;
-                while pos < limit && !current.is_empty() {
-                    work += current.len() as u64 + 1;
-                    if work >= u64::from(ASK_EVERY) * 16 {
-                        work = 0;
-                        if stop() {
-                            return Err(QueryError::Interrupted);
-                        }
-                    }
-                    reader.load(pos)?;
-                    let at = |attr: usize| reader.id(attr, pos);
-                    next.clear();
-                    step = step.wrapping_add(1);
-                    let mut accepted = false;
-                    for &s in &current {
-                        if let State::Token { pred, next: to } = self.states[s]
-                            && self.preds[pred].holds(&at)
-                        {
-                            accepted |= add(&self.states, to, &mut next, &mut seen, step);
-                        }
-                    }
-                    pos += 1;
-                    if accepted {
-                        return Ok(Some(Hit { start, end: pos }));
-                    }
-                    std::mem::swap(&mut current, &mut next);
-                }
-                Ok(None)
-            };
         if self.exact
             && let Some(starts) = self.candidates(true)?
         {
-            let everywhere = self.within.is_none() && self.covered;
-            for (i, start) in starts.into_iter().enumerate() {
-                if i % ASK_EVERY as usize == ASK_EVERY as usize - 1 && stop() {
-                    return Err(QueryError::Interrupted);
-                }
-                if (everywhere || self.in_regions(start))
-                    && !found(Hit {
-                        start,
-                        end: start + 1,
-                    })
-                {
-                    return Ok(());
-                }
-            }
-            return Ok(());
+            return self.run_exact(starts, &mut found);
         }
+        let mut walk = Walk::new(self);
         match self.candidates(false)? {
-            Some(starts) => {
-                for (i, start) in starts.into_iter().enumerate() {
-                    if i % ASK_EVERY as usize == ASK_EVERY as usize - 1 && stop() {
-                        return Err(QueryError::Interrupted);
-                    }
-                    if let Some(hit) = check(start, &mut reader)?
-                        && !found(hit)
-                    {
-                        return Ok(());
-                    }
-                }
+            Some(starts) => self.scan(&mut walk, starts.into_iter(), &mut found),
+            None => self.scan(&mut walk, 0..self.index.n_tokens, &mut found),
+        }
+    }
+
+    /// Whether the caller's interrupt says stop.
+    fn stopped(&self) -> bool {
+        self.interrupt.as_ref().is_some_and(|stop| stop())
+    }
+
+    /// A one-token query whose postings are its hits: each start in a document (and region)
+    /// is a hit.
+    fn run_exact(
+        &self,
+        starts: Vec<u32>,
+        found: &mut impl FnMut(Hit) -> bool,
+    ) -> Result<(), QueryError> {
+        let everywhere = self.within.is_none() && self.covered;
+        for (i, start) in starts.into_iter().enumerate() {
+            if i % ASK_EVERY as usize == ASK_EVERY as usize - 1 && self.stopped() {
+                return Err(QueryError::Interrupted);
             }
-            None => {
-                for start in 0..n {
-                    if start % ASK_EVERY == ASK_EVERY - 1 && stop() {
-                        return Err(QueryError::Interrupted);
-                    }
-                    if let Some(hit) = check(start, &mut reader)?
-                        && !found(hit)
-                    {
-                        return Ok(());
-                    }
-                }
+            if (everywhere || self.in_regions(start))
+                && !found(Hit {
+                    start,
+                    end: start + 1,
+                })
+            {
+                return Ok(());
             }
         }
         Ok(())
+    }
+
+    /// The automaton run from each of `starts`, hits handed to `found` until it says stop.
+    fn scan(
+        &self,
+        walk: &mut Walk<'_, 'i, C>,
+        starts: impl Iterator<Item = u32>,
+        found: &mut impl FnMut(Hit) -> bool,
+    ) -> Result<(), QueryError> {
+        for (i, start) in starts.enumerate() {
+            if i % ASK_EVERY as usize == ASK_EVERY as usize - 1 && self.stopped() {
+                return Err(QueryError::Interrupted);
+            }
+            if let Some(hit) = walk.check(start)?
+                && !found(hit)
+            {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    /// Where a hit starting at `start` must end at the latest (its document, its `within`
+    /// region, the longest hit the query allows); None when it cannot start there.
+    fn limit_at(&self, start: u32) -> Option<u32> {
+        let mut limit = self.index.n_tokens.min(start.saturating_add(self.longest));
+        if let Some(t) = self.text {
+            let i = self.index.regions[t].find(start)?;
+            limit = limit.min(self.index.regions[t].ends[i]);
+        }
+        if let Some((r, allowed)) = &self.within {
+            let regions = &self.index.regions[*r];
+            match regions.find(start) {
+                Some(i) if allowed.as_ref().is_none_or(|a| a[i]) => {
+                    limit = limit.min(regions.ends[i]);
+                }
+                _ => return None,
+            }
+        }
+        Some(limit)
     }
 
     /// Whether a top-level pattern every hit needs matches no value at all.
@@ -572,6 +509,132 @@ impl<'i, C: Columns> Search<'i, C> {
             true
         })?;
         Ok(n)
+    }
+}
+
+/// The region of `within` (`doc` is `text`) and, with attribute tests, which of its regions
+/// pass them.
+fn within_region<C: Columns>(
+    index: &Index<C>,
+    w: &super::cql::Within,
+) -> Result<(usize, Option<Vec<bool>>), QueryError> {
+    let have = || {
+        index
+            .regions
+            .iter()
+            .map(|r| r.name.clone())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let name = if w.region == "doc" { "text" } else { &w.region };
+    let r = index
+        .regions
+        .iter()
+        .position(|r| r.name == name)
+        .ok_or_else(|| QueryError::Region {
+            name: w.region.clone(),
+            have: have(),
+        })?;
+    let allowed = if w.attrs.is_empty() {
+        None
+    } else {
+        let regions = &index.regions[r];
+        let mut ok = vec![true; regions.len()];
+        for t in &w.attrs {
+            let values = regions
+                .attrs
+                .iter()
+                .find(|(n, _)| *n == t.attr)
+                .map(|(_, v)| v)
+                .ok_or_else(|| QueryError::Attribute {
+                    name: format!("{}.{}", w.region, t.attr),
+                    have: regions
+                        .attrs
+                        .iter()
+                        .map(|(n, _)| format!("{}.{n}", w.region))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                })?;
+            let m = Matcher::new(t)?;
+            for (flag, v) in ok.iter_mut().zip(values) {
+                *flag &= m.is_match(v) != t.negated;
+            }
+        }
+        Some(ok)
+    };
+    Ok((r, allowed))
+}
+
+/// The automaton's run over the forward index: the states alive, the index blocks read.
+struct Walk<'s, 'i, C> {
+    search: &'s Search<'i, C>,
+    reader: BlockReader<'i, C>,
+    current: Vec<usize>,
+    next: Vec<usize>,
+    /// The step at which each state was last added (a state is added once per step).
+    seen: Vec<u64>,
+    step: u64,
+    /// Automaton steps since the interrupt was last asked.
+    work: u64,
+}
+
+impl<'s, 'i, C: Columns> Walk<'s, 'i, C> {
+    fn new(search: &'s Search<'i, C>) -> Walk<'s, 'i, C> {
+        Walk {
+            search,
+            reader: BlockReader::new(search.index, &search.attrs),
+            current: Vec::new(),
+            next: Vec::new(),
+            seen: vec![u64::MAX; search.states.len()],
+            step: 0,
+            work: 0,
+        }
+    }
+
+    /// The shortest hit starting at `start`, if one does.
+    fn check(&mut self, start: u32) -> Result<Option<Hit>, QueryError> {
+        let s = self.search;
+        let Some(limit) = s.limit_at(start) else {
+            return Ok(None);
+        };
+        self.current.clear();
+        self.step = self.step.wrapping_add(1);
+        add(
+            &s.states,
+            s.start,
+            &mut self.current,
+            &mut self.seen,
+            self.step,
+        );
+        let mut pos = start;
+        while pos < limit && !self.current.is_empty() {
+            self.work += self.current.len() as u64 + 1;
+            if self.work >= u64::from(ASK_EVERY) * 16 {
+                self.work = 0;
+                if s.stopped() {
+                    return Err(QueryError::Interrupted);
+                }
+            }
+            self.reader.load(pos)?;
+            let reader = &self.reader;
+            let at = |attr: usize| reader.id(attr, pos);
+            self.next.clear();
+            self.step = self.step.wrapping_add(1);
+            let mut accepted = false;
+            for &state in &self.current {
+                if let State::Token { pred, next: to } = s.states[state]
+                    && s.preds[pred].holds(&at)
+                {
+                    accepted |= add(&s.states, to, &mut self.next, &mut self.seen, self.step);
+                }
+            }
+            pos += 1;
+            if accepted {
+                return Ok(Some(Hit { start, end: pos }));
+            }
+            std::mem::swap(&mut self.current, &mut self.next);
+        }
+        Ok(None)
     }
 }
 

@@ -6,7 +6,7 @@
 //! Pajek, host graph and link reports ([`graphio`]), site maps ([`sitemap`]); the document ×
 //! word matrix ([`matrix`]) and document similarity ([`similarity`]); TreeTagger files
 //! ([`treetagger`]), `.vrt`, CoNLL-U, Talismane and TXM metadata ([`vertical`]); tagger output
-//! parsed ([`tagged`]).
+//! parsed ([`tagged`]); the token formats in one table ([`formats`]).
 //! **Invariants:** pure (the caller writes the files); every writer escapes for its format and
 //! never writes a non-finite number; the CSV and TSV fields glaneur quotes itself follow one
 //! rule ([`delimited`]), which the default readers of R and pandas read back whole; ids join
@@ -14,7 +14,7 @@
 //!
 //! Modules, in data-flow order: [`delimited`] (used by the table writers); [`graph`] →
 //! [`graphio`] → [`sitemap`]; [`matrix`] → [`similarity`]; [`treetagger`], [`vertical`] →
-//! [`tagged`].
+//! [`tagged`] → [`formats`].
 
 pub mod delimited;
 
@@ -27,5 +27,7 @@ pub mod similarity;
 
 pub mod treetagger;
 pub mod vertical;
+
+pub mod formats;
 
 pub mod tagged;

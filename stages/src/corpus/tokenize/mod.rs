@@ -386,10 +386,35 @@ fn tokenize_word(
     suffix: &mut Vec<(usize, usize)>,
     out: &mut Vec<String>,
 ) {
+    suffix.clear();
+    let (s, mut e) = peel_punctuation(word, suffix, out);
+    let listed = |s: usize, e: usize| rules.words.contains(&word[s..e]);
+    if listed(s, e) || is_letter_period_run(&word[s..e]) {
+        return emit(word, s, e, suffix, out);
+    }
+    // Disambiguate a final period: /^(..*)\.$/ and not "..."
+    let w = &word[s..e];
+    if w.len() >= 2 && w.ends_with('.') && w != "..." && !(rules.ordinals && is_ordinal(w)) {
+        suffix.push((e - 1, e));
+        e -= 1;
+        if listed(s, e) {
+            return emit(word, s, e, suffix, out);
+        }
+    }
+    let (s, e) = peel_clitics(word, rules, (s, e), suffix, out);
+    emit(word, s, e, suffix, out);
+}
+
+/// The script's first loop: brackets and punctuation peeled off both ends of the word, one
+/// at a time; the part still undecided, `s..e`.
+fn peel_punctuation(
+    word: &str,
+    suffix: &mut Vec<(usize, usize)>,
+    out: &mut Vec<String>,
+) -> (usize, usize) {
     let bytes = word.as_bytes();
     let mut s = 0;
     let mut e = word.len();
-    suffix.clear();
     // First `)` at or after `s + 1`, and first `(` at or after `s`: both only move forward,
     // so the bracket rules stay linear on a word made of thousands of brackets.
     let mut close_paren: Option<usize> = None;
@@ -459,19 +484,18 @@ fn tokenize_word(
         break;
     }
 
-    let listed = |s: usize, e: usize| rules.words.contains(&word[s..e]);
-    if listed(s, e) || is_letter_period_run(&word[s..e]) {
-        return emit(word, s, e, suffix, out);
-    }
-    // Disambiguate a final period: /^(..*)\.$/ and not "..."
-    let w = &word[s..e];
-    if w.len() >= 2 && w.ends_with('.') && w != "..." && !(rules.ordinals && is_ordinal(w)) {
-        suffix.push((e - 1, e));
-        e -= 1;
-        if listed(s, e) {
-            return emit(word, s, e, suffix, out);
-        }
-    }
+    (s, e)
+}
+
+/// The script's dashes and clitics: `--` and the prefix clitics (`l'`, `qu'`…) off the front,
+/// `--` and the suffix clitics (`-t-il`…) off the end.
+fn peel_clitics(
+    word: &str,
+    rules: &Rules,
+    (mut s, mut e): (usize, usize),
+    suffix: &mut Vec<(usize, usize)>,
+    out: &mut Vec<String>,
+) -> (usize, usize) {
     // while (s/^(--)(.)/$2/)
     while word[s..e].starts_with("--") && e - s > 2 {
         out.push("--".to_owned());
@@ -508,7 +532,7 @@ fn tokenize_word(
         suffix.push((s + start, e));
         e = s + start;
     }
-    emit(word, s, e, suffix, out);
+    (s, e)
 }
 
 fn emit(word: &str, s: usize, e: usize, suffix: &[(usize, usize)], out: &mut Vec<String>) {

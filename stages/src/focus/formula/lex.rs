@@ -97,48 +97,9 @@ pub(super) fn lex(src: &str, options: FormulaOptions) -> Result<Vec<Tok>, Formul
                 i += 1;
             }
             '"' | '“' | '«' => {
-                let closes = |d: char| match c {
-                    '«' => d == '»',
-                    _ => d == '"' || d == '”',
-                };
-                let Some(len) = chars
-                    .get(i + 1..)
-                    .unwrap_or_default()
-                    .iter()
-                    .position(|&d| closes(d))
-                else {
-                    let closer = if c == '«' { '»' } else { '"' };
-                    return Err(error(
-                        col,
-                        format!(
-                            "unterminated quote: the {c} opened here is never closed; add a {closer}"
-                        ),
-                    ));
-                };
-                let content = chars.get(i + 1..i + 1 + len).unwrap_or_default();
-                let written: String = content
-                    .iter()
-                    .map(|&d| if is_quote(d) { ' ' } else { d })
-                    .collect::<String>()
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                if written.is_empty() {
-                    return Err(error(
-                        col,
-                        "empty quotes: write a word or a phrase between them",
-                    ));
-                }
-                let words = term_words(content, col + 1, col, &written, options)?;
-                toks.push(Tok {
-                    kind: TokKind::Term(Term {
-                        written: written.clone(),
-                        words,
-                    }),
-                    col,
-                    text: written,
-                });
-                i += len + 2;
+                let (tok, len) = quoted(&chars, i, options)?;
+                toks.push(tok);
+                i += len;
             }
             '”' | '»' => {
                 return Err(error(
@@ -147,37 +108,96 @@ pub(super) fn lex(src: &str, options: FormulaOptions) -> Result<Vec<Tok>, Formul
                 ));
             }
             _ => {
-                let len = chars
-                    .get(i..)
-                    .unwrap_or_default()
-                    .iter()
-                    .position(|&d| is_delimiter(d))
-                    .unwrap_or(chars.len() - i);
-                let run = chars.get(i..i + len).unwrap_or_default();
-                let word: String = run.iter().collect();
-                let kind = match word.as_str() {
-                    "AND" | "ET" => TokKind::And,
-                    "OR" | "OU" => TokKind::Or,
-                    "NOT" | "NON" => TokKind::Not,
-                    "NEAR" => TokKind::Near(DEFAULT_NEAR_DISTANCE),
-                    w if w.starts_with("NEAR/") => {
-                        TokKind::Near(near_distance(w.get(5..).unwrap_or_default(), col)?)
-                    }
-                    _ => TokKind::Term(Term {
-                        words: term_words(run, col, col, &word, options)?,
-                        written: word.clone(),
-                    }),
-                };
-                toks.push(Tok {
-                    kind,
-                    col,
-                    text: word,
-                });
+                let (tok, len) = bare(&chars, i, options)?;
+                toks.push(tok);
                 i += len;
             }
         }
     }
     Ok(toks)
+}
+
+/// The quoted term opened by the quote at `i` (`"…"`, `“…”`, `«…»`): its token and how many
+/// characters it takes, quotes included.
+fn quoted(chars: &[char], i: usize, options: FormulaOptions) -> Result<(Tok, usize), FormulaError> {
+    let col = i + 1;
+    let c = chars[i];
+    let closes = |d: char| match c {
+        '«' => d == '»',
+        _ => d == '"' || d == '”',
+    };
+    let Some(len) = chars
+        .get(i + 1..)
+        .unwrap_or_default()
+        .iter()
+        .position(|&d| closes(d))
+    else {
+        let closer = if c == '«' { '»' } else { '"' };
+        return Err(error(
+            col,
+            format!("unterminated quote: the {c} opened here is never closed; add a {closer}"),
+        ));
+    };
+    let content = chars.get(i + 1..i + 1 + len).unwrap_or_default();
+    let written: String = content
+        .iter()
+        .map(|&d| if is_quote(d) { ' ' } else { d })
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if written.is_empty() {
+        return Err(error(
+            col,
+            "empty quotes: write a word or a phrase between them",
+        ));
+    }
+    let words = term_words(content, col + 1, col, &written, options)?;
+    Ok((
+        Tok {
+            kind: TokKind::Term(Term {
+                written: written.clone(),
+                words,
+            }),
+            col,
+            text: written,
+        },
+        len + 2,
+    ))
+}
+
+/// The bare word at `i` (an operator or a term): its token and its length.
+fn bare(chars: &[char], i: usize, options: FormulaOptions) -> Result<(Tok, usize), FormulaError> {
+    let col = i + 1;
+    let len = chars
+        .get(i..)
+        .unwrap_or_default()
+        .iter()
+        .position(|&d| is_delimiter(d))
+        .unwrap_or(chars.len() - i);
+    let run = chars.get(i..i + len).unwrap_or_default();
+    let word: String = run.iter().collect();
+    let kind = match word.as_str() {
+        "AND" | "ET" => TokKind::And,
+        "OR" | "OU" => TokKind::Or,
+        "NOT" | "NON" => TokKind::Not,
+        "NEAR" => TokKind::Near(DEFAULT_NEAR_DISTANCE),
+        w if w.starts_with("NEAR/") => {
+            TokKind::Near(near_distance(w.get(5..).unwrap_or_default(), col)?)
+        }
+        _ => TokKind::Term(Term {
+            words: term_words(run, col, col, &word, options)?,
+            written: word.clone(),
+        }),
+    };
+    Ok((
+        Tok {
+            kind,
+            col,
+            text: word,
+        },
+        len,
+    ))
 }
 
 fn near_distance(digits: &str, col: usize) -> Result<u32, FormulaError> {

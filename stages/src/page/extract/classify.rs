@@ -261,11 +261,67 @@ pub(super) fn classify(
     let has_list = list.is_some();
     let (mut initial, reasons): (Vec<Class>, Vec<BlockReason>) =
         stats.iter().map(|s| classify_one(s, has_list)).unzip();
+    join_runs(&mut initial, &stats, has_list);
 
-    // A run of adjacent short or near-good blocks (a list, lines cut by <br><br>, a news
-    // story in one-sentence paragraphs) is judged as one paragraph too: fragmentation alone
-    // does not make text boilerplate. Link blocks and bad blocks end a run, so teaser lists
-    // (title link, summary, title link…) are not joined.
+    // Inside the main-content region, short and stop-word-poor text (score lines, one-line
+    // paragraphs, list items) is part of the article; link text and boilerplate cues are not.
+    let weights: Vec<usize> = initial
+        .iter()
+        .zip(&reasons)
+        .zip(&stats)
+        .map(|((c, r), s)| region_weight(*c, *r, s.chars))
+        .collect();
+    let region = main_region(structure.containers, &weights);
+    let judged = Judged {
+        reasons: &reasons,
+        stats: &stats,
+        boiler,
+    };
+    let promoted = promote_in_region(&raw, &mut initial, &judged, region);
+    let anchored = anchor_near_good(&initial, &reasons);
+    let headings: Vec<bool> = raw.iter().map(|b| b.kind == BlockKind::Heading).collect();
+    let lengths: Vec<usize> = stats.iter().map(|s| s.chars).collect();
+    let mut fin = revise(&anchored, &headings, &lengths);
+    let outside = match region {
+        Some(region) => keep_inside_main(&mut fin, &initial, &judged, region, structure.comments),
+        None => vec![false; fin.len()],
+    };
+    raw.into_iter()
+        .enumerate()
+        .map(|(i, block)| {
+            let good = fin[i] == Class::Good;
+            let reason = match (good, reasons[i]) {
+                _ if outside[i] => BlockReason::OutsideMain,
+                (true, BlockReason::Good) => BlockReason::Good,
+                (true, _) if promoted[i] => BlockReason::MainContent,
+                (true, _) => BlockReason::NearGood,
+                (false, reason) => reason,
+            };
+            Block {
+                kind: block.kind,
+                link_density: link_density(block.link_chars, lengths[i]),
+                words: stats[i].words,
+                text: block.text,
+                keep: good || keep_everything,
+                reason,
+            }
+        })
+        .collect()
+}
+
+/// What each block's first reading gave: its reason, its figures, whether a boilerplate cue
+/// marks it.
+struct Judged<'a> {
+    reasons: &'a [BlockReason],
+    stats: &'a [Stats],
+    boiler: &'a [bool],
+}
+
+/// A run of adjacent short or near-good blocks (a list, lines cut by <br><br>, a news story in
+/// one-sentence paragraphs) is judged as one paragraph too: fragmentation alone does not make
+/// text boilerplate. Link blocks and bad blocks end a run, so teaser lists (title link,
+/// summary, title link…) are not joined.
+fn join_runs(initial: &mut [Class], stats: &[Stats], has_list: bool) {
     let joinable = |c: Class| matches!(c, Class::Short | Class::NearGood);
     let mut i = 0;
     while i < initial.len() {
@@ -295,16 +351,16 @@ pub(super) fn classify(
             _ => {}
         }
     }
+}
 
-    // Inside the main-content region, short and stop-word-poor text (score lines, one-line
-    // paragraphs, list items) is part of the article; link text and boilerplate cues are not.
-    let weights: Vec<usize> = initial
-        .iter()
-        .zip(&reasons)
-        .zip(&stats)
-        .map(|((c, r), s)| region_weight(*c, *r, s.chars))
-        .collect();
-    let region = main_region(structure.containers, &weights);
+/// Promotes the eligible blocks of the main-content region to good; which were promoted.
+fn promote_in_region(
+    raw: &[RawBlock],
+    initial: &mut [Class],
+    judged: &Judged<'_>,
+    region: Option<(usize, usize)>,
+) -> Vec<bool> {
+    let (reasons, stats, boiler) = (judged.reasons, judged.stats, judged.boiler);
     let mut promoted = vec![false; initial.len()];
     if let Some((start, end)) = region {
         // Text that appears twice on the page (gallery captions, "Close", repeated credits)
@@ -342,23 +398,37 @@ pub(super) fn classify(
             }
         }
     }
+    promoted
+}
 
-    // A page without a single long paragraph (lists, short notes) would lose everything:
-    // jusText needs a good block to anchor the context. Its stop-word-rich near-good blocks
-    // become the anchors instead.
-    let mut anchored = initial.clone();
+/// A page without a single long paragraph (lists, short notes) would lose everything: jusText
+/// needs a good block to anchor the context. Its stop-word-rich near-good blocks become the
+/// anchors instead.
+fn anchor_near_good(initial: &[Class], reasons: &[BlockReason]) -> Vec<Class> {
+    let mut anchored = initial.to_vec();
     if !anchored.contains(&Class::Good) {
-        for (class, reason) in anchored.iter_mut().zip(&reasons) {
+        for (class, reason) in anchored.iter_mut().zip(reasons) {
             if *class == Class::NearGood && *reason == BlockReason::Short {
                 *class = Class::Good;
             }
         }
     }
-    let headings: Vec<bool> = raw.iter().map(|b| b.kind == BlockKind::Heading).collect();
-    let lengths: Vec<usize> = stats.iter().map(|s| s.chars).collect();
-    let mut fin = revise(&anchored, &headings, &lengths);
+    anchored
+}
+
+/// Good blocks outside the main-content region (and its lead paragraphs) become bad, reader
+/// comments kept; which were.
+fn keep_inside_main(
+    fin: &mut [Class],
+    initial: &[Class],
+    judged: &Judged<'_>,
+    (region_start, end): (usize, usize),
+    comments: &[bool],
+) -> Vec<bool> {
+    let (reasons, boiler) = (judged.reasons, judged.boiler);
+    let lengths: Vec<usize> = judged.stats.iter().map(|s| s.chars).collect();
     let mut outside = vec![false; fin.len()];
-    if let Some((region_start, end)) = region {
+    {
         // A lead paragraph often sits just above the article body's container: long good
         // paragraphs before the region, up to the first bad text or a gap of other text, are
         // part of it.
@@ -378,35 +448,14 @@ pub(super) fn classify(
             }
         }
         for (i, class) in fin.iter_mut().enumerate() {
-            let kept_comment = structure.comments.get(i).copied().unwrap_or(false);
+            let kept_comment = comments.get(i).copied().unwrap_or(false);
             if (i < start || i >= end) && *class == Class::Good && !kept_comment {
                 *class = Class::Bad;
                 outside[i] = true;
             }
         }
     }
-
-    raw.into_iter()
-        .enumerate()
-        .map(|(i, block)| {
-            let good = fin[i] == Class::Good;
-            let reason = match (good, reasons[i]) {
-                _ if outside[i] => BlockReason::OutsideMain,
-                (true, BlockReason::Good) => BlockReason::Good,
-                (true, _) if promoted[i] => BlockReason::MainContent,
-                (true, _) => BlockReason::NearGood,
-                (false, reason) => reason,
-            };
-            Block {
-                kind: block.kind,
-                link_density: link_density(block.link_chars, lengths[i]),
-                words: stats[i].words,
-                text: block.text,
-                keep: good || keep_everything,
-                reason,
-            }
-        })
-        .collect()
+    outside
 }
 
 /// jusText's context-sensitive revision; every block ends Good or Bad. Linear time: the

@@ -82,43 +82,17 @@ fn scan_and_cut<'a>(
 ) -> Cow<'a, str> {
     let structure = reader == Tokenizer::Tree;
     let bytes = html.as_bytes();
-    let mut depth = 0usize;
-    let mut foreign = 0usize;
-    let mut frameset = false;
-    let mut out: Option<String> = None;
-    let mut copied = 0;
-    // Leaves `html[from..to]` out of the copy (cuts come in increasing order).
-    let cut = |out: &mut Option<String>, copied: &mut usize, from: usize, to: usize| {
-        let buffer = out.get_or_insert_with(|| String::with_capacity(html.len()));
-        buffer.push_str(html.get(*copied..from).unwrap_or_default());
-        *copied = to;
-    };
+    let mut nesting = Nesting::default();
+    let mut copy = Copied::new(html);
     let mut i = 0;
     while let Some(offset) = bytes.get(i..).and_then(|rest| memchr::memchr(b'<', rest)) {
         let lt = i + offset;
-        let after = bytes.get(lt + 1..).unwrap_or_default();
-        if after.starts_with(b"!--") {
-            i = comment_end(bytes, lt + 4);
+        if let Some(next) = skip_markup(bytes, lt, structure && nesting.foreign > 0) {
+            i = next;
             continue;
         }
-        if structure && foreign > 0 && after.starts_with(b"![CDATA[") {
-            i = find(bytes, lt + 9, b"]]>").map_or(bytes.len(), |end| end + 3);
-            continue;
-        }
-        let is_end = after.first() == Some(&b'/');
+        let is_end = bytes.get(lt + 1) == Some(&b'/');
         let name_start = lt + 1 + usize::from(is_end);
-        if matches!(after.first(), Some(b'!' | b'?'))
-            || (is_end && !bytes.get(name_start).is_some_and(u8::is_ascii_alphabetic))
-        {
-            // Markup declarations, processing instructions and `</` without a name are bogus
-            // comments up to the next `>` (`</>` included).
-            i = find(bytes, lt + 1, b">").map_or(bytes.len(), |end| end + 1);
-            continue;
-        }
-        if !bytes.get(name_start).is_some_and(u8::is_ascii_alphabetic) {
-            i = lt + 1;
-            continue;
-        }
         // The tokenizer's tag name runs up to whitespace, `/` or `>`.
         let name_len = bytes
             .get(name_start..)
@@ -132,95 +106,186 @@ fn scan_and_cut<'a>(
         // An end tag's attributes are read by both tokenizers and ignored: all of them go.
         let allowed = if is_end { 0 } else { max_attributes };
         let tag = tag_end_counting(bytes, name_start + name_len, allowed);
-        let tag_end = tag.end;
-        i = tag_end;
+        i = tag.end;
         // Raw-text element names start with one of these letters: most tags are told apart
         // by one byte instead of nine comparisons.
         let first = name.first().map_or(0, u8::to_ascii_lowercase);
         let raw = !is_end
             && matches!(first, b'i' | b'n' | b's' | b't' | b'x')
             && match reader {
-                Tokenizer::Tree => foreign == 0 && is_one_of(name, RAW_TEXT_ELEMENTS),
+                Tokenizer::Tree => nesting.foreign == 0 && is_one_of(name, RAW_TEXT_ELEMENTS),
                 Tokenizer::Skim => !tag.self_closing && is_one_of(name, SKIM_RAW_TEXT_ELEMENTS),
             };
         if raw {
-            apply_attribute_cut(&tag, &mut out, &mut copied, attributes_cut, &cut);
-            let is_script = name.eq_ignore_ascii_case(b"script");
-            let end = if is_script {
-                script_end(bytes, tag_end)
-            } else {
-                raw_text_end(bytes, tag_end, name)
-            };
-            let Some(end) = end else {
+            let strip = structure && !nesting.frameset;
+            match raw_text(&mut copy, bytes, &tag, name, strip) {
+                Some(next) => {
+                    i = next;
+                    continue;
+                }
                 // No end tag: the element's text runs to the end of the page.
-                break;
-            };
-            let strippable = is_script || name.eq_ignore_ascii_case(b"style");
-            if structure && end > tag_end && !frameset && strippable {
-                cut(&mut out, &mut copied, tag_end, end);
+                None => break,
             }
-            let closing = tag_end_counting(bytes, end + 2 + name.len(), 0);
-            apply_attribute_cut(&closing, &mut out, &mut copied, attributes_cut, &cut);
-            i = closing.end;
-            continue;
         }
         if !is_end && name.eq_ignore_ascii_case(b"plaintext") {
-            apply_attribute_cut(&tag, &mut out, &mut copied, attributes_cut, &cut);
+            copy.cut_attributes(&tag);
             break;
         }
         if !is_end && name.eq_ignore_ascii_case(b"frameset") {
-            frameset = true;
+            nesting.frameset = true;
         }
-        // `<path/>` closes itself inside SVG or MathML; in HTML the parser ignores the slash.
-        let svg_or_math = matches!(first, b's' | b'm') && is_one_of(name, &["svg", "math"]);
-        if svg_or_math && !tag.self_closing {
-            if is_end {
-                foreign = foreign.saturating_sub(1);
-            } else {
-                foreign += 1;
-            }
-        }
-        // The depth is only needed for the nesting cut.
-        let counted = structure
-            && !is_one_of(name, UNCOUNTED_ELEMENTS)
-            && !(!is_end && tag.self_closing && (foreign > 0 || svg_or_math));
-        let excess = counted
-            && if is_end {
-                let excess = depth > MAX_NESTING;
-                depth = depth.saturating_sub(1);
-                excess
-            } else {
-                depth += 1;
-                depth > MAX_NESTING
-            };
-        if excess {
+        if nesting.too_deep(name, first, is_end, tag.self_closing, structure) {
             // The whole tag goes, its attributes with it.
-            *attributes_cut += tag.excess.map_or(0, |(_, _, n)| n);
-            cut(&mut out, &mut copied, lt, tag_end);
+            copy.attributes_cut += tag.excess.map_or(0, |(_, _, n)| n);
+            copy.cut(lt, tag.end);
         } else {
-            apply_attribute_cut(&tag, &mut out, &mut copied, attributes_cut, &cut);
+            copy.cut_attributes(&tag);
         }
     }
-    match out {
-        Some(mut buffer) => {
-            buffer.push_str(html.get(copied..).unwrap_or_default());
-            Cow::Owned(buffer)
+    *attributes_cut += copy.attributes_cut;
+    copy.finish()
+}
+
+/// Where the scan goes on when the `<` at `lt` opens no tag: after a comment, a CDATA section
+/// (inside SVG or MathML, `foreign`), a bogus comment (`<!…>`, `<?…>`, `</` without a name), or
+/// just after a `<` that no letter follows; None for a tag.
+fn skip_markup(bytes: &[u8], lt: usize, foreign: bool) -> Option<usize> {
+    let after = bytes.get(lt + 1..).unwrap_or_default();
+    if after.starts_with(b"!--") {
+        return Some(comment_end(bytes, lt + 4));
+    }
+    if foreign && after.starts_with(b"![CDATA[") {
+        return Some(find(bytes, lt + 9, b"]]>").map_or(bytes.len(), |end| end + 3));
+    }
+    let is_end = after.first() == Some(&b'/');
+    let name_start = lt + 1 + usize::from(is_end);
+    if matches!(after.first(), Some(b'!' | b'?'))
+        || (is_end && !bytes.get(name_start).is_some_and(u8::is_ascii_alphabetic))
+    {
+        // Markup declarations, processing instructions and `</` without a name are bogus
+        // comments up to the next `>` (`</>` included).
+        return Some(find(bytes, lt + 1, b">").map_or(bytes.len(), |end| end + 1));
+    }
+    (!bytes.get(name_start).is_some_and(u8::is_ascii_alphabetic)).then_some(lt + 1)
+}
+
+/// A raw-text element (`tag` opened it): its text skipped (and cut for a script or a style
+/// when `strip`), its end tag's attributes cut; where the scan goes on, None when the element
+/// has no end tag.
+fn raw_text(
+    copy: &mut Copied<'_>,
+    bytes: &[u8],
+    tag: &TagEnd,
+    name: &[u8],
+    strip: bool,
+) -> Option<usize> {
+    copy.cut_attributes(tag);
+    let is_script = name.eq_ignore_ascii_case(b"script");
+    let end = if is_script {
+        script_end(bytes, tag.end)
+    } else {
+        raw_text_end(bytes, tag.end, name)
+    }?;
+    let strippable = is_script || name.eq_ignore_ascii_case(b"style");
+    if strip && end > tag.end && strippable {
+        copy.cut(tag.end, end);
+    }
+    let closing = tag_end_counting(bytes, end + 2 + name.len(), 0);
+    copy.cut_attributes(&closing);
+    Some(closing.end)
+}
+
+/// The page copied with parts left out, lazily: nothing is copied until the first cut.
+struct Copied<'a> {
+    html: &'a str,
+    out: Option<String>,
+    /// Bytes of `html` copied (or left out) so far.
+    copied: usize,
+    /// Attributes left out.
+    attributes_cut: usize,
+}
+
+impl<'a> Copied<'a> {
+    fn new(html: &'a str) -> Copied<'a> {
+        Copied {
+            html,
+            out: None,
+            copied: 0,
+            attributes_cut: 0,
         }
-        None => Cow::Borrowed(html),
+    }
+
+    /// Leaves `html[from..to]` out of the copy (cuts come in increasing order).
+    fn cut(&mut self, from: usize, to: usize) {
+        let html = self.html;
+        let buffer = self
+            .out
+            .get_or_insert_with(|| String::with_capacity(html.len()));
+        buffer.push_str(html.get(self.copied..from).unwrap_or_default());
+        self.copied = to;
+    }
+
+    /// Leaves out a tag's excess attributes, if it has any.
+    fn cut_attributes(&mut self, tag: &TagEnd) {
+        if let Some((from, to, count)) = tag.excess {
+            self.cut(from, to);
+            self.attributes_cut += count;
+        }
+    }
+
+    /// The page, as it was when nothing was cut.
+    fn finish(self) -> Cow<'a, str> {
+        match self.out {
+            Some(mut buffer) => {
+                buffer.push_str(self.html.get(self.copied..).unwrap_or_default());
+                Cow::Owned(buffer)
+            }
+            None => Cow::Borrowed(self.html),
+        }
     }
 }
 
-/// Leaves out a tag's excess attributes, if it has any.
-fn apply_attribute_cut(
-    tag: &TagEnd,
-    out: &mut Option<String>,
-    copied: &mut usize,
-    attributes_cut: &mut usize,
-    cut: &impl Fn(&mut Option<String>, &mut usize, usize, usize),
-) {
-    if let Some((from, to, count)) = tag.excess {
-        cut(out, copied, from, to);
-        *attributes_cut += count;
+/// The open elements the nesting cut counts, and whether the scan is inside SVG or MathML or
+/// a frameset.
+#[derive(Default)]
+struct Nesting {
+    depth: usize,
+    foreign: usize,
+    frameset: bool,
+}
+
+impl Nesting {
+    /// Counts the tag `name` (`first` its lower-cased first byte); whether it is nested past
+    /// [`MAX_NESTING`] (only when `structure`: the depth is only needed for that cut).
+    fn too_deep(
+        &mut self,
+        name: &[u8],
+        first: u8,
+        is_end: bool,
+        self_closing: bool,
+        structure: bool,
+    ) -> bool {
+        // `<path/>` closes itself inside SVG or MathML; in HTML the parser ignores the slash.
+        let svg_or_math = matches!(first, b's' | b'm') && is_one_of(name, &["svg", "math"]);
+        if svg_or_math && !self_closing {
+            if is_end {
+                self.foreign = self.foreign.saturating_sub(1);
+            } else {
+                self.foreign += 1;
+            }
+        }
+        let counted = structure
+            && !is_one_of(name, UNCOUNTED_ELEMENTS)
+            && !(!is_end && self_closing && (self.foreign > 0 || svg_or_math));
+        counted
+            && if is_end {
+                let excess = self.depth > MAX_NESTING;
+                self.depth = self.depth.saturating_sub(1);
+                excess
+            } else {
+                self.depth += 1;
+                self.depth > MAX_NESTING
+            }
     }
 }
 

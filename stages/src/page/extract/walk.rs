@@ -158,6 +158,18 @@ impl Walker {
         let a = Attrs::of(e);
         self.note_lang(tag, &a);
         self.note_dates(tag, &a);
+        if self.read_whole(tag, el, &a) {
+            return None;
+        }
+        let mut frame = self.open_block(tag, &a);
+        self.mark_depths(tag, &mut frame);
+        self.open_link(tag, &a, &mut frame);
+        Some(frame)
+    }
+
+    /// The elements read (or skipped) whole, their content never walked: scripts, embedded
+    /// media, frames, `title`, `base`, `meta`, `link`, `area`, `br`, `img`. True for them.
+    fn read_whole(&mut self, tag: &LocalName, el: ElementRef<'_>, a: &Attrs<'_>) -> bool {
         match *tag {
             local_name!("script")
             | local_name!("style")
@@ -169,7 +181,7 @@ impl Walker {
             | local_name!("embed")
             | local_name!("video")
             | local_name!("audio")
-            | local_name!("canvas") => return None,
+            | local_name!("canvas") => return true,
             local_name!("iframe") | local_name!("frame") => {
                 if let Some(src) = a.src {
                     let kind = if *tag == local_name!("iframe") {
@@ -179,7 +191,7 @@ impl Walker {
                     };
                     self.push_link(src, a.title.unwrap_or_default(), kind, false);
                 }
-                return None;
+                return true;
             }
             local_name!("title") => {
                 if self.title.is_none() {
@@ -192,7 +204,7 @@ impl Walker {
                         self.title = Some(title);
                     }
                 }
-                return None;
+                return true;
             }
             local_name!("base") => {
                 if self.base_href.is_none()
@@ -200,26 +212,26 @@ impl Walker {
                 {
                     self.base_href = Some(href.to_owned());
                 }
-                return None;
+                return true;
             }
             local_name!("meta") => {
-                self.meta(&a);
-                return None;
+                self.meta(a);
+                return true;
             }
             local_name!("link") => {
-                self.link_element(&a);
-                return None;
+                self.link_element(a);
+                return true;
             }
             local_name!("area") => {
                 if let Some(href) = a.href {
                     let anchor = a.alt.unwrap_or_default();
                     self.push_link(href, anchor, LinkKind::Area, has_rel(a.rel, "nofollow"));
                 }
-                return None;
+                return true;
             }
             local_name!("br") => {
                 self.line_break();
-                return None;
+                return true;
             }
             local_name!("img") => {
                 if let Some(i) = self.open_anchor
@@ -230,11 +242,16 @@ impl Walker {
                     let mut pending = false;
                     push_collapsed(&mut link.alt, alt, &mut pending);
                 }
-                return None;
+                return true;
             }
             _ => {}
         }
+        false
+    }
 
+    /// What opening a block, a boilerplate region, a main-content candidate or a reader-comment
+    /// container starts.
+    fn open_block(&mut self, tag: &LocalName, a: &Attrs<'_>) -> Frame {
         let mut frame = Frame::default();
         let kind = block_kind(tag);
         // Class and id words are read on block elements only (inline `span class="share"`
@@ -245,8 +262,8 @@ impl Walker {
             }
             _ => ClassNames::default(),
         };
-        let region = self.is_region(tag, &a, kind.is_some(), names.boilerplate);
-        let container = content_cue(tag, &a, names.content);
+        let region = self.is_region(tag, a, kind.is_some(), names.boilerplate);
+        let container = content_cue(tag, a, names.content);
         let comment = names.comments;
         if kind.is_some() || region || container.is_some() || comment {
             self.flush();
@@ -264,6 +281,11 @@ impl Walker {
         if region {
             frame.region_start = Some(self.blocks.len());
         }
+        frame
+    }
+
+    /// Headings, preformatted text and sectioning elements: their depths.
+    fn mark_depths(&mut self, tag: &LocalName, frame: &mut Frame) {
         match *tag {
             local_name!("h1")
             | local_name!("h2")
@@ -292,6 +314,10 @@ impl Walker {
             }
             _ => {}
         }
+    }
+
+    /// An `<a href>`: its link, whose anchor text the walk gathers until it closes.
+    fn open_link(&mut self, tag: &LocalName, a: &Attrs<'_>, frame: &mut Frame) {
         if *tag == local_name!("a")
             && let Some(href) = a.href
         {
@@ -307,7 +333,6 @@ impl Walker {
             self.anchor_pending_space = false;
             self.open_anchor_start = Some(self.buf.len());
         }
-        Some(frame)
     }
 
     fn close(&mut self, frame: Frame) {

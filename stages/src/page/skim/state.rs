@@ -211,53 +211,10 @@ impl State {
             return Some(mode);
         }
         match name {
-            b"a" => {
-                self.close_anchor();
-                if let Some(href) = tag.attr("href") {
-                    let index = self.push_link(&href, LinkKind::Anchor, tag.has_rel("nofollow"));
-                    let fallback = tag
-                        .attr("title")
-                        .or_else(|| tag.attr("aria-label"))
-                        .unwrap_or_default();
-                    if let Some(link) = self.links.get_mut(index) {
-                        push_collapsed(&mut link.fallback, &fallback, &mut false);
-                    }
-                    // The anchor's text starts after the space that may separate it from what
-                    // comes before.
-                    let start = self.block.len() + usize::from(self.pending_space);
-                    self.spans.push((index, start, None));
-                    self.anchor = Some((index, false));
-                }
-            }
-            b"area" => {
-                if let Some(href) = tag.attr("href") {
-                    let index = self.push_link(&href, LinkKind::Area, tag.has_rel("nofollow"));
-                    if let Some(link) = self.links.get_mut(index) {
-                        push_collapsed(
-                            &mut link.anchor,
-                            &tag.attr("alt").unwrap_or_default(),
-                            &mut false,
-                        );
-                    }
-                }
-            }
-            b"iframe" | b"frame" => {
-                if let Some(src) = tag.attr("src") {
-                    let kind = if name == b"iframe" {
-                        LinkKind::Iframe
-                    } else {
-                        LinkKind::Frame
-                    };
-                    let index = self.push_link(&src, kind, false);
-                    if let Some(link) = self.links.get_mut(index) {
-                        push_collapsed(
-                            &mut link.anchor,
-                            &tag.attr("title").unwrap_or_default(),
-                            &mut false,
-                        );
-                    }
-                }
-            }
+            b"a" => self.open_anchor(tag),
+            b"area" => self.link_with_text(tag, "href", LinkKind::Area, "alt"),
+            b"iframe" => self.link_with_text(tag, "src", LinkKind::Iframe, "title"),
+            b"frame" => self.link_with_text(tag, "src", LinkKind::Frame, "title"),
             b"base" => {
                 if self.base_href.is_none()
                     && let Some(href) = tag.attr("href")
@@ -273,15 +230,7 @@ impl State {
                     self.push_link(&href, LinkKind::LinkRel, tag.has_rel("nofollow"));
                 }
             }
-            b"img" => {
-                if let Some((index, _)) = self.anchor
-                    && let Some(alt) = tag.attr("alt")
-                    && let Some(link) = self.links.get_mut(index)
-                    && link.alt.is_empty()
-                {
-                    push_collapsed(&mut link.alt, &alt, &mut false);
-                }
-            }
+            b"img" => self.image_alt(tag),
             b"br" => self.pending_space = true,
             b"plaintext" => {
                 self.flush();
@@ -305,6 +254,54 @@ impl State {
         }
         self.raw = Some((raw_name, is_title));
         Some(mode)
+    }
+
+    /// An `<a>`: the open anchor closed, and with an `href`, a link whose anchor text the
+    /// following text makes.
+    fn open_anchor(&mut self, tag: &Tag) {
+        self.close_anchor();
+        if let Some(href) = tag.attr("href") {
+            let index = self.push_link(&href, LinkKind::Anchor, tag.has_rel("nofollow"));
+            let fallback = tag
+                .attr("title")
+                .or_else(|| tag.attr("aria-label"))
+                .unwrap_or_default();
+            if let Some(link) = self.links.get_mut(index) {
+                push_collapsed(&mut link.fallback, &fallback, &mut false);
+            }
+            // The anchor's text starts after the space that may separate it from what comes
+            // before.
+            let start = self.block.len() + usize::from(self.pending_space);
+            self.spans.push((index, start, None));
+            self.anchor = Some((index, false));
+        }
+    }
+
+    /// A link in the attribute `url` whose anchor text is the attribute `text` (`<area alt>`,
+    /// `<iframe title>`, `<frame title>`).
+    fn link_with_text(&mut self, tag: &Tag, url: &str, kind: LinkKind, text: &str) {
+        let nofollow = kind == LinkKind::Area && tag.has_rel("nofollow");
+        if let Some(target) = tag.attr(url) {
+            let index = self.push_link(&target, kind, nofollow);
+            if let Some(link) = self.links.get_mut(index) {
+                push_collapsed(
+                    &mut link.anchor,
+                    &tag.attr(text).unwrap_or_default(),
+                    &mut false,
+                );
+            }
+        }
+    }
+
+    /// An image inside an open anchor: its `alt` is the link's alternative text.
+    fn image_alt(&mut self, tag: &Tag) {
+        if let Some((index, _)) = self.anchor
+            && let Some(alt) = tag.attr("alt")
+            && let Some(link) = self.links.get_mut(index)
+            && link.alt.is_empty()
+        {
+            push_collapsed(&mut link.alt, &alt, &mut false);
+        }
     }
 
     pub(super) fn end_tag(&mut self, name: &[u8]) {

@@ -407,9 +407,35 @@ pub fn compile(
         .as_deref()
         .map(|c| c.trim().to_ascii_uppercase())
         .filter(|c| !c.is_empty());
+    exclude_terms(backend, &excluded, &mut q, &mut params);
+    restrict_sites(backend, &sites, &mut q, &mut params);
+    params.extend(language_and_country(
+        backend,
+        language.as_deref(),
+        country.as_deref(),
+    ));
+    let chars = q.chars().count();
+    if chars > backend.max_query_chars() {
+        return Err(QueryError::TooLong {
+            query: q,
+            chars,
+            backend: backend.name(),
+            max: backend.max_query_chars(),
+        });
+    }
+    Ok(CompiledQuery { q, params })
+}
+
+/// The excluded terms: `-term` in the query, or Mojeek's `qm` (single words only).
+fn exclude_terms(
+    backend: Backend,
+    excluded: &[&String],
+    q: &mut String,
+    params: &mut Vec<(String, String)>,
+) {
     match backend {
         Backend::Brave | Backend::Searxng | Backend::Google => {
-            for term in &excluded {
+            for term in excluded {
                 q.push_str(" -");
                 q.push_str(&quote_if_phrase(term));
             }
@@ -425,7 +451,16 @@ pub fn compile(
             }
         }
     }
-    match (backend, sites.as_slice()) {
+}
+
+/// The allowed domains, where the backend can say them (several only for Google).
+fn restrict_sites(
+    backend: Backend,
+    sites: &[String],
+    q: &mut String,
+    params: &mut Vec<(String, String)>,
+) {
+    match (backend, sites) {
         (_, []) => {}
         (Backend::Google, [one]) => {
             params.push(("siteSearch".into(), one.clone()));
@@ -443,50 +478,50 @@ pub fn compile(
         }
         (_, _) => {}
     }
+}
+
+/// The language and country parameters of `backend`.
+fn language_and_country(
+    backend: Backend,
+    language: Option<&str>,
+    country: Option<&str>,
+) -> Vec<(String, String)> {
+    let mut params: Vec<(String, String)> = Vec::new();
     match backend {
         Backend::Brave => {
-            if let Some(l) = &language {
-                params.push(("search_lang".into(), l.clone()));
+            if let Some(l) = language {
+                params.push(("search_lang".into(), l.to_string()));
             }
-            if let Some(c) = &country {
-                params.push(("country".into(), c.clone()));
+            if let Some(c) = country {
+                params.push(("country".into(), c.to_string()));
             }
         }
         Backend::Google => {
-            if let Some(l) = &language {
+            if let Some(l) = language {
                 params.push(("lr".into(), format!("lang_{l}")));
-                params.push(("hl".into(), l.clone()));
+                params.push(("hl".into(), l.to_string()));
             }
-            if let Some(c) = &country {
+            if let Some(c) = country {
                 params.push(("gl".into(), c.to_ascii_lowercase()));
             }
         }
         Backend::Mojeek => {
-            if let Some(l) = &language {
+            if let Some(l) = language {
                 params.push(("lb".into(), l.to_ascii_uppercase()));
                 params.push(("lbb".into(), "100".into()));
             }
-            if let Some(c) = &country {
-                params.push(("rb".into(), c.clone()));
+            if let Some(c) = country {
+                params.push(("rb".into(), c.to_string()));
                 params.push(("rbb".into(), "10".into()));
             }
         }
         Backend::Searxng => {
-            if let Some(l) = &language {
-                params.push(("language".into(), l.clone()));
+            if let Some(l) = language {
+                params.push(("language".into(), l.to_string()));
             }
         }
     }
-    let chars = q.chars().count();
-    if chars > backend.max_query_chars() {
-        return Err(QueryError::TooLong {
-            query: q,
-            chars,
-            backend: backend.name(),
-            max: backend.max_query_chars(),
-        });
-    }
-    Ok(CompiledQuery { q, params })
+    params
 }
 
 /// The paging parameters of result page `page` (1 = first), or `None` beyond the deepest

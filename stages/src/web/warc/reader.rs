@@ -164,6 +164,38 @@ impl<R: Read> Reader<R> {
 
     fn read_record_at(&mut self, offset: u64, starts_member: bool) -> Result<Record, WarcError> {
         let malformed = |message: String| WarcError::Malformed { offset, message };
+        let (version, version_bytes) = self.read_version(offset)?;
+        let headers = self.read_headers(offset, version_bytes)?;
+        let declared = find_header(&headers, "Content-Length")
+            .ok_or_else(|| malformed("no Content-Length".to_string()))?;
+        let length: u64 = declared
+            .parse()
+            .map_err(|_| malformed(format!("bad Content-Length {declared:?}")))?;
+        if length > self.max_block {
+            return Err(WarcError::TooLarge {
+                offset,
+                length,
+                limit: self.max_block,
+            });
+        }
+        let block = self.read_block(offset, length)?;
+        let ends_member = self.skip_record_end()?;
+        let length = match self.src.mode {
+            Mode::Plain | Mode::Unknown => Some(self.src.input.pos - offset),
+            Mode::Gzip if starts_member && ends_member => Some(self.src.input.pos - offset),
+            Mode::Gzip => None,
+        };
+        Ok(Record {
+            offset,
+            length,
+            version,
+            headers,
+            block,
+        })
+    }
+
+    /// The `WARC/x.y` line: the version and the line's bytes.
+    fn read_version(&mut self, offset: u64) -> Result<(String, usize), WarcError> {
         let mut line = Vec::new();
         if !self.src.read_line(&mut line, MAX_HEADER_LINE, offset)? {
             return Err(WarcError::Truncated { offset });
@@ -172,17 +204,29 @@ impl<R: Read> Reader<R> {
         if !line.ends_with(b"\n") && (first.starts_with(b"WARC/") || b"WARC/".starts_with(first)) {
             return Err(WarcError::Truncated { offset });
         }
-        let version = match first.strip_prefix(b"WARC/") {
-            Some(v) => String::from_utf8_lossy(v).trim().to_string(),
+        match first.strip_prefix(b"WARC/") {
+            Some(v) => Ok((String::from_utf8_lossy(v).trim().to_string(), line.len())),
             None => {
                 let shown = String::from_utf8_lossy(&first[..first.len().min(40)]).into_owned();
-                return Err(malformed(format!(
-                    "expected a WARC/x.y line, found {shown:?}"
-                )));
+                Err(WarcError::Malformed {
+                    offset,
+                    message: format!("expected a WARC/x.y line, found {shown:?}"),
+                })
             }
-        };
+        }
+    }
+
+    /// The header fields up to the blank line (continuation lines joined), the header block
+    /// bounded by [`MAX_HEADER_BYTES`] with the `already` bytes read.
+    fn read_headers(
+        &mut self,
+        offset: u64,
+        already: usize,
+    ) -> Result<Vec<(String, String)>, WarcError> {
+        let malformed = |message: String| WarcError::Malformed { offset, message };
         let mut headers: Vec<(String, String)> = Vec::new();
-        let mut header_bytes = line.len();
+        let mut header_bytes = already;
+        let mut line = Vec::new();
         loop {
             line.clear();
             if !self.src.read_line(&mut line, MAX_HEADER_LINE, offset)? {
@@ -197,7 +241,7 @@ impl<R: Read> Reader<R> {
             }
             let text = trim_eol(&line);
             if text.is_empty() {
-                break;
+                return Ok(headers);
             }
             if matches!(text[0], b' ' | b'\t') {
                 match headers.last_mut() {
@@ -220,18 +264,10 @@ impl<R: Read> Reader<R> {
                 .to_string();
             headers.push((name, value));
         }
-        let declared = find_header(&headers, "Content-Length")
-            .ok_or_else(|| malformed("no Content-Length".to_string()))?;
-        let length: u64 = declared
-            .parse()
-            .map_err(|_| malformed(format!("bad Content-Length {declared:?}")))?;
-        if length > self.max_block {
-            return Err(WarcError::TooLarge {
-                offset,
-                length,
-                limit: self.max_block,
-            });
-        }
+    }
+
+    /// The block of `length` bytes.
+    fn read_block(&mut self, offset: u64, length: u64) -> Result<Vec<u8>, WarcError> {
         let mut block =
             Vec::with_capacity(usize::try_from(length.min(BLOCK_RESERVE_CAP)).unwrap_or(0));
         let mut remaining = length;
@@ -245,13 +281,17 @@ impl<R: Read> Reader<R> {
             self.src.consume(n);
             remaining -= n as u64;
         }
-        // The trailing CRLFs belong to this record; only look inside the current member so
-        // that a per-record member is finished (and its CRC checked) before the record is
-        // handed out, while the next member is left alone.
-        let ends_member = loop {
+        Ok(block)
+    }
+
+    /// Skips the trailing CRLFs, which belong to this record; whether its gzip member ended.
+    /// Only the current member is looked into, so that a per-record member is finished (and
+    /// its CRC checked) before the record is handed out, while the next member is left alone.
+    fn skip_record_end(&mut self) -> Result<bool, WarcError> {
+        loop {
             let buf = self.src.peek()?;
             if buf.is_empty() {
-                break true;
+                return Ok(true);
             }
             let ws = buf
                 .iter()
@@ -260,21 +300,9 @@ impl<R: Read> Reader<R> {
             let all = ws == buf.len();
             self.src.consume(ws);
             if !all {
-                break false;
+                return Ok(false);
             }
-        };
-        let length = match self.src.mode {
-            Mode::Plain | Mode::Unknown => Some(self.src.input.pos - offset),
-            Mode::Gzip if starts_member && ends_member => Some(self.src.input.pos - offset),
-            Mode::Gzip => None,
-        };
-        Ok(Record {
-            offset,
-            length,
-            version,
-            headers,
-            block,
-        })
+        }
     }
 }
 

@@ -1,9 +1,11 @@
 //! Command-line flags (clap). Flags say how *this run* behaves; what corpus to build is in the
-//! topic file (see `topic.rs`).
+//! topic file (see `topic/`). [`dispatch`] runs a parsed command.
 
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+
+pub mod dispatch;
 
 use crate::commands::run::Stage;
 pub use crate::explore::args::{CollocArgs, Format, FreqArgs, KeywordsArgs, KwicArgs, Sort};

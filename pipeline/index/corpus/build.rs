@@ -1,0 +1,418 @@
+//! Building an index from a vertical file (the layout is in the parent module's docs).
+//!
+//! **In:** a `.vrt` file and the names of its columns. **Out:** the index folder.
+//!
+//! **Invariants:** memory is the lexicons, the regions and fixed buffers, not the tokens; the
+//! index is written into a staging folder beside the target, then moved into place.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use stages::explore::build::{IndexBuilder, Lexicons};
+
+use super::{Built, FORMAT, Manifest, regions};
+
+/// Token ids kept in memory before they are written to the staging folder.
+const IDS_IN_MEMORY: usize = 1 << 20;
+
+/// Positions of postings filled in memory at a time (4 bytes each, 128 MB): an attribute's
+/// postings are built in as many passes over its forward index as this divides its tokens
+/// (at 324 million tokens, 11 passes of 1.3 GB read back from the page cache; with 64 M
+/// positions this was the export's largest memory at a million pages).
+pub const POSTINGS_IN_MEMORY: u64 = 32 << 20;
+
+/// Builds the index of `vrt` (columns named by `columns`) into `dir`, replacing what was there.
+///
+/// Memory is the lexicons, the regions and fixed buffers, not the tokens: ids are written to
+/// the staging folder in first-seen numbering as they are read, renumbered once the lexicons
+/// are sorted, and the postings filled [`POSTINGS_IN_MEMORY`] positions at a time.
+pub fn build(vrt: &Path, columns: &[&str], dir: &Path) -> anyhow::Result<Built> {
+    build_in(vrt, columns, dir, POSTINGS_IN_MEMORY)
+}
+
+/// [`build`] with postings filled `postings_in_memory` positions at a time.
+fn build_in(
+    vrt: &Path,
+    columns: &[&str],
+    dir: &Path,
+    postings_in_memory: u64,
+) -> anyhow::Result<Built> {
+    let staging = staging_for(dir)?;
+    let (lexicons, raw, region_files) = read_vertical(vrt, columns, &staging)?;
+    let mut bytes = 0u64;
+    let mut attribute_names = Vec::new();
+    for ((name, lexicon, rank), first_seen) in lexicons.attributes.iter().zip(raw.files) {
+        attribute_names.push(name.clone());
+        bytes += write(
+            &staging.join(format!("{name}.values")),
+            lexicon.text.as_bytes(),
+        )?;
+        bytes += write_u64s(
+            &staging.join(format!("{name}.valueoffsets")),
+            &lexicon.offsets,
+        )?;
+        let attribute = AttributeFiles {
+            path: |ext: &str| staging.join(format!("{name}.{ext}")),
+            rank,
+        };
+        let offsets = attribute.write_forward(first_seen)?;
+        bytes += u64::from(lexicons.n_tokens) * 4;
+        bytes += write_u64s(&attribute.path("offsets"), &offsets)?;
+        bytes += attribute.write_postings(&offsets, postings_in_memory)?;
+    }
+    let (region_bytes, region_names, region_attrs) = region_files.finish(&lexicons.regions)?;
+    bytes += region_bytes;
+    let manifest = Manifest {
+        format: FORMAT,
+        tokens: lexicons.n_tokens,
+        attributes: attribute_names,
+        regions: region_names,
+        region_attrs,
+        source: vrt.display().to_string(),
+    };
+    bytes += write(
+        &staging.join("index.json"),
+        serde_json::to_string_pretty(&manifest)?.as_bytes(),
+    )?;
+    put_in_place(&staging, dir)?;
+    Ok(Built {
+        tokens: u64::from(lexicons.n_tokens),
+        bytes,
+    })
+}
+
+/// Reads the vertical file: the lexicons, each attribute's ids in first-seen numbering (in
+/// the staging folder) and the regions' files.
+fn read_vertical(
+    vrt: &Path,
+    columns: &[&str],
+    staging: &Path,
+) -> anyhow::Result<(Lexicons, FirstSeen, regions::RegionFiles)> {
+    let file = File::open(vrt)
+        .with_context(|| format!("cannot read the vertical file {}", vrt.display()))?;
+    let mut builder = IndexBuilder::new(columns).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut line = String::new();
+    // Per attribute, its ids in first-seen numbering, as read.
+    let mut raw = FirstSeen {
+        staging: staging.to_path_buf(),
+        files: Vec::new(),
+    };
+    // The regions, written as they close.
+    let mut region_files = regions::RegionFiles::new(staging);
+    // `lc` follows the columns when there is a `word` column (the builder's order).
+    let names = |a: usize| -> String {
+        columns
+            .get(a)
+            .map_or_else(|| "lc".to_string(), |c| (*c).to_string())
+    };
+    loop {
+        line.clear();
+        let n = reader
+            .read_line(&mut line)
+            .with_context(|| format!("cannot read {} (is it UTF-8?)", vrt.display()))?;
+        if n == 0 {
+            break;
+        }
+        let text = line.strip_suffix('\n').unwrap_or(&line);
+        builder
+            .line(text)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", vrt.display()))?;
+        if builder.pending_ids() >= IDS_IN_MEMORY {
+            raw.keep(builder.take_ids(), &names)?;
+            for chunk in builder.take_regions() {
+                region_files.write(&chunk)?;
+            }
+        }
+    }
+    let mut lexicons = builder
+        .finish_lexicons()
+        .map_err(|e| anyhow::anyhow!("{}: {e}", vrt.display()))?;
+    raw.keep(std::mem::take(&mut lexicons.pending), &names)?;
+    Ok((lexicons, raw, region_files))
+}
+
+/// One attribute's files in the staging folder.
+struct AttributeFiles<'a, P: Fn(&str) -> PathBuf> {
+    /// The attribute's file with an extension.
+    path: P,
+    /// Final id of each first-seen id.
+    rank: &'a [u32],
+}
+
+impl<P: Fn(&str) -> PathBuf> AttributeFiles<'_, P> {
+    fn path(&self, ext: &str) -> PathBuf {
+        (self.path)(ext)
+    }
+
+    /// The forward index in final ids (`A.ids`) from the ids in first-seen numbering (then
+    /// removed); returns where each value's postings start, and the total last.
+    fn write_forward(
+        &self,
+        (raw_path, mut raw_out): (PathBuf, std::io::BufWriter<File>),
+    ) -> anyhow::Result<Vec<u64>> {
+        raw_out
+            .flush()
+            .with_context(|| format!("cannot write {}", raw_path.display()))?;
+        drop(raw_out);
+        let ids_path = self.path("ids");
+        let mut counted: Vec<u64> = vec![0; self.rank.len() + 1];
+        let mut out = std::io::BufWriter::with_capacity(
+            1 << 20,
+            File::create(&ids_path)
+                .with_context(|| format!("cannot write {}", ids_path.display()))?,
+        );
+        for_each_chunk(&raw_path, |_, chunk| {
+            let ids: Vec<u32> = chunk
+                .iter()
+                .map(|&id| self.rank.get(id as usize).copied().unwrap_or(0))
+                .collect();
+            for &id in &ids {
+                counted[id as usize + 1] += 1;
+            }
+            let le: Vec<u8> = le_bytes(&ids);
+            out.write_all(&le)
+                .with_context(|| format!("cannot write {}", ids_path.display()))
+        })?;
+        out.flush()
+            .with_context(|| format!("cannot write {}", ids_path.display()))?;
+        drop(out);
+        std::fs::remove_file(&raw_path)
+            .with_context(|| format!("cannot remove {}", raw_path.display()))?;
+        for i in 1..counted.len() {
+            counted[i] += counted[i - 1];
+        }
+        Ok(counted)
+    }
+
+    /// The postings (`A.postings`), a range of ids at a time (as many as `postings_in_memory`
+    /// positions); returns the bytes written.
+    fn write_postings(&self, offsets: &[u64], postings_in_memory: u64) -> anyhow::Result<u64> {
+        let (ids_path, postings_path) = (self.path("ids"), self.path("postings"));
+        let mut out = std::io::BufWriter::with_capacity(
+            1 << 20,
+            File::create(&postings_path)
+                .with_context(|| format!("cannot write {}", postings_path.display()))?,
+        );
+        let mut written = 0u64;
+        let mut start = 0usize;
+        while start < self.rank.len() {
+            let mut end = start + 1;
+            while end < self.rank.len() && offsets[end + 1] - offsets[start] <= postings_in_memory {
+                end += 1;
+            }
+            let mut fill = stages::explore::build::PostingsFill::new(offsets, start..end);
+            for_each_chunk(&ids_path, |first, chunk| {
+                fill.chunk(first, chunk);
+                Ok(())
+            })?;
+            // Written a slice at a time: a byte copy of the whole fill would double it.
+            for piece in fill.finish().chunks(1 << 18) {
+                let le: Vec<u8> = le_bytes(piece);
+                out.write_all(&le)
+                    .with_context(|| format!("cannot write {}", postings_path.display()))?;
+                written += le.len() as u64;
+            }
+            start = end;
+        }
+        out.flush()
+            .with_context(|| format!("cannot write {}", postings_path.display()))?;
+        Ok(written)
+    }
+}
+
+/// An empty folder beside `dir` (`DIR.building`) to write an index into before
+/// [`put_in_place`] moves it: a build that fails never leaves half an index where `dir` was.
+pub(crate) fn staging_for(dir: &Path) -> anyhow::Result<PathBuf> {
+    // Replacing a folder is for indexes only: never a run folder or anything else by mistake.
+    let is_index = dir.join("index.json").is_file() || dir.join("glaneur.json").is_file();
+    if dir.exists() && !is_index && dir.read_dir().is_ok_and(|mut d| d.next().is_some()) {
+        bail!(
+            "{} exists and is not an index: give a new or empty folder",
+            dir.display()
+        );
+    }
+    let mut name = dir.as_os_str().to_os_string();
+    name.push(".building");
+    let staging = PathBuf::from(name);
+    if staging.exists() {
+        std::fs::remove_dir_all(&staging)
+            .with_context(|| format!("cannot clear {}", staging.display()))?;
+    }
+    std::fs::create_dir_all(&staging)
+        .with_context(|| format!("cannot create {}", staging.display()))?;
+    Ok(staging)
+}
+
+/// Replaces `dir` with the finished `staging` folder.
+pub(crate) fn put_in_place(staging: &Path, dir: &Path) -> anyhow::Result<()> {
+    // Checksums last: `glaneur verify` finds a changed or missing file by them.
+    crate::ground::checksums::write(staging)?;
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).with_context(|| format!("cannot clear {}", dir.display()))?;
+    }
+    std::fs::rename(staging, dir)
+        .with_context(|| format!("cannot move {} to {}", staging.display(), dir.display()))
+}
+
+/// Each attribute's ids in first-seen numbering, written as they are read.
+struct FirstSeen {
+    staging: PathBuf,
+    files: Vec<(PathBuf, std::io::BufWriter<File>)>,
+}
+
+impl FirstSeen {
+    /// Appends the ids taken from the builder (per attribute; `name(a)` names attribute `a`).
+    fn keep(&mut self, ids: Vec<Vec<u32>>, name: &dyn Fn(usize) -> String) -> anyhow::Result<()> {
+        for (a, ids) in ids.into_iter().enumerate() {
+            if self.files.len() <= a {
+                let path = self.staging.join(format!("{}.firstseen", name(a)));
+                let out = File::create(&path)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+                self.files
+                    .push((path, std::io::BufWriter::with_capacity(1 << 20, out)));
+            }
+            let (path, out) = &mut self.files[a];
+            let bytes: Vec<u8> = le_bytes(&ids);
+            out.write_all(&bytes)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        Ok(())
+    }
+}
+
+/// Numbers as little-endian bytes (the index's on-disk form).
+fn le_bytes(values: &[u32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// Reads a file of little-endian u32 in chunks; `f` gets each chunk's first position.
+fn for_each_chunk(
+    path: &Path,
+    mut f: impl FnMut(u64, &[u32]) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    use std::io::Read;
+    let mut file = BufReader::with_capacity(
+        1 << 20,
+        File::open(path).with_context(|| format!("cannot read {}", path.display()))?,
+    );
+    let mut bytes = vec![0u8; 4 << 20];
+    let mut values: Vec<u32> = Vec::with_capacity(1 << 20);
+    let mut first = 0u64;
+    loop {
+        let mut filled = 0;
+        while filled < bytes.len() {
+            let n = file
+                .read(&mut bytes[filled..])
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            if n == 0 {
+                break;
+            }
+            filled += n;
+        }
+        if filled == 0 {
+            return Ok(());
+        }
+        if filled % 4 != 0 {
+            bail!("{} is damaged (not whole numbers)", path.display());
+        }
+        values.clear();
+        values.extend(
+            bytes[..filled]
+                .chunks_exact(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        );
+        f(first, &values)?;
+        first += values.len() as u64;
+        if filled < bytes.len() {
+            return Ok(());
+        }
+    }
+}
+
+fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<u64> {
+    std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(bytes.len() as u64)
+}
+
+fn write_u64s(path: &Path, values: &[u64]) -> anyhow::Result<u64> {
+    write_le(path, values, |v, out| {
+        out.extend_from_slice(&v.to_le_bytes())
+    })
+}
+
+/// Writes numbers little-endian, a chunk at a time.
+fn write_le<T: Copy>(
+    path: &Path,
+    values: &[T],
+    put: impl Fn(T, &mut Vec<u8>),
+) -> anyhow::Result<u64> {
+    let mut file =
+        File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
+    let mut bytes = Vec::with_capacity(1 << 20);
+    let mut written = 0u64;
+    for chunk in values.chunks(1 << 16) {
+        bytes.clear();
+        for &v in chunk {
+            put(v, &mut bytes);
+        }
+        file.write_all(&bytes)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        written += bytes.len() as u64;
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::corpus::open;
+
+    /// Postings filled a few positions at a time (many passes over the forward index) are
+    /// the postings filled at once, and the files are those of the in-memory index.
+    #[test]
+    fn postings_in_small_passes_are_the_same_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let vrt = dir.path().join("c.vrt");
+        let mut text = String::new();
+        for d in 0..40 {
+            text.push_str(&format!("<text id=\"d{d}\">\n<s>\n"));
+            for i in 0..(d * 7 % 23 + 1) {
+                let w = ["le", "Calque", "et", "la", "couche", "Masque"][(i * d + i) % 6];
+                text.push_str(&format!("{w}\tX{}\t{}\n", i % 3, w.to_lowercase()));
+            }
+            text.push_str("</s>\n</text>\n");
+        }
+        std::fs::write(&vrt, &text).unwrap();
+        let columns = ["word", "pos", "lemma"];
+        let whole = build_in(&vrt, &columns, &dir.path().join("a"), u64::MAX).unwrap();
+        let small = build_in(&vrt, &columns, &dir.path().join("b"), 3).unwrap();
+        assert_eq!(whole.tokens, small.tokens);
+        assert_eq!(whole.bytes, small.bytes);
+        let memory = stages::explore::build::build_from_str(&text, &columns).unwrap();
+        for (a, attr) in memory.attributes.iter().enumerate() {
+            let read = |d: &str, f: &str| {
+                std::fs::read(dir.path().join(d).join(format!("{}.{f}", attr.name))).unwrap()
+            };
+            for f in ["ids", "postings", "offsets", "values", "valueoffsets"] {
+                assert_eq!(read("a", f), read("b", f), "{}.{f}", attr.name);
+            }
+            let le: Vec<u8> = memory.columns.postings[a]
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect();
+            assert_eq!(read("b", "postings"), le, "{}", attr.name);
+            let le: Vec<u8> = memory.columns.ids[a]
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect();
+            assert_eq!(read("b", "ids"), le, "{}", attr.name);
+        }
+        assert!(!dir.path().join("b").join("word.firstseen").exists());
+        // The index opens and answers.
+        let opened = open(&dir.path().join("b")).unwrap();
+        assert_eq!(u64::from(opened.n_tokens), small.tokens);
+    }
+}

@@ -1,0 +1,140 @@
+//! The index built in chunks (ids, postings, regions) is the index built whole.
+
+use super::*;
+
+#[test]
+fn chunked_build_gives_the_in_memory_index() {
+    use crate::explore::build::{IndexBuilder, PostingsFill, posting_offsets};
+    let mut rng = Rng(77);
+    let g = generate(&mut rng, 300);
+    let whole = index_of(&g);
+    for every in [1usize, 7, 1000, usize::MAX] {
+        let mut builder = IndexBuilder::new(&["word", "pos", "lemma"]).unwrap();
+        let mut raw: Vec<Vec<u32>> = vec![Vec::new(); 4];
+        let mut chunks = Vec::new();
+        for line in g.vrt.lines() {
+            builder.line(line).unwrap();
+            if builder.pending_ids() >= every {
+                for (a, ids) in builder.take_ids().into_iter().enumerate() {
+                    raw[a].extend(ids);
+                }
+                chunks.extend(builder.take_regions());
+            }
+        }
+        let lexicons = builder.finish_lexicons().unwrap();
+        assert_eq!(join_regions(chunks, &lexicons.regions), whole.regions);
+        assert_eq!(lexicons.n_tokens, whole.n_tokens);
+        for (a, ids) in lexicons.pending.into_iter().enumerate() {
+            raw[a].extend(ids);
+        }
+        for (a, (name, lexicon, rank)) in lexicons.attributes.iter().enumerate() {
+            let attr = &whole.attributes[a];
+            assert_eq!(name, &attr.name);
+            assert_eq!(lexicon.text, attr.lexicon.text);
+            assert_eq!(lexicon.offsets, attr.lexicon.offsets);
+            let ids: Vec<u32> = raw[a].iter().map(|&id| rank[id as usize]).collect();
+            assert_eq!(ids, whole.columns.ids[a], "{name}");
+            let offsets = posting_offsets(rank.len(), ids.chunks(5));
+            assert_eq!(offsets, attr.postings, "{name}");
+            // Three ranges of ids, each filled from the ids in chunks of 11 positions.
+            let mut postings = Vec::new();
+            let cuts = [0, rank.len() / 3, rank.len() / 2, rank.len()];
+            for w in cuts.windows(2) {
+                let mut fill = PostingsFill::new(&offsets, w[0]..w[1]);
+                for (k, chunk) in ids.chunks(11).enumerate() {
+                    fill.chunk((k * 11) as u64, chunk);
+                }
+                postings.extend(fill.finish());
+            }
+            assert_eq!(postings, whole.columns.postings[a], "{name}");
+        }
+    }
+}
+
+/// The regions of [`IndexBuilder::take_regions`]'s chunks and the rest, joined the way a
+/// caller writes them out: an attribute's values padded with "" for the regions before it
+/// first appeared, and at the end.
+fn join_regions(
+    chunks: Vec<crate::explore::build::RegionChunk>,
+    rest: &[crate::explore::index::Regions],
+) -> Vec<crate::explore::index::Regions> {
+    let mut all: Vec<crate::explore::index::Regions> = rest
+        .iter()
+        .map(|r| crate::explore::index::Regions {
+            name: r.name.clone(),
+            ..Default::default()
+        })
+        .collect();
+    let last: Vec<crate::explore::build::RegionChunk> = rest
+        .iter()
+        .enumerate()
+        .map(|(kind, r)| {
+            let first = chunks
+                .iter()
+                .filter(|c| c.kind == kind)
+                .map(|c| c.first + c.regions.len())
+                .max()
+                .unwrap_or(0);
+            crate::explore::build::RegionChunk {
+                kind,
+                first,
+                regions: r.clone(),
+            }
+        })
+        .collect();
+    let mut chunks_and_rest = chunks;
+    chunks_and_rest.extend(last);
+    for chunk in chunks_and_rest {
+        let r = &mut all[chunk.kind];
+        assert_eq!(r.name, chunk.regions.name);
+        assert_eq!(r.starts.len(), chunk.first, "chunks in order, none missing");
+        r.starts.extend(&chunk.regions.starts);
+        r.ends.extend(&chunk.regions.ends);
+        for (key, values) in chunk.regions.attrs {
+            if !r.attrs.iter().any(|(k, _)| *k == key) {
+                r.attrs.push((key.clone(), Vec::new()));
+            }
+            if let Some((_, all_values)) = r.attrs.iter_mut().find(|(k, _)| *k == key) {
+                all_values.resize(chunk.first, String::new());
+                all_values.extend(values);
+            }
+        }
+    }
+    for r in &mut all {
+        for (_, values) in &mut r.attrs {
+            values.resize(r.starts.len(), String::new());
+        }
+    }
+    all
+}
+
+#[test]
+fn regions_taken_in_chunks_are_the_regions_built_whole() {
+    use crate::explore::build::IndexBuilder;
+    // `lang` first appears on the third text, `n` on a paragraph left open across a take.
+    let vrt = "<text id=\"a\">\n<p>\nun\n</p>\n</text>\n<text id=\"b\">\n<p n=\"1\">\ndeux\n\
+        <s>\ntrois\n</s>\n</p>\n</text>\n<text id=\"c\" lang=\"fr\">\n<p>\nquatre\n</p>\n\
+        <p n=\"3\">\ncinq\n</p>\n</text>\n<text>\n<p>\nsix\n</p>\n</text>\n";
+    let mut whole = IndexBuilder::new(&["word"]).unwrap();
+    for line in vrt.lines() {
+        whole.line(line).unwrap();
+    }
+    let whole = whole.finish().unwrap();
+    assert_eq!(whole.regions[0].attrs[1].1, ["", "", "fr", ""]);
+    for every in 1..=vrt.lines().count() {
+        let mut builder = IndexBuilder::new(&["word"]).unwrap();
+        let mut chunks = Vec::new();
+        for (k, line) in vrt.lines().enumerate() {
+            builder.line(line).unwrap();
+            if k % every == 0 {
+                chunks.extend(builder.take_regions());
+            }
+        }
+        let lexicons = builder.finish_lexicons().unwrap();
+        assert_eq!(
+            join_regions(chunks, &lexicons.regions),
+            whole.regions,
+            "{every}"
+        );
+    }
+}
