@@ -20,18 +20,21 @@
 //! 6. [`seeds`]: search APIs, saved result pages and URL lists into the frontier;
 //! 7. [`crawl`]: the polite, focused crawl loop (page → score → new links), page digests;
 //! 8. [`extract`]: clean text, decisions, `docs.jsonl`;
-//! 9. [`index`]: the corpus's positional index (CQL) and the document search index;
-//! 10. [`export`]: graphs, matrices, tagger files, the indexes built;
-//! 11. [`report`]: `report.json`, `report.html`, the summary;
-//! 12. [`explore`]: `glaneur kwic`, `freq`, `colloc`, `keywords`, `search` on a finished run;
-//! 13. [`commands`]: the other commands — `run` (the stages in order), `check`, `verify`,
+//! 9. [`annotate`]: tagging (`[annotate]`): each document's tags, per language, stored;
+//! 10. [`index`]: the corpus's positional index (CQL) and the document search index;
+//! 11. [`export`]: graphs, matrices, tagger files, the indexes built;
+//! 12. [`parse`]: Syntex and Upery on the tagged corpus (`[parse]`);
+//! 13. [`report`]: `report.json`, `report.html`, the summary;
+//! 14. [`explore`]: `glaneur kwic`, `freq`, `colloc`, `keywords`, `search` on a finished run;
+//! 15. [`commands`]: the other commands — `run` (the stages in order), `check`, `verify`,
 //!     `formula`/`extract`/`tokenize`, `monitor`, `batch`, `worker`/`collect`, `compare`;
-//! 14. [`serve`]: the web interface over all of it;
-//! 15. [`cli`]: the flags, parsed by `main.rs`, which dispatches.
+//! 16. [`serve`]: the web interface over all of it;
+//! 17. [`cli`]: the flags, parsed by `main.rs`, which dispatches.
 //!
-//! Data flows one way: seeds → crawl → extract → export → report. Every stage stores its
+//! Data flows one way: seeds → crawl → extract → annotate → export → parse → report. Every stage stores its
 //! output in the run folder, so `--from STAGE` re-runs what follows without fetching again.
 
+pub mod annotate;
 pub mod cli;
 pub mod commands;
 pub mod crawl;
@@ -41,6 +44,7 @@ pub mod extract;
 pub mod fetch;
 pub mod ground;
 pub mod index;
+pub mod parse;
 pub mod report;
 pub mod seeds;
 pub mod serve;

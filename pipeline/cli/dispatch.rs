@@ -114,7 +114,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             topic: args.topic,
             out: args.out,
             from: args.from,
-            to: args.to.unwrap_or(Stage::Export),
+            to: args.to.unwrap_or(Stage::Parse),
             proxy: args.proxy,
             replay: args.replay,
             quiet: args.quiet,

@@ -252,7 +252,7 @@ pub struct RunArgs {
     /// Start at this stage and reuse what the earlier stages stored.
     #[arg(long, value_enum, value_name = "STAGE", default_value = "seeds")]
     pub from: Stage,
-    /// Stop after this stage (default: export, the last). `--to crawl` fetches only; a later
+    /// Stop after this stage (default: parse, the last). `--to crawl` fetches only; a later
     /// `--from extract` goes on from what it stored.
     #[arg(long, value_enum, value_name = "STAGE")]
     pub to: Option<Stage>,

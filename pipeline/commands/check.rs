@@ -46,6 +46,9 @@ pub fn check(path: Option<&Path>) -> anyhow::Result<String> {
             out.push_str(&format!("#   {compiled}\n"));
         }
     }
+    for line in crate::annotate::describe(&topic) {
+        out.push_str(&format!("# {line}\n"));
+    }
     out.push_str(&topic.to_toml());
     Ok(out)
 }

@@ -27,7 +27,7 @@ use crate::report::{self, ReasonCount, Report};
 use crate::store::{self, Store};
 use crate::topic::{self, Topic};
 use crate::warc::WarcFile;
-use crate::{export, extract, seeds};
+use crate::{annotate, export, extract, seeds};
 
 /// The recorded web of the embedded default topic.
 pub const DEMO_WEB: &[u8] = include_bytes!("../../corpora/demo/web.warc.gz");
@@ -40,10 +40,14 @@ pub enum Stage {
     Seeds,
     /// Continue the crawl from the stored frontier, then extract and export.
     Crawl,
-    /// Rebuild `docs.jsonl` from the stored responses, then export; no fetching.
+    /// Rebuild `docs.jsonl` from the stored responses, then tag and export; no fetching.
     Extract,
-    /// Rebuild the exports from `docs.jsonl`.
+    /// Tag the documents not tagged yet (`[annotate]`), then export.
+    Annotate,
+    /// Rebuild the exports from `docs.jsonl` (and the stored tags).
     Export,
+    /// Run Syntex and Upery on the tagged corpus (`[parse]`).
+    Parse,
 }
 
 impl Stage {
@@ -52,8 +56,10 @@ impl Stage {
         match self {
             Stage::Seeds => Some(Stage::Crawl),
             Stage::Crawl => Some(Stage::Extract),
-            Stage::Extract => Some(Stage::Export),
-            Stage::Export => None,
+            Stage::Extract => Some(Stage::Annotate),
+            Stage::Annotate => Some(Stage::Export),
+            Stage::Export => Some(Stage::Parse),
+            Stage::Parse => None,
         }
     }
 
@@ -62,7 +68,9 @@ impl Stage {
             Stage::Seeds => "seeds",
             Stage::Crawl => "crawl",
             Stage::Extract => "extract",
+            Stage::Annotate => "annotate",
             Stage::Export => "export",
+            Stage::Parse => "parse",
         }
     }
 }
@@ -172,6 +180,7 @@ pub(crate) fn run_locked(
 
     let runtime = crawl_runtime()?;
     let (crawling, shutdown) = signals();
+    let shutdown_copy = shutdown.clone();
 
     let progress = Progress::new(options.quiet);
     let replay = replay_source(options, &topic);
@@ -236,17 +245,21 @@ pub(crate) fn run_locked(
         report.crawl = Some(outcome);
     }
 
-    let stopped = !interrupted && options.to < Stage::Export;
     if !interrupted && options.to >= Stage::Extract {
-        downstream(
+        let signals = Signals {
+            crawling: &crawling,
+            shutdown: &shutdown_copy,
+        };
+        interrupted = downstream(
             options,
             &topic,
             &run_dir,
             &mut store,
             &mut report,
-            &progress,
+            (&progress, signals),
         )?;
     }
+    let stopped = !interrupted && options.to < Stage::Export;
 
     finish(
         options,
@@ -356,15 +369,24 @@ fn open_store(options: &RunOptions, topic: &Topic, run_dir: &Path) -> anyhow::Re
     Ok(store)
 }
 
-/// The extract and export stages (as far as `--to` goes), and the harvest.
+/// What the stages after the crawl need to stop gracefully.
+struct Signals<'a> {
+    /// Stages under way that a first Ctrl-C stops gracefully (see [`signals`]).
+    crawling: &'a Arc<AtomicUsize>,
+    /// Turns true on that graceful stop.
+    shutdown: &'a watch::Receiver<bool>,
+}
+
+/// The extract, annotate, export and parse stages (as far as `--to` goes), and the harvest;
+/// returns whether the run was interrupted (during the tagging).
 fn downstream(
     options: &RunOptions,
     topic: &Topic,
     run_dir: &Path,
     store: &mut Store,
     report: &mut Report,
-    progress: &Progress,
-) -> anyhow::Result<()> {
+    (progress, signals): (&Progress, Signals<'_>),
+) -> anyhow::Result<bool> {
     if options.from <= Stage::Extract {
         live_stage(run_dir, "extract");
         let bar = progress.stage("extract", 0);
@@ -372,6 +394,22 @@ fn downstream(
     }
     let (harvest, documents) = extract::harvest(store, &run_dir.join("docs.jsonl"))?;
     report.harvest = Some(harvest);
+    if options.from <= Stage::Annotate
+        && options.to >= Stage::Annotate
+        && topic.file.annotate.is_some()
+    {
+        live_stage(run_dir, "annotate");
+        let _tagging = Crawling::start(signals.crawling);
+        let inputs = annotate::Inputs {
+            run_dir,
+            progress,
+            shutdown: signals.shutdown,
+        };
+        report.annotate = annotate::run(topic, store, &inputs)?;
+        if report.annotate.as_ref().is_some_and(|a| a.interrupted) {
+            return Ok(true);
+        }
+    }
     if options.to >= Stage::Export {
         live_stage(run_dir, "export");
         let bar = progress.stage("export", documents);
@@ -382,7 +420,13 @@ fn downstream(
         }
         seeds::write_csv(store, run_dir)?;
     }
-    Ok(())
+    if options.to >= Stage::Parse
+        && let Some(parse) = &topic.file.parse
+    {
+        live_stage(run_dir, "parse");
+        report.parse = Some(crate::parse::run(parse, run_dir, &|m| progress.note(m))?);
+    }
+    Ok(false)
 }
 
 /// The seeds stage: the topic's seeds into the store (a search stopped early is noted).

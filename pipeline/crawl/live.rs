@@ -105,6 +105,7 @@ impl Crawler<'_> {
                 .map(|(n, host)| (host.to_string(), n))
                 .collect(),
             latest: self.latest.iter().rev().cloned().collect(),
+            annotate: None,
         };
         crate::ground::live::write(&self.ctx.run_dir, &live)
     }

@@ -38,6 +38,8 @@ pub(super) struct Shared {
     pub(super) formats: Vec<Written>,
     /// The tagset of the tagger output, when a tagger has run.
     pub(super) tagset: Option<Tagset>,
+    /// Write each tagged document in TreeTagger's output shape (`tagged/corpus.tagged`).
+    pub(super) tagged_out: bool,
 }
 
 /// A document and its tagged tokens: `None` when no tagger has run, `Some(None)` when the
@@ -58,27 +60,17 @@ pub(super) struct Formatted {
     /// formats that write a file per document, written already).
     pub(super) blocks: Vec<String>,
     pub(super) metadata: String,
+    /// Its block of `tagged/corpus.tagged` (empty: not asked, or not tagged).
+    pub(super) tagged_block: String,
 }
 
 /// Formats one document.
 pub(super) fn format(shared: &Shared, (doc, tagged): Job) -> anyhow::Result<Formatted> {
-    let lang = if doc.language.is_empty() {
-        shared.default_language.as_str()
-    } else {
-        doc.language.as_str()
-    };
+    let lang = doc.language_or(&shared.default_language);
     // One tokenisation per document feeds every format and the matrix.
-    let texts: Vec<String> = doc.paragraphs.iter().map(|p| p.text.clone()).collect();
+    let texts = doc.texts();
     let split = vertical::split_document(&texts, lang);
-    let paragraphs: Vec<Vec<String>> = split
-        .iter()
-        .map(|sentences| {
-            sentences
-                .iter()
-                .flat_map(|s| s.tokens.iter().cloned())
-                .collect()
-        })
-        .collect();
+    let paragraphs = vertical::paragraph_tokens(&split);
     let n_tokens: usize = paragraphs.iter().map(Vec::len).sum();
     let date = date_of(&doc);
     let meta = vertical::DocMeta {
@@ -96,6 +88,7 @@ pub(super) fn format(shared: &Shared, (doc, tagged): Job) -> anyhow::Result<Form
             .and_then(|tokens| aligned_tags(tokens, &split))
     });
     let untagged = matches!(tags, Some(None));
+    let tags_aligned = tags.clone();
     let tags = tags.map(Option::unwrap_or_default);
     let tokens = Tokens {
         meta: &meta,
@@ -119,6 +112,12 @@ pub(super) fn format(shared: &Shared, (doc, tagged): Job) -> anyhow::Result<Form
         }
     }
     let metadata = vertical::metadata_csv_row(&meta, n_tokens);
+    let mut tagged_block = String::new();
+    if shared.tagged_out
+        && let Some(Some(tags)) = &tags_aligned
+    {
+        stages::export::treetagger::write_tagged_doc(&mut tagged_block, &meta, &paragraphs, tags);
+    }
     Ok(Formatted {
         split,
         n_tokens,
@@ -126,6 +125,7 @@ pub(super) fn format(shared: &Shared, (doc, tagged): Job) -> anyhow::Result<Form
         untagged,
         blocks,
         metadata,
+        tagged_block,
         doc,
     })
 }

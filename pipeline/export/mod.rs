@@ -37,7 +37,7 @@ use crate::store::Store;
 use crate::topic::{Topic, TreeTaggerLayout};
 use document::{Formatted, Shared, Written};
 use sink::{Finished, Sink};
-use tags::TaggedStream;
+use tags::Tags;
 
 /// `docs.jsonl` bytes formatted together on every core; two batches are in memory at a time,
 /// with their formats (about ten times their size).
@@ -84,7 +84,23 @@ pub fn run(
     let graph_dir = fresh_dir(&run_dir.join("graph"))?;
     // The tagger's output, when one has run: pos and lemma go into the `.vrt`, CoNLL-U, the
     // index and the lemma matrix.
-    let mut tagged = TaggedStream::open(&run_dir.join("tagged"))?;
+    let mut tagged = Tags::open(topic, run_dir)?;
+    // With `[annotate]`, `tagged/` is the stage's tags in TreeTagger's output shape (what
+    // Syntex reads); otherwise it is a tagger's output written by hand, read above.
+    let tagged_out = match (&topic.file.annotate, &tagged) {
+        (None, _) => None,
+        (Some(_), tags) => {
+            let dir = run_dir.join("tagged");
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir)
+                    .with_context(|| format!("cannot clear {}", dir.display()))?;
+            }
+            match tags {
+                Some(_) => Some(fresh_dir(&dir)?.join("corpus.tagged")),
+                None => None,
+            }
+        }
+    };
     let shared = Shared {
         default_language: topic
             .file
@@ -94,12 +110,14 @@ pub fn run(
             .to_string(),
         formats: open_formats(topic, run_dir)?,
         tagset: tagged.as_ref().map(|(_, tagset)| *tagset),
+        tagged_out: tagged_out.is_some(),
     };
     let mut sink = Sink::open(topic, &shared, run_dir, &matrix_dir, store, bar)?;
+    sink.write_tagged(tagged_out)?;
     let source = crate::extract::documents(&run_dir.join("docs.jsonl"))?.map(|doc| {
         let (doc, bytes) = doc?;
         let tokens = match &mut tagged {
-            Some((stream, _)) => Some(stream.tokens_of(&doc.id)?),
+            Some((tags, _)) => Some(tags.tokens_of(&doc)?),
             None => None,
         };
         Ok(((doc, tokens), bytes))

@@ -29,6 +29,8 @@ pub(super) struct Sink<'a> {
     /// a file per document).
     corpus: Vec<Option<Output>>,
     metadata: Output,
+    /// `tagged/corpus.tagged`, when the tags come from the annotate stage.
+    tagged: Option<Output>,
     /// Each document's row facts, in matrix row order, until the matrix is filtered
     /// (`docs.tsv`'s `words` counts what the filtered matrix keeps).
     rows: csv::Writer<std::fs::File>,
@@ -96,6 +98,7 @@ impl<'a> Sink<'a> {
         Ok(Sink {
             corpus,
             metadata,
+            tagged: None,
             rows,
             rows_path,
             matrix,
@@ -111,6 +114,12 @@ impl<'a> Sink<'a> {
         })
     }
 
+    /// Writes the tagged documents into `path` too.
+    pub(super) fn write_tagged(&mut self, path: Option<PathBuf>) -> anyhow::Result<()> {
+        self.tagged = path.map(Output::create).transpose()?;
+        Ok(())
+    }
+
     /// Adds one document to every output.
     pub(super) fn add(&mut self, f: Formatted) -> anyhow::Result<()> {
         let row = self.add_to_matrices(&f)?;
@@ -124,6 +133,9 @@ impl<'a> Sink<'a> {
         }
         self.metadata.put(&f.metadata)?;
         self.metadata.put("\n")?;
+        if let Some(tagged) = &mut self.tagged {
+            tagged.put(&f.tagged_block)?;
+        }
         let d = &f.doc;
         self.rows
             .write_record([
@@ -187,6 +199,9 @@ impl<'a> Sink<'a> {
             out.finish()?;
         }
         self.metadata.finish()?;
+        if let Some(tagged) = self.tagged {
+            tagged.finish()?;
+        }
         let mut rows = self.rows;
         rows.flush()
             .with_context(|| format!("cannot write {}", self.rows_path.display()))?;

@@ -1,4 +1,6 @@
-//! The tagger's output read back, one document at a time, beside the documents it tagged.
+//! The tagger's output read back, one document at a time, beside the documents it tagged: the
+//! annotate stage's tags when the topic has `[annotate]` ([`Tags::Stage`]), else a tagger run
+//! by hand on `treetagger/` ([`Tags::Files`]).
 //!
 //! **In:** `tagged/*.tagged` (TreeTagger's or the fallback tagger's `word<TAB>POS<TAB>lemma`
 //! with the `<doc>` lines of the `.tt` files glaneur wrote), and the documents of `docs.jsonl`
@@ -17,6 +19,41 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use stages::export::tagged::{TaggedDoc, TaggedReader, TaggedToken, Tagset};
 use stages::export::vertical;
+
+/// Where the export's tags come from.
+pub(super) enum Tags {
+    /// The annotate stage's (`[annotate]`), by URL id.
+    Stage(crate::annotate::read::TagSource),
+    /// A tagger run by hand (`tagged/`), by document id.
+    Files(TaggedStream),
+}
+
+impl Tags {
+    /// The tags of the run in `run_dir` and their tagset (None: no tags to fold in).
+    pub(super) fn open(
+        topic: &crate::topic::Topic,
+        run_dir: &Path,
+    ) -> anyhow::Result<Option<(Tags, Tagset)>> {
+        if topic.file.annotate.is_some() {
+            let source = crate::annotate::read::TagSource::open(run_dir)?;
+            return Ok(source.map(|(source, tagset)| (Tags::Stage(source), tagset)));
+        }
+        let stream = TaggedStream::open(&run_dir.join("tagged"))?;
+        Ok(stream.map(|(stream, tagset)| (Tags::Files(stream), tagset)))
+    }
+
+    /// The tagged tokens of `doc` (documents are asked for in `docs.jsonl` order); None when
+    /// the tags do not hold it.
+    pub(super) fn tokens_of(
+        &mut self,
+        doc: &crate::extract::Document,
+    ) -> anyhow::Result<Option<Vec<TaggedToken>>> {
+        match self {
+            Tags::Stage(source) => source.tokens_of(doc.url_id),
+            Tags::Files(stream) => stream.tokens_of(&doc.id),
+        }
+    }
+}
 
 /// The tagged documents of `tagged/`, in order.
 pub(super) struct TaggedStream {

@@ -131,6 +131,23 @@ pub struct Document {
     pub paragraphs: Vec<Paragraph>,
 }
 
+impl Document {
+    /// Its language, or `default` (the topic's first) when none was identified: the
+    /// language its tokens are cut and tagged in.
+    pub fn language_or<'a>(&'a self, default: &'a str) -> &'a str {
+        if self.language.is_empty() {
+            default
+        } else {
+            &self.language
+        }
+    }
+
+    /// Its paragraphs' texts.
+    pub fn texts(&self) -> Vec<String> {
+        self.paragraphs.iter().map(|p| p.text.clone()).collect()
+    }
+}
+
 /// A block of running text.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Paragraph {

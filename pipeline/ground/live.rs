@@ -82,6 +82,24 @@ pub struct Live {
     pub largest_queues: Vec<(String, u64)>,
     /// The last pages read, newest first.
     pub latest: Vec<LatestPage>,
+    /// The tagging stage's progress, while it runs (and as it ended).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotate: Option<AnnotateLive>,
+}
+
+/// How far the tagging stage is.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AnnotateLive {
+    /// Documents of the corpus.
+    pub documents: u64,
+    /// Of those, done (tagged now or before, or recorded as untagged).
+    pub done: u64,
+    /// Tokens tagged in this run.
+    pub tokens: u64,
+    /// Tokens tagged per second in this run.
+    pub tokens_per_second: f64,
+    /// Seconds left at that pace (None: not known yet).
+    pub eta_seconds: Option<f64>,
 }
 
 /// Writes `live` as `RUN/live.json` (beside, then renamed in).

@@ -38,6 +38,7 @@ const WINDOW: Duration = Duration::from_secs(10);
 pub struct Progress {
     bar: ProgressBar,
     visible: bool,
+    quiet: bool,
     started: Instant,
     requests: AtomicU64,
     pages: AtomicU64,
@@ -71,6 +72,7 @@ impl Progress {
         Progress {
             bar,
             visible,
+            quiet,
             started: Instant::now(),
             requests: AtomicU64::new(0),
             pages: AtomicU64::new(0),
@@ -172,6 +174,12 @@ impl Progress {
         } else {
             eprintln!("glaneur: {message}");
         }
+    }
+
+    /// Whether a stage without a bar says how it stands in lines (stderr is not a terminal and
+    /// `--quiet` was not given): a log or a pipe learns how far a long stage is.
+    pub fn says_lines(&self) -> bool {
+        !self.quiet && !self.visible
     }
 
     /// Removes the crawl bar.

@@ -11,10 +11,12 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use crate::annotate::AnnotateReport;
 use crate::crawl::CrawlOutcome;
 use crate::export::ExportReport;
 use crate::extract::{ExtractReport, Harvest};
 use crate::ground::outcome::{Reason, State};
+use crate::parse::ParseReport;
 use crate::seeds::SeedsReport;
 
 pub mod html;
@@ -30,7 +32,7 @@ pub struct Report {
     pub topic_origin: String,
     /// Run folder.
     pub run_dir: String,
-    /// First stage run this time (`seeds`, `crawl`, `extract`, `export`).
+    /// First stage run this time (`seeds`, `crawl`, `extract`, `annotate`, `export`, `parse`).
     pub from_stage: String,
     /// Responses came from a recording.
     pub replay: Option<String>,
@@ -44,8 +46,14 @@ pub struct Report {
     pub crawl: Option<CrawlOutcome>,
     /// Extract stage.
     pub extract: Option<ExtractReport>,
+    /// Annotate stage (the tagging), when the topic has `[annotate]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotate: Option<AnnotateReport>,
     /// Export stage.
     pub export: Option<ExportReport>,
+    /// Parse stage (Syntex, Upery), when the topic has `[parse]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parse: Option<ParseReport>,
     /// Every URL of the run by final state and reason.
     pub urls: Vec<ReasonCount>,
     /// The harvest rate ([`crate::ground::outcome::harvest_rate`]): pages the topic formula accepts ÷ HTML/text pages
@@ -154,7 +162,9 @@ impl Report {
         if let Some(extract) = &self.extract {
             self.summary_extract(extract, &mut out);
         }
+        self.summary_annotate(&mut out);
         self.summary_export(&mut out);
+        self.summary_parse(&mut out);
         self.summary_urls_harvest(&mut out);
         if let Some(why) = &self.empty_corpus {
             let _ = writeln!(out);
@@ -273,6 +283,55 @@ impl Report {
     }
 
     /// The summary's lemma and export lines.
+    fn summary_annotate(&self, out: &mut String) {
+        let Some(a) = &self.annotate else { return };
+        let untagged: u64 = a.untagged.values().sum();
+        let _ = writeln!(
+            out,
+            "  {:<8} {:>8}  documents tagged by {} ({} this run, {} kept from before, {} without \
+             tags; {} tokens at {} tokens/s on {} processes){}",
+            "annotate",
+            a.documents.saturating_sub(untagged),
+            a.tagger,
+            a.tagged,
+            a.kept,
+            untagged,
+            a.tokens,
+            crate::ground::progress::per_second(a.tokens_per_second),
+            a.processes,
+            if a.interrupted { "; interrupted" } else { "" }
+        );
+        for (reason, n) in &a.untagged {
+            let why = a
+                .languages
+                .values()
+                .find(|w| w.starts_with(&format!("{reason}:")))
+                .map(|w| format!(": {}", &w[reason.len() + 1..].trim()))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  {:<8} {:>8}  documents without tags, `{reason}`{why} (the tags table of \
+                 crawl.sqlite says which)",
+                "", n
+            );
+        }
+    }
+
+    fn summary_parse(&self, out: &mut String) {
+        let Some(parse) = &self.parse else { return };
+        for (name, tool) in [("syntex", &parse.syntex), ("upery", &parse.upery)] {
+            let Some(tool) = tool else { continue };
+            let said = match &tool.problem {
+                Some(problem) => format!("WARNING: {problem}"),
+                None if tool.reused => {
+                    format!("files in {} (inputs unchanged: not run again)", tool.folder)
+                }
+                None => format!("files in {} ({:.1} s)", tool.folder, tool.seconds),
+            };
+            let _ = writeln!(out, "  {:<8} {:>8}  {said}", name, tool.files);
+        }
+    }
+
     fn summary_export(&self, out: &mut String) {
         if let Some(export) = &self.export
             && let Some(lemmas) = export.lemma_vocabulary

@@ -31,6 +31,8 @@ pub(crate) struct TopicForm {
     pub(super) strategy: String,
     pub(super) delay_seconds: String,
     pub(super) contact: String,
+    /// `[annotate] tagger` (`none`: no tagging); None when the form did not say.
+    pub(super) tagger: Option<String>,
 }
 
 fn strings(item: Option<&Item>) -> Vec<String> {
@@ -75,6 +77,10 @@ impl TopicForm {
             strategy: scalar(get("crawl", "strategy")),
             delay_seconds: scalar(get("politeness", "delay_seconds")),
             contact: scalar(get("politeness", "contact")),
+            tagger: Some(match get("annotate", "tagger") {
+                Some(tagger) => scalar(Some(tagger)),
+                None => "none".to_string(),
+            }),
         }
     }
 
@@ -165,6 +171,13 @@ impl TopicForm {
             "contact",
             value(self.contact.trim()),
         )?;
+        match self.tagger.as_deref().map(str::trim) {
+            None => {}
+            Some("none" | "") => {
+                doc.as_table_mut().remove("annotate");
+            }
+            Some(tagger) => set(&mut doc, "annotate", "tagger", value(tagger))?,
+        }
         Ok(doc.to_string())
     }
 }

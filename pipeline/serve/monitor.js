@@ -74,6 +74,14 @@
         ? fmt(L.requests_total) + " of " + fmt(L.budget) + " requests; " + fmt(left) + " to go" +
           (recent > 0 ? ", about " + duration(left / recent) + " at the last 10 s pace" : "")
         : "";
+      // The tagging stage: documents done of the corpus, tokens, pace, time left.
+      const A = L.annotate;
+      $("annotate").textContent = A
+        ? "tagging: " + fmt(A.done) + " of " + fmt(A.documents) + " documents done, " +
+          fmt(A.tokens) + " tokens tagged (" + rate(A.tokens_per_second) + " tokens/s)" +
+          (s.running && L.stage === "annotate" && A.eta_seconds != null
+            ? ", about " + duration(A.eta_seconds) + " left" : "")
+        : "";
       if (s.running && L.stage === "crawl") {
         times.push(L.at - L.started_at); rates.push(recent);
         pagesX.push(L.pages); harvestY.push(L.pages ? 100 * L.on_topic / L.pages : null);

@@ -142,6 +142,7 @@ pub(crate) async fn monitor(
 <a href=\"/runs/{n}/decisions\">decision log</a> <a href=\"/runs/{n}/report\">report</a> <a href=\"/runs/{n}/corpus\" id=\"corpus-link\">corpus</a></p>\n\
 <div class=\"bar\"><div id=\"budget\" style=\"width:0\"></div></div>\n\
 <p class=\"muted\" id=\"eta\"></p>\n\
+<p class=\"muted\" id=\"annotate\"></p>\n\
 <div class=\"cards\">\
 <div class=\"card\"><b id=\"requests\">–</b><span>page requests (all runs) of <span id=\"max\">–</span></span></div>\
 <div class=\"card\"><b id=\"rate-now\">–</b><span>requests/s, last 10 s</span></div>\

@@ -44,6 +44,16 @@ fn form_page(form: &TopicForm, new: bool, problem: Option<&str>) -> String {
             format!("<option{selected}>{n}</option>")
         })
         .collect();
+    let current = form.tagger.as_deref().unwrap_or("none");
+    let taggers: String = ["none", "spacy", "treetagger", "command"]
+        .iter()
+        // A command is named in the file: offered only when the topic has one.
+        .filter(|t| **t != "command" || current == "command")
+        .map(|t| {
+            let selected = if current == *t { " selected" } else { "" };
+            format!("<option{selected}>{t}</option>")
+        })
+        .collect();
     let problem = problem.map_or(String::new(), |p| {
         format!("<pre class=\"error\" id=\"problem\">{}</pre>", escape(p))
     });
@@ -92,6 +102,8 @@ fn form_page(form: &TopicForm, new: bool, problem: Option<&str>) -> String {
 <label>max_depth <input name=\"max_depth\" value=\"{}\" size=\"4\"></label> \
 <label>max_pages_per_host <input name=\"max_pages_per_host\" value=\"{}\" size=\"8\"></label> \
 <label>strategy <select name=\"strategy\">{strategies}</select></label>\n\
+<h2>Tagging</h2>\n<label>tagger (part of speech and lemma of every token, between extraction and export) <select name=\"tagger\">{taggers}</select></label>\n\
+<p class=\"muted\">spacy: each language's small model, in a Python environment glaneur makes on the first run; treetagger: your installation (its binary and parameter files from <code>$TREETAGGER_HOME</code>, or named in the file). Models and other settings: the guide's clean text page.</p>\n\
 <h2>Politeness</h2>\n<label>contact (in the User-Agent: your e-mail or web page) <input name=\"contact\" value=\"{}\" size=\"40\"></label> \
 <label>delay between two requests to a server, seconds <input name=\"delay_seconds\" value=\"{}\" size=\"5\"></label>\n\
 <p><button id=\"save\">Check and save</button> <span class=\"muted\">saved only if <code>glaneur check</code> accepts it; every other setting of the file is kept</span></p>\n\
@@ -241,6 +253,7 @@ async fn read_form(
             "strategy" => &mut form.strategy,
             "delay_seconds" => &mut form.delay_seconds,
             "contact" => &mut form.contact,
+            "tagger" => form.tagger.get_or_insert_with(String::new),
             _ => continue,
         };
         *slot = text;

@@ -22,6 +22,7 @@ use anyhow::{Context, bail};
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, ToSql, params};
 
+mod annotate;
 mod checkpoint;
 mod decisions;
 mod focus;
@@ -37,6 +38,7 @@ mod seeds;
 mod visits;
 mod warc;
 mod worker;
+pub use annotate::TagRow;
 use checkpoint::{Checkpointer, LOG_RESTART_PAGES};
 pub use decisions::{Decision, DecisionFilter};
 pub use merge::Merged;
@@ -155,6 +157,7 @@ impl Store {
         conn.execute_batch(SCHEMA)
             .and_then(|_| conn.execute_batch(focus::SCHEMA))
             .and_then(|_| conn.execute_batch(visits::SCHEMA))
+            .and_then(|_| conn.execute_batch(annotate::SCHEMA))
             .with_context(|| format!("cannot create the tables of {}", path.display()))?;
         let version: Option<String> = conn
             .query_row(

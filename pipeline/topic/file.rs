@@ -1,6 +1,7 @@
 //! The topic file's sections as written by the user, with their defaults: `[seeds]`,
 //! `[search]`, `[formula]`, `[domains]`, `[crawl]`, `[focus]`, `[politeness]`, `[urls]`,
-//! `[traps]`, `[output]`, `[text]`, `[matrix]`, `[similarity]`.
+//! `[traps]`, `[output]`, `[text]`, `[matrix]`, `[similarity]`, `[monitor]` (`[annotate]` and
+//! `[parse]` are in `annotate.rs`).
 //!
 //! **In:** TOML. **Out:** [`TopicFile`]. **Invariants:** every table rejects unknown fields;
 //! every default is stated here once (`validate.rs` checks the ranges, `mod.rs` resolves).
@@ -66,6 +67,12 @@ pub struct TopicFile {
     /// How `glaneur monitor` schedules its revisits.
     #[serde(default)]
     pub monitor: MonitorSection,
+    /// The tagging stage between extract and export (absent: no tagging).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotate: Option<super::AnnotateSection>,
+    /// Syntex and Upery run on the tagged corpus after the export (absent: neither).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parse: Option<super::ParseSection>,
     /// Crawl this recorded web (a WARC file, relative to the topic folder) instead of the live
     /// one: for demos, teaching, and comparing crawl settings on exactly the same web.
     /// `--replay` on the command line overrides it.

@@ -16,9 +16,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use stages::focus::formula::{Formula, FormulaOptions};
 
+mod annotate;
 mod file;
 pub mod template;
 mod validate;
+pub use annotate::{AnnotateSection, ParseSection, SPACY_MODELS, TREETAGGER_LANGUAGES, TaggerName};
 pub use file::*;
 pub use validate::{LIMITS, Limit, check_files, warnings};
 

@@ -54,6 +54,13 @@ strategy = "best-first"
 contact = "mailto:prenom.nom@univ.example"
 # Seconds between two requests to the same server (robots.txt's Crawl-delay wins if longer).
 delay_seconds = 1.0
+
+# Tag the corpus (part of speech, lemma) between extraction and export: take the two lines
+# below out of their comment. spaCy's small model of each language is used; the first run
+# makes a Python environment for it in ~/.cache/glaneur (pip, about 350 MB). Other taggers
+# (TreeTagger, any command) and models: docs/guide/text.md.
+# [annotate]
+# tagger = "spacy"
 "#;
 
 /// Writes `dir/topic.toml` from the template; returns its path.

@@ -281,6 +281,12 @@ pub const LIMITS: &[Limit] = &[
         SECONDS,
         |f| Some(Number::Real(f.monitor.max_interval_seconds)),
     ),
+    limit("[annotate] processes", 1.0, 64.0, WHOLE, |f| {
+        f.annotate.as_ref()?.processes.map(whole)
+    }),
+    limit("[annotate] batch_tokens", 100.0, 10_000_000.0, WHOLE, |f| {
+        f.annotate.as_ref().map(|a| whole(a.batch_tokens))
+    }),
 ];
 
 /// The ranges of [`LIMITS`] as the guide's table shows them (`docs/guide/topic-file.md`) (a test keeps the two equal).
@@ -480,8 +486,14 @@ fn check_output(file: &TopicFile, problems: &mut Vec<String>) {
     }
 }
 
-/// `[search] endpoint`, `[monitor]`, `[seeds]`.
+/// `[search] endpoint`, `[monitor]`, `[seeds]`, `[annotate]`, `[parse]`.
 fn check_tables(file: &TopicFile, problems: &mut Vec<String>) {
+    if let Some(annotate) = &file.annotate {
+        problems.extend(annotate.problems());
+    }
+    if let Some(parse) = &file.parse {
+        problems.extend(parse.problems());
+    }
     if let Some(search) = &file.search
         && let Some(endpoint) = &search.endpoint
     {

@@ -37,6 +37,7 @@ fn every_number_of_the_topic_file_has_a_limit_and_every_limit_reads_its_number()
     file.matrix.max_vocabulary = Some(10);
     file.similarity.top_k = Some(5);
     file.search = Some(toml::from_str("backend = \"brave\"\ntuples = 3").unwrap());
+    file.annotate = Some(toml::from_str("tagger = \"spacy\"\nprocesses = 2").unwrap());
     // The numbers of the file as serde sees them, `[table] field` (a field added later
     // without a limit fails here).
     let json = serde_json::to_value(&file).unwrap();
@@ -222,4 +223,44 @@ fn seeds_outside_the_domains_and_formula_words_no_seed_term_has_are_warned_about
         found[1].contains("`sommet`") && !found[1].contains("graphe"),
         "{found:?}"
     );
+}
+
+#[test]
+fn annotate_and_parse_tables_name_the_field_at_fault() {
+    for (table, expect) in [
+        (
+            "[annotate]\ntagger = \"spacy\"\nmodels = { french = \"fr_core_news_sm\" }",
+            "`french` is not a two-letter",
+        ),
+        (
+            "[annotate]\ntagger = \"spacy\"\nmodels = { fr = \"fr core\" }",
+            "is not a spaCy model's name",
+        ),
+        ("[annotate]\ntagger = \"command\"", "needs `command`"),
+        (
+            "[annotate]\ntagger = \"treetagger\"\npython = \"/usr/bin/python3\"",
+            "`python` is for tagger = \"spacy\"",
+        ),
+        (
+            "[annotate]\ntagger = \"spacy\"\ncommand = [\"x\"]",
+            "`command` is for tagger = \"command\"",
+        ),
+        ("[annotate]\ntagger = \"flair\"", "tagger"),
+        (
+            "[annotate]\ntagger = \"spacy\"\nprocesses = 0",
+            "`processes",
+        ),
+        ("[parse]\nupery = \"upery {in} {out}\"", "give `syntex` too"),
+        ("[parse]\nsyntex = \" \"", "`syntex` is empty"),
+    ] {
+        let err = format!("{:#}", parse(&format!("{MINIMAL}{table}\n")).unwrap_err());
+        assert!(err.contains(expect), "{table}: {err}");
+    }
+    let fine = "[annotate]\ntagger = \"spacy\"\nmodels = { fr = \"fr_core_news_md\" }\n\
+                [parse]\nsyntex = \"syntex {in} {out}\"\nupery = \"upery {in} {out}\"\n";
+    let topic = parse(&format!("{MINIMAL}{fine}")).unwrap();
+    let annotate = topic.file.annotate.unwrap();
+    assert_eq!(annotate.model_for("fr").as_deref(), Some("fr_core_news_md"));
+    // A language the table leaves out gets spaCy's small model of it, when spaCy has one.
+    assert_eq!(annotate.model_for("de").as_deref(), Some("de_core_news_sm"));
 }

@@ -9,6 +9,7 @@
 // A test reads as one story (its setup, its checks): the length rule is for the code.
 #![allow(clippy::too_many_lines)]
 
+mod annotate;
 mod batch;
 mod browser;
 mod compare;

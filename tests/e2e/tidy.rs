@@ -184,8 +184,8 @@ fn sql_stays_in_the_store() {
 
 /// The pipeline's folders by role, bottom first, as `pipeline/lib.rs` lists them.
 const LAYERS: &[&str] = &[
-    "ground", "topic", "warc", "store", "fetch", "seeds", "crawl", "extract", "index", "export",
-    "report", "explore", "commands", "serve", "cli", "main",
+    "ground", "topic", "warc", "store", "fetch", "seeds", "crawl", "extract", "annotate", "index",
+    "export", "parse", "report", "explore", "commands", "serve", "cli", "main",
 ];
 
 /// The layer of a file of `pipeline/`: its folder, or `cli` and `main` for those files.

@@ -64,6 +64,43 @@ where
     out.push_str("</doc>\n");
 }
 
+/// Appends one document in TreeTagger's *output* shape (what `tree-tagger -token -lemma -sgml`
+/// writes from [`write_doc`]'s text, and what Syntex reads): the same lines, each token line
+/// followed by a tab, its tag's POS, a tab and its lemma. `tags` has one tag per token written
+/// (fewer: the tokens past them get `_`).
+pub fn write_tagged_doc<P, T>(
+    out: &mut String,
+    header: &DocMeta<'_>,
+    paragraphs: P,
+    tags: &[crate::export::vertical::Tag],
+) where
+    P: IntoIterator<Item = T>,
+    T: AsRef<[String]>,
+{
+    let mut plain = String::new();
+    write_doc(&mut plain, header, paragraphs);
+    let mut tags = tags.iter();
+    for line in plain.lines() {
+        out.push_str(line);
+        if !line.starts_with('<') {
+            // A tab or line break in a tag would break the three columns.
+            let clean = |v: &str| v.split_whitespace().collect::<Vec<_>>().join(" ");
+            match tags.next() {
+                Some(tag) => {
+                    let pos = clean(&tag.pos);
+                    let lemma = clean(&tag.lemma);
+                    out.push('\t');
+                    out.push_str(if pos.is_empty() { "_" } else { &pos });
+                    out.push('\t');
+                    out.push_str(if lemma.is_empty() { line } else { &lemma });
+                }
+                None => out.push_str("\t_\t_"),
+            }
+        }
+        out.push('\n');
+    }
+}
+
 fn push_token(out: &mut String, token: &str) {
     if token.starts_with('<') {
         for c in token.chars() {
@@ -102,6 +139,43 @@ mod tests {
 
     fn toks(words: &[&str]) -> Vec<String> {
         words.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn the_tagged_shape_is_the_input_with_a_tag_per_token() {
+        use crate::export::tagged::parse_tagged;
+        use crate::export::vertical::Tag;
+        let header = DocMeta {
+            id: "d7",
+            url: "http://a.test/",
+            title: "t",
+            lang: "fr",
+            score: 0.5,
+            host: "a.test",
+            date: None,
+        };
+        let tag = |pos: &str, lemma: &str| Tag {
+            pos: pos.into(),
+            lemma: lemma.into(),
+        };
+        let mut out = String::new();
+        let paragraphs = [toks(&["Les", "<calques>"]), toks(&["dorment"])];
+        let tags = [tag("DET", "le"), tag("NOUN", ""), tag("VERB", "dormir\tx")];
+        write_tagged_doc(&mut out, &header, &paragraphs, &tags);
+        let docs = parse_tagged(&out).unwrap();
+        assert_eq!(docs.len(), 1);
+        assert_eq!(docs[0].id, "d7");
+        let words: Vec<&str> = docs[0].tokens.iter().map(|t| t.word.as_str()).collect();
+        assert_eq!(words, ["Les", "&lt;calques&gt;", "dorment"]);
+        assert_eq!(docs[0].tokens[1].lemma, "&lt;calques&gt;");
+        assert_eq!(docs[0].tokens[2].lemma, "dormir x");
+        let mut plain = String::new();
+        write_doc(&mut plain, &header, &paragraphs);
+        let cut: Vec<String> = out
+            .lines()
+            .map(|l| l.split('\t').next().unwrap().to_string())
+            .collect();
+        assert_eq!(cut, plain.lines().collect::<Vec<_>>());
     }
 
     #[test]

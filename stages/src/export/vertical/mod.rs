@@ -347,6 +347,20 @@ pub fn split_document(paragraphs: &[String], lang: &str) -> Vec<Vec<Sentence>> {
         .collect()
 }
 
+/// The tokens of each paragraph of a document split by [`split_document`], its sentences
+/// joined: what TreeTagger's files hold and what a tagger is given.
+pub fn paragraph_tokens(split: &[Vec<Sentence>]) -> Vec<Vec<String>> {
+    split
+        .iter()
+        .map(|sentences| {
+            sentences
+                .iter()
+                .flat_map(|s| s.tokens.iter().cloned())
+                .collect()
+        })
+        .collect()
+}
+
 /// Appends one document in CoNLL-U and returns the number of tokens written.
 ///
 /// `# newdoc id = <id>` opens the document, `# newpar` each paragraph that has tokens, and each
