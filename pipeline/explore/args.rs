@@ -18,7 +18,7 @@ pub enum Format {
 }
 
 /// How concordance lines are ordered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sort {
     /// Corpus order.
     Position,
@@ -28,6 +28,51 @@ pub enum Sort {
     Hit,
     /// By the words after the hit.
     Right,
+    /// By one token: `-k` the k-th before the hit (`L1` is the one just before), `k` the
+    /// k-th after it (`R1`).
+    At(i32),
+}
+
+impl std::str::FromStr for Sort {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Sort, String> {
+        let lower = text.trim().to_ascii_lowercase();
+        Ok(match lower.as_str() {
+            "position" => Sort::Position,
+            "left" => Sort::Left,
+            "hit" | "node" => Sort::Hit,
+            "right" => Sort::Right,
+            _ => {
+                let k = lower
+                    .get(1..)
+                    .and_then(|k| k.parse::<i32>().ok())
+                    .filter(|k| (1..=50).contains(k));
+                match (lower.chars().next(), k) {
+                    (Some('l'), Some(k)) => Sort::At(-k),
+                    (Some('r'), Some(k)) => Sort::At(k),
+                    _ => {
+                        return Err(format!(
+                            "`{text}`: position, left, hit, right, or one token: L1…L50, R1…R50"
+                        ));
+                    }
+                }
+            }
+        })
+    }
+}
+
+/// Which values a statistic lists (`freq`, `colloc`, `keywords`).
+#[derive(Debug, Default, Clone, clap::Args)]
+pub struct ValueFilters {
+    /// Leave out a stop list: a language's built-in list of function words (`fr`, `en`, `de`,
+    /// `es`, `it`, `pt`, `nl`…) or a file (one value a line, `#` starts a comment); compared
+    /// in lower case.
+    #[arg(long, value_name = "LANG|FILE")]
+    pub stop: Option<String>,
+    /// Keep only values holding a letter or a digit (leaves out punctuation and symbols).
+    #[arg(long)]
+    pub words_only: bool,
 }
 
 /// Flags of `glaneur kwic`.
@@ -46,16 +91,28 @@ pub struct KwicArgs {
     /// may not hold more than 20 million tokens together: past that, a message.
     #[arg(long, default_value_t = 50)]
     pub limit: usize,
-    /// Order of the lines (anything but `position` reads every hit first, and keeps the first
-    /// `--limit` lines of the order).
-    #[arg(long, value_enum, default_value = "position")]
+    /// Order of the lines: position, left, hit, right, or by one token, L1…L50 (before the
+    /// hit) or R1…R50 (after it). Anything but `position` reads every hit first, and keeps
+    /// the first `--limit` lines of the order.
+    #[arg(long, default_value = "position", value_name = "ORDER")]
     pub sort: Sort,
+    /// The attribute the lines are sorted by (default: the first of `--show`), e.g. lemma or
+    /// pos while the words are shown.
+    #[arg(long, value_name = "ATTRIBUTE")]
+    pub sort_by: Option<String>,
     /// Stop the query after this many seconds, with a message (default: no limit).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
     /// Attributes shown for each token, e.g. word,pos,lemma (joined by `/`).
     #[arg(long, value_delimiter = ',', default_value = "word")]
     pub show: Vec<String>,
+    /// Show a random sample of this many hits instead of the first ones (every hit is read;
+    /// the sample is the same for the same corpus, query and `--seed`), in `--sort` order.
+    #[arg(long, value_name = "N")]
+    pub sample: Option<usize>,
+    /// The sample's seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
     /// Print only the number of hits (and of documents holding them).
     #[arg(long)]
     pub count: bool,
@@ -69,12 +126,30 @@ pub struct KwicArgs {
 pub struct FreqArgs {
     /// Run folder (with its `index/`) or index folder.
     pub run: PathBuf,
-    /// Count the values of this attribute: word, lc, lemma, pos.
+    /// Count the values of this token attribute (word, lc, lemma, pos), or break the tokens
+    /// (or the hits of `--query`) down by this document attribute (host, lang, date, title,
+    /// url, id, score, …).
     #[arg(long, default_value = "word")]
     pub by: String,
     /// Count only over the hits of this CQL query.
     #[arg(long)]
     pub query: Option<String>,
+    /// With `--query`: which token's value is counted — `node` (the hit), `L1`…`L50` (before
+    /// the hit), `R1`…`R50` (after it), inside the hit's document.
+    #[arg(long, default_value = "node", value_name = "POSITION")]
+    pub at: String,
+    /// Add each value's dispersion over the documents: Gries' DP, the average reduced
+    /// frequency (ARF) and Juilland's D (a list of a token attribute, without `--query`).
+    #[arg(long)]
+    pub dispersion: bool,
+    /// Count n-grams of the attribute, 2 to 5 tokens, inside sentences (documents when the
+    /// corpus has no sentences); `--stop` leaves out those that start or end with a stop word,
+    /// `--words-only` those holding a token without a letter or digit.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(2..=5))]
+    pub ngram: Option<u8>,
+    /// Stop list and words only.
+    #[command(flatten)]
+    pub filters: ValueFilters,
     /// Stop the query after this many seconds, with a message (default: no limit).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
@@ -108,6 +183,16 @@ pub struct CollocArgs {
     /// Least co-occurrences for a collocate to be listed.
     #[arg(long, default_value_t = 2)]
     pub min_freq: u64,
+    /// Least corpus frequency of a collocate (of the tokens `--filter` keeps).
+    #[arg(long, default_value_t = 0)]
+    pub min_collocate_freq: u64,
+    /// Count as collocates only the tokens of this one-token CQL pattern, e.g.
+    /// '[pos="NOUN|ADJ|VERB"]' or '[!pos="PUNCT|DET|ADP"]'.
+    #[arg(long, value_name = "CQL")]
+    pub filter: Option<String>,
+    /// Stop list and words only.
+    #[command(flatten)]
+    pub filters: ValueFilters,
     /// Stop the query after this many seconds, with a message (default: no limit).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
@@ -137,6 +222,16 @@ pub struct KeywordsArgs {
     /// Least frequency in the focus corpus.
     #[arg(long, default_value_t = 3)]
     pub min_freq: u64,
+    /// Least frequency in the reference.
+    #[arg(long, default_value_t = 0)]
+    pub min_reference_freq: u64,
+    /// Count only the tokens of this one-token CQL pattern, in both corpora (the reference
+    /// must then be a run or index folder), e.g. '[pos="NOUN|ADJ|VERB"]'.
+    #[arg(long, value_name = "CQL")]
+    pub filter: Option<String>,
+    /// Stop list and words only.
+    #[command(flatten)]
+    pub filters: ValueFilters,
     /// Rows to print at most.
     #[arg(long, default_value_t = 50)]
     pub limit: usize,

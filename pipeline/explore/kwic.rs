@@ -19,6 +19,8 @@ use stages::explore::query::{Hit, Search};
 
 #[cfg(doc)]
 use super::QueryStopped;
+use anyhow::bail;
+
 use super::{Format, KwicArgs, Sort};
 use super::{MAX_HELD_TOKENS, attribute, interrupt, parse, query_error, regions, tsv};
 use crate::index::corpus::{self, FileColumns};
@@ -27,10 +29,12 @@ use crate::index::corpus::{self, FileColumns};
 pub fn kwic(args: &KwicArgs, out: &mut dyn Write, notice: &mut dyn Write) -> anyhow::Result<()> {
     let started = Instant::now();
     let parsed = parse(&args.query)?;
-    let streams = args.sort == Sort::Position && args.format == Format::Tsv;
+    let streams =
+        args.sort == Sort::Position && args.format == Format::Tsv && args.sample.is_none();
     let mut needed = parsed.attributes();
     if !args.count {
         needed.extend(args.show.iter().cloned());
+        needed.extend(args.sort_by.iter().cloned());
     }
     // Document attributes: those `within <doc …/>` tests; shown lines read `id` and `url` apart.
     let doc_attrs: Vec<String> = parsed
@@ -54,6 +58,11 @@ pub fn kwic(args: &KwicArgs, out: &mut dyn Write, notice: &mut dyn Write) -> any
         .iter()
         .map(|s| attribute(&index, s))
         .collect::<anyhow::Result<_>>()?;
+    let sort_attr = args
+        .sort_by
+        .as_deref()
+        .map(|a| attribute(&index, a))
+        .transpose()?;
     let docs = DocNames::load(&args.run)?;
     if streams {
         writeln!(out, "doc\turl\tstart\tend\tleft\thit\tright")?;
@@ -85,11 +94,88 @@ pub fn kwic(args: &KwicArgs, out: &mut dyn Write, notice: &mut dyn Write) -> any
         let total = (!more).then_some(shown);
         return kwic_notice(notice, total, shown, args.limit, started);
     }
-    let (hits, total) = kept_hits(&index, &search, args, &show)?;
-    let mut lines = concord::lines(&index, &hits, &show, args.context)?;
-    concord::sort(&mut lines, sort_by(args.sort));
+    let (hits, total) = match args.sample {
+        Some(n) => sampled_hits(&search, args, n)?,
+        None => kept_hits(&index, &search, args, &show, sort_attr)?,
+    };
+    let hits = ordered(&index, hits, args, &show, sort_attr)?;
+    let lines = concord::lines(&index, &hits, &show, args.context)?;
     write_lines(out, args, &lines, &docs, total)?;
+    if args.sample.is_some() {
+        writeln!(
+            notice,
+            "a random sample of {} of {} hits (seed {}: the same seed gives the same lines) \
+             ({:.1} ms)",
+            lines.len(),
+            total.unwrap_or(0),
+            args.seed,
+            started.elapsed().as_secs_f64() * 1000.0
+        )?;
+        return Ok(());
+    }
     kwic_notice(notice, total, lines.len(), args.limit, started)
+}
+
+/// `--sample N`: N hits drawn uniformly from all of them (reservoir sampling, a seeded
+/// generator of glaneur's own so that a seed gives the same sample on every machine and
+/// version), in corpus order.
+fn sampled_hits(
+    search: &Search<'_, FileColumns>,
+    args: &KwicArgs,
+    n: usize,
+) -> anyhow::Result<(Vec<Hit>, Option<usize>)> {
+    let most =
+        usize::try_from(MAX_HELD_TOKENS / (2 * u64::from(args.context) + 1)).unwrap_or(usize::MAX);
+    if n > most {
+        bail!(
+            "--sample {n}: at most {most} lines of {} tokens each are held at once: ask fewer \
+             or lower --context",
+            2 * args.context + 1
+        );
+    }
+    let mut rng = SplitMix(args.seed);
+    let mut sample: Vec<Hit> = Vec::with_capacity(n.min(1 << 20));
+    let mut seen = 0u64;
+    search
+        .run(|hit| {
+            if sample.len() < n {
+                sample.push(hit);
+            } else if let Some(slot) = usize::try_from(rng.below(seen + 1))
+                .ok()
+                .and_then(|j| sample.get_mut(j))
+            {
+                *slot = hit;
+            }
+            seen += 1;
+            true
+        })
+        .map_err(|e| query_error(e, args.timeout))?;
+    sample.sort_unstable();
+    Ok((sample, usize::try_from(seen).ok()))
+}
+
+/// SplitMix64: a small generator whose sequence is fixed by its seed.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in 0..n (n > 0), without modulo bias.
+    fn below(&mut self, n: u64) -> u64 {
+        let zone = u64::MAX - u64::MAX % n;
+        loop {
+            let x = self.next();
+            if x < zone {
+                return x % n;
+            }
+        }
+    }
 }
 
 fn sort_by(sort: Sort) -> SortBy {
@@ -98,7 +184,42 @@ fn sort_by(sort: Sort) -> SortBy {
         Sort::Left => SortBy::Left,
         Sort::Hit => SortBy::Hit,
         Sort::Right => SortBy::Right,
+        Sort::At(k) => SortBy::At(k),
     }
+}
+
+/// What sort keys are read from: the `--sort-by` attribute (else the shown ones), over enough
+/// context to hold the token `L k` or `R k` names.
+fn key_source(args: &KwicArgs, show: &[usize], sort_attr: Option<usize>) -> (Vec<usize>, u32) {
+    let attrs = sort_attr.map_or_else(|| show.to_vec(), |a| vec![a]);
+    let context = match args.sort {
+        Sort::At(k) => args.context.max(k.unsigned_abs()),
+        _ => args.context,
+    };
+    (attrs, context)
+}
+
+/// `hits` in the order asked (keys read as [`key_source`] says; ties in corpus order).
+fn ordered(
+    index: &Index<FileColumns>,
+    hits: Vec<Hit>,
+    args: &KwicArgs,
+    show: &[usize],
+    sort_attr: Option<usize>,
+) -> anyhow::Result<Vec<Hit>> {
+    if args.sort == Sort::Position {
+        return Ok(hits);
+    }
+    let (attrs, context) = key_source(args, show, sort_attr);
+    let mut keyed: Vec<(String, u32, u32)> = concord::lines(index, &hits, &attrs, context)?
+        .iter()
+        .map(|l| (concord::sort_key(l, sort_by(args.sort)), l.start, l.end))
+        .collect();
+    keyed.sort();
+    Ok(keyed
+        .into_iter()
+        .map(|(_, start, end)| Hit { start, end })
+        .collect())
 }
 
 /// `kwic --count`: hits and the documents that hold them.
@@ -157,6 +278,7 @@ fn kept_hits(
     search: &Search<'_, FileColumns>,
     args: &KwicArgs,
     show: &[usize],
+    sort_attr: Option<usize>,
 ) -> anyhow::Result<(Vec<Hit>, Option<usize>)> {
     // Lines held at once: `--limit` of them, unless their tokens would pass the bound.
     let most =
@@ -180,6 +302,7 @@ fn kept_hits(
         return Ok((hits, total));
     }
     let by = sort_by(args.sort);
+    let (key_attrs, key_context) = key_source(args, show, sort_attr);
     let mut overflow = false;
     let mut best: std::collections::BinaryHeap<(String, u32, u32)> =
         std::collections::BinaryHeap::new();
@@ -191,7 +314,7 @@ fn kept_hits(
             if args.limit == 0 {
                 return true;
             }
-            match concord::lines(index, &[hit], show, args.context) {
+            match concord::lines(index, &[hit], &key_attrs, key_context) {
                 Ok(lines) => {
                     for l in &lines {
                         if best.len() == most && args.limit > most {

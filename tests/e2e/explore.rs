@@ -147,6 +147,91 @@ pub fn queries_on_the_tagged_demo_find_what_the_vrt_holds(run: &Path) {
             .collect();
         assert_eq!(line["left"], serde_json::json!(left));
     }
+    // A random sample: hits of the query, in corpus order, the same for the same seed, all of
+    // them when it asks for more than there are.
+    let sample = |seed: &str, n: &str| -> Vec<String> {
+        let (tsv, notice) = query(
+            run,
+            &[
+                "kwic",
+                &format!("[lemma=\"{lemma}\"]"),
+                "--sample",
+                n,
+                "--seed",
+                seed,
+                "--format",
+                "tsv",
+            ],
+        );
+        assert!(notice.contains("random sample"), "{notice}");
+        tsv.lines()
+            .skip(1)
+            .map(|l| l.split('\t').take(4).collect::<Vec<_>>().join("\t"))
+            .collect()
+    };
+    let (all, _) = query(
+        run,
+        &[
+            "kwic",
+            &format!("[lemma=\"{lemma}\"]"),
+            "--format",
+            "tsv",
+            "--limit",
+            "1000000",
+        ],
+    );
+    let all: Vec<String> = all
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').take(4).collect::<Vec<_>>().join("\t"))
+        .collect();
+    let five = sample("7", "5");
+    assert_eq!(five.len(), 5.min(all.len()));
+    assert!(five.iter().all(|l| all.contains(l)));
+    let starts: Vec<u64> = five
+        .iter()
+        .map(|l| l.split('\t').nth(2).unwrap().parse().unwrap())
+        .collect();
+    assert!(starts.windows(2).all(|w| w[0] <= w[1]), "{starts:?}");
+    assert_eq!(sample("7", "5"), five);
+    assert_eq!(sample("3", "1000000"), all);
+
+    // Sorted by the part of speech of the token after the hit (R1), words shown: the R1
+    // values, read from the .vrt by position, never go down.
+    let (json, _) = query(
+        run,
+        &[
+            "kwic",
+            &format!("[lemma=\"{lemma}\"]"),
+            "--sort",
+            "R1",
+            "--sort-by",
+            "pos",
+            "--format",
+            "json",
+            "--limit",
+            "100000",
+            "--context",
+            "0",
+        ],
+    );
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let r1: Vec<String> = doc["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            let end = l["end"].as_u64().unwrap() as usize;
+            let start = l["start"].as_u64().unwrap() as usize;
+            match tokens.get(end) {
+                Some(t) if t.doc == tokens[start].doc => t.pos.to_lowercase(),
+                _ => String::new(),
+            }
+        })
+        .collect();
+    assert_eq!(r1.len(), tokens.iter().filter(|t| t.lemma == lemma).count());
+    assert!(r1.windows(2).all(|w| w[0] <= w[1]), "{r1:?}");
+
     // A limit says the list is cut.
     if pairs.len() > 1 {
         let (_, notice) = query(run, &["kwic", &q, "--limit", "1"]);
@@ -194,6 +279,105 @@ pub fn queries_on_the_tagged_demo_find_what_the_vrt_holds(run: &Path) {
             "{}",
             tokens[i + 1].lemma
         );
+    }
+
+    // A collocate filter: only adjectives, each with its frequency as an adjective.
+    let (tsv, _) = query(
+        run,
+        &[
+            "colloc",
+            &format!("[lemma=\"{lemma}\"]"),
+            "--by",
+            "lemma",
+            "--filter",
+            "[pos=\"ADJ\"]",
+            "--format",
+            "tsv",
+            "--limit",
+            "100000",
+            "--min-freq",
+            "1",
+        ],
+    );
+    assert!(tsv.lines().count() > 1, "{tsv}");
+    for row in tsv.lines().skip(1) {
+        let f: Vec<&str> = row.split('\t').collect();
+        let as_adjective = tokens
+            .iter()
+            .filter(|t| t.lemma == f[1] && t.pos == "ADJ")
+            .count();
+        assert_eq!(f[3], as_adjective.to_string(), "{row}");
+    }
+    // Breakdowns: the token after each hit of the lemma (R1, inside its document), the hits
+    // per host, and the stop list and dispersion of a frequency list.
+    let single: Vec<usize> = (0..tokens.len())
+        .filter(|&i| tokens[i].lemma == lemma)
+        .collect();
+    let (tsv, _) = query(
+        run,
+        &[
+            "freq",
+            "--query",
+            &format!("[lemma=\"{lemma}\"]"),
+            "--by",
+            "lemma",
+            "--at",
+            "R1",
+            "--format",
+            "tsv",
+            "--limit",
+            "100000",
+        ],
+    );
+    let mut after = std::collections::HashMap::<&str, usize>::new();
+    for &i in &single {
+        if i + 1 < tokens.len() && tokens[i + 1].doc == tokens[i].doc {
+            *after.entry(tokens[i + 1].lemma.as_str()).or_default() += 1;
+        }
+    }
+    let got: std::collections::HashMap<String, usize> = tsv
+        .lines()
+        .skip(1)
+        .map(|r| {
+            let f: Vec<&str> = r.split('\t').collect();
+            (f[1].to_string(), f[2].parse().unwrap())
+        })
+        .collect();
+    assert_eq!(got.len(), after.len());
+    for (k, v) in &after {
+        assert_eq!(got.get(*k), Some(v), "{k}");
+    }
+    let (tsv, _) = query(
+        run,
+        &["freq", "--query", &q, "--by", "host", "--format", "tsv"],
+    );
+    let per_host: usize = tsv
+        .lines()
+        .skip(1)
+        .map(|r| r.split('\t').nth(2).unwrap().parse::<usize>().unwrap())
+        .sum();
+    assert_eq!(per_host, pairs.len(), "{tsv}");
+    let (tsv, notice) = query(
+        run,
+        &[
+            "freq",
+            "--by",
+            "lc",
+            "--stop",
+            "fr",
+            "--words-only",
+            "--dispersion",
+            "--format",
+            "tsv",
+        ],
+    );
+    assert!(notice.contains("stop list fr"), "{notice}");
+    assert!(tsv.starts_with("rank\tvalue\tfrequency\tper_million\tdp\tarf\tjuilland_d\n"));
+    for row in tsv.lines().skip(1) {
+        let f: Vec<&str> = row.split('\t').collect();
+        assert!(!["de", "la", "le", ".", ","].contains(&f[1]), "{row}");
+        let dp: f64 = f[4].parse().unwrap();
+        assert!((0.0..=1.0).contains(&dp), "{row}");
     }
 
     // Document search: the documents holding the lemma's most frequent form, best first.

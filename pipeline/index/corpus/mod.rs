@@ -27,7 +27,7 @@ mod regions;
 
 pub use build::{POSTINGS_IN_MEMORY, build};
 pub(crate) use build::{put_in_place, staging_for};
-pub use open::{FileColumns, RegionValues, locate, open, open_attributes, open_with};
+pub use open::{FileColumns, RegionValues, locate, names, open, open_attributes, open_with};
 
 const FORMAT: u32 = 2;
 #[derive(serde::Serialize, serde::Deserialize)]

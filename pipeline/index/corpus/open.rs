@@ -184,6 +184,20 @@ pub fn open_with(
 }
 
 /// The manifest of the index in `dir`, of the format this glaneur reads.
+/// The names an index holds: its token attributes, and the attributes of its documents
+/// (`text` regions), without loading anything else.
+pub fn names(path: &Path) -> anyhow::Result<(Vec<String>, Vec<String>)> {
+    let manifest = read_manifest(&locate(path)?)?;
+    let documents = manifest
+        .regions
+        .iter()
+        .zip(&manifest.region_attrs)
+        .find(|(r, _)| *r == "text")
+        .map(|(_, attrs)| attrs.clone())
+        .unwrap_or_default();
+    Ok((manifest.attributes, documents))
+}
+
 fn read_manifest(dir: &Path) -> anyhow::Result<Manifest> {
     let manifest_path = dir.join("index.json");
     let manifest: Manifest = serde_json::from_slice(

@@ -41,6 +41,9 @@ pub enum SortBy {
     Hit,
     /// By the token just after the hit, then the next one, and so on.
     Right,
+    /// By one token: `-k` the k-th before the hit (L k), `k` the k-th after it (R k); a line
+    /// without that token (the document ends) comes first.
+    At(i32),
 }
 
 /// The lines of `hits`, tokens shown as the values of `show` joined by `/`.
@@ -122,6 +125,21 @@ pub fn sort_key(line: &Line, by: SortBy) -> String {
             push(&mut key, &mut line.right.iter());
         }
         SortBy::Right => push(&mut key, &mut line.right.iter()),
+        SortBy::At(k) => {
+            let token = if k < 0 {
+                let back = k.unsigned_abs() as usize;
+                line.left
+                    .len()
+                    .checked_sub(back)
+                    .and_then(|i| line.left.get(i))
+            } else {
+                usize::try_from(k)
+                    .ok()
+                    .and_then(|k| k.checked_sub(1))
+                    .and_then(|i| line.right.get(i))
+            };
+            push(&mut key, &mut token.into_iter());
+        }
     }
     key
 }
@@ -159,6 +177,21 @@ mod tests {
             }),
             SortBy::Hit => lines.sort_by_key(|l| (low(&l.hit), low(&l.right), l.start, l.end)),
             SortBy::Right => lines.sort_by_key(|l| (low(&l.right), l.start, l.end)),
+            SortBy::At(k) => lines.sort_by_key(|l| {
+                let token = if k < 0 {
+                    (l.left.len() as i32 + k)
+                        .try_into()
+                        .ok()
+                        .and_then(|i: usize| l.left.get(i))
+                } else {
+                    l.right.get(k as usize - 1)
+                };
+                (
+                    token.map(|t| vec![t.to_lowercase()]).unwrap_or_default(),
+                    l.start,
+                    l.end,
+                )
+            }),
         }
     }
 
@@ -180,7 +213,16 @@ mod tests {
             let (l, h, r) = (take(i % 3), take(1 + i % 2), take((i / 3) % 3));
             lines.push(line(i * 10, &l, &h, &r));
         }
-        for by in [SortBy::Position, SortBy::Left, SortBy::Hit, SortBy::Right] {
+        for by in [
+            SortBy::Position,
+            SortBy::Left,
+            SortBy::Hit,
+            SortBy::Right,
+            SortBy::At(-1),
+            SortBy::At(-2),
+            SortBy::At(1),
+            SortBy::At(3),
+        ] {
             let mut want = lines.clone();
             by_lists(&mut want, by);
             let mut got = lines.clone();

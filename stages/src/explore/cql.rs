@@ -7,8 +7,9 @@
 //! such as `s`, `p`, `text`/`doc`, or `<doc host="…"/>` with attribute conditions).
 //!
 //! What is understood, with the syntax users of those tools know:
-//! - token patterns: `[attr="regex"]`, `[attr!="regex"]`, flags `%c` (ignore case), `%d` (ignore
-//!   diacritics), `%cd`; conditions combined with `&`, `|`, `!` and parentheses; `[]` is any
+//! - token patterns: `[attr="regex"]`, `[attr!="regex"]`, `"word"` or `'word'` alone, flags `%c`
+//!   (ignore case), `%d` (ignore diacritics), `%l` (literal: no regex operator), combined;
+//!   conditions combined with `&`, `|`, `!` and parentheses; `[]` is any
 //!   token; a bare `"regex"` is `[word="regex"]`;
 //! - repetition of an item: `?`, `*`, `+`, `{n}`, `{n,}`, `{n,m}`, `{,m}`;
 //! - groups of alternative sequences: `([word="a"] | [word="b"] [word="c"])`;
@@ -245,7 +246,7 @@ impl Parser {
         let mut items = Vec::new();
         loop {
             match self.peek() {
-                Some('[') | Some('"') | Some('(') => items.push(self.item()?),
+                Some('[') | Some('"') | Some('\'') | Some('(') => items.push(self.item()?),
                 _ => return Ok(items),
             }
         }
@@ -264,7 +265,7 @@ impl Parser {
                 };
                 Atom::Token(cond)
             }
-            Some('"') => {
+            Some('"' | '\'') => {
                 let (pattern, ignore_case, ignore_diacritics) = self.pattern()?;
                 Atom::Token(Cond::Test(Test {
                     attr: "word".to_string(),
@@ -443,7 +444,7 @@ impl Parser {
                 }
             }
         }
-        let (mut case, mut diacritics) = (false, false);
+        let (mut case, mut diacritics, mut literal) = (false, false, false);
         if self.chars.get(self.pos) == Some(&'%') {
             self.pos += 1;
             let start = self.pos;
@@ -451,9 +452,11 @@ impl Parser {
                 match c {
                     'c' => case = true,
                     'd' => diacritics = true,
+                    'l' => literal = true,
                     _ if c.is_alphanumeric() => {
                         return Err(self.error(&format!(
-                            "unknown flag %{c}: %c ignores case, %d diacritics"
+                            "unknown flag %{c}: %c ignores case, %d diacritics, %l takes the \
+                             value literally"
                         )));
                     }
                     _ => break,
@@ -461,8 +464,12 @@ impl Parser {
                 self.pos += 1;
             }
             if start == self.pos {
-                return Err(self.error("expected c or d after %"));
+                return Err(self.error("expected c, d or l after %"));
             }
+        }
+        if literal {
+            // `%l`: the characters themselves, none of them a regex operator (CQP's flag).
+            pattern = regex::escape(&pattern.replace("\\\\", "\\"));
         }
         Ok((pattern, case, diacritics))
     }

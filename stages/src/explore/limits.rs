@@ -69,4 +69,9 @@ pub enum QueryError {
     /// The caller's [`Interrupt`] said stop.
     #[error("the query was stopped before its end")]
     Interrupted,
+    /// A filter on tokens must be one token pattern.
+    #[error(
+        "a filter is one token pattern such as [pos=\"NOUN|ADJ|VERB\"] or [!pos=\"PUNCT\"] (no sequence, repetition or within)"
+    )]
+    NotOneToken,
 }

@@ -6,7 +6,7 @@
 //! after tagging), read line by line by [`build`]; queries in CQL ([`cql`]).
 //!
 //! **Out:** an [`index::Index`] (lexicons, forward index, postings, regions), hits of a query
-//! ([`query`]), concordance lines ([`concord`]), statistics ([`stats`]), comparisons of corpora
+//! ([`query`]), concordance lines ([`concord`]), statistics ([`stats`], [`dispersion`], [`breakdown`]), comparisons of corpora
 //! ([`compare`]).
 //!
 //! **Invariants:** pure: the large arrays are read through [`index::Columns`], which the
@@ -14,10 +14,12 @@
 //! whatever the index's storage (the tests compare the index with a brute-force scan of the
 //! token stream).
 
+pub mod breakdown;
 pub mod build;
 pub mod compare;
 pub mod concord;
 pub mod cql;
+pub mod dispersion;
 pub mod index;
 mod limits;
 mod pred;

@@ -482,6 +482,33 @@ impl<'i, C: Columns> Search<'i, C> {
         Ok((hits, more))
     }
 
+    /// For a query that is one token pattern (`[pos="NOUN"]`: no sequence, no repetition, no
+    /// `within`), whether each position of `range` satisfies it — a filter on tokens (the
+    /// collocates of `glaneur colloc --filter`); None for any other query.
+    pub fn holds_over(&self, range: std::ops::Range<u32>) -> Option<Result<Vec<bool>, QueryError>> {
+        if self.within.is_some() || self.anchors.len() != 1 || self.longest != 1 {
+            return None;
+        }
+        let State::Token { pred, next } = self.states[self.start] else {
+            return None;
+        };
+        if !matches!(self.states[next], State::Accept) {
+            return None;
+        }
+        let end = range.end.min(self.index.n_tokens);
+        let start = range.start.min(end);
+        let mut ids = vec![Vec::new(); self.index.attributes.len()];
+        for &a in &self.attrs {
+            match self.index.ids(a, start..end) {
+                Ok(v) => ids[a] = v,
+                Err(e) => return Some(Err(e.into())),
+            }
+        }
+        Some(Ok((0..(end - start) as usize)
+            .map(|k| self.preds[pred].holds(&|a| ids[a].get(k).copied().unwrap_or(u32::MAX)))
+            .collect()))
+    }
+
     /// The number of value tests the query compiled to (a test joined to another of the same
     /// attribute by `|` or `&` is merged into it).
     pub fn predicates(&self) -> usize {

@@ -30,7 +30,7 @@
 use rustc_hash::FxHashMap;
 
 use super::index::{ColumnError, Columns, Index};
-use super::query::Hit;
+use super::query::{Hit, QueryError, Search};
 
 /// Occurrences of each value of an attribute, most frequent first (ties by value).
 pub fn frequencies<C: Columns>(index: &Index<C>, attr: usize) -> Vec<(String, u64)> {
@@ -183,58 +183,57 @@ fn g2(o: &[[f64; 2]; 2]) -> f64 {
     2.0 * sum
 }
 
-/// The collocates of `hits` on attribute `attr` within `left` tokens before and `right`
-/// after each hit (the hit itself excluded), inside the hit's `text` region (and inside the
-/// hit's region of kind `within`, e.g. `s`, when given); sorted by `measure`, best first,
-/// keeping those seen at least `min_together` times.
+/// What `collocations` counts and keeps.
+pub struct CollocOptions<'q, 'i, C> {
+    /// Tokens before and after each hit.
+    pub window: (u32, u32),
+    /// Keep the window inside the hit's region of this kind too (e.g. `s`).
+    pub within: Option<&'q str>,
+    /// The score rows are sorted by.
+    pub measure: Measure,
+    /// Least f_xy for a collocate to be listed.
+    pub min_together: u64,
+    /// Least f_y (its corpus frequency, among the tokens the filter keeps).
+    pub min_frequency: u64,
+    /// A one-token query ([`Search::holds_over`]) a window token must satisfy to count as a
+    /// collocate (`[pos="NOUN|ADJ|VERB"]`); f_y then counts only the tokens it keeps.
+    pub filter: Option<&'q Search<'i, C>>,
+}
+
+/// The collocates of `hits` on attribute `attr` within the window before and after each hit
+/// (the hit itself excluded), inside the hit's `text` region (and inside the hit's region of
+/// kind `within`, e.g. `s`, when given); sorted by the measure, best first.
 pub fn collocations<C: Columns>(
     index: &Index<C>,
     hits: &[Hit],
     attr: usize,
-    (left, right): (u32, u32),
-    within: Option<&str>,
-    measure: Measure,
-    min_together: u64,
-) -> Result<Vec<Collocate>, ColumnError> {
-    let text = index.region("text");
-    let bound = within.and_then(|w| index.region(w));
-    let mut together = vec![0u64; index.attributes[attr].lexicon.len()];
-    let mut window = 0u64;
-    // Hits come in corpus order: positions before `counted` were in an earlier window.
-    let mut counted = 0u32;
-    for h in hits {
-        let mut lo = h.start.saturating_sub(left);
-        let mut hi = h.end.saturating_add(right).min(index.n_tokens);
-        for r in [text, bound].into_iter().flatten() {
-            if let Some(i) = r.find(h.start) {
-                lo = lo.max(r.starts[i]);
-                hi = hi.min(r.ends[i]);
-            }
+    options: &CollocOptions<'_, '_, C>,
+) -> Result<Vec<Collocate>, QueryError> {
+    let keeps = |range: std::ops::Range<u32>| -> Result<Vec<bool>, QueryError> {
+        match options.filter {
+            None => Ok(vec![true; range.len()]),
+            Some(f) => f.holds_over(range).unwrap_or(Err(QueryError::NotOneToken)),
         }
-        let hi = hi.max(h.end);
-        let lo = lo.max(counted).min(hi);
-        counted = counted.max(hi);
-        let ids = index.ids(attr, lo..hi)?;
-        for (k, id) in ids.into_iter().enumerate() {
-            let pos = lo + k as u32;
-            if (pos < h.start || pos >= h.end)
-                && let Some(slot) = together.get_mut(id as usize)
-            {
-                *slot += 1;
-                window += 1;
-            }
-        }
-    }
+    };
+    let (together, window) = window_counts(index, hits, attr, options, &keeps)?;
     let a = &index.attributes[attr];
+    let frequency = match options.filter {
+        None => (0..a.lexicon.len() as u32)
+            .map(|id| a.frequency(id))
+            .collect(),
+        Some(_) => kept_frequencies(index, attr, &keeps)?,
+    };
     let mut rows: Vec<Collocate> = together
         .iter()
         .enumerate()
-        .filter(|&(_, &f)| f > 0 && f >= min_together)
+        .filter(|&(id, &f)| {
+            f > 0 && f >= options.min_together && frequency[id] >= options.min_frequency
+        })
         .map(|(id, &f)| {
             let c = Counts {
                 together: f,
                 node: hits.len() as u64,
-                frequency: a.frequency(id as u32),
+                frequency: frequency[id],
                 window,
                 corpus: u64::from(index.n_tokens),
             };
@@ -249,7 +248,7 @@ pub fn collocations<C: Columns>(
             }
         })
         .collect();
-    let score = |c: &Collocate| match measure {
+    let score = |c: &Collocate| match options.measure {
         Measure::LogDice => c.logdice,
         Measure::Mi => c.mi,
         Measure::T => c.t,
@@ -261,6 +260,101 @@ pub fn collocations<C: Columns>(
             .then_with(|| a.value.cmp(&b.value))
     });
     Ok(rows)
+}
+
+/// f_xy of every value of `attr` and W: the window positions of `hits` counted once each
+/// (those `keeps` keeps).
+fn window_counts<C: Columns>(
+    index: &Index<C>,
+    hits: &[Hit],
+    attr: usize,
+    options: &CollocOptions<'_, '_, C>,
+    keeps: &dyn Fn(std::ops::Range<u32>) -> Result<Vec<bool>, QueryError>,
+) -> Result<(Vec<u64>, u64), QueryError> {
+    let (left, right) = options.window;
+    let text = index.region("text");
+    let bound = options.within.and_then(|w| index.region(w));
+    let mut together = vec![0u64; index.attributes[attr].lexicon.len()];
+    let mut window = 0u64;
+    let mut count = |id: u32| {
+        if let Some(slot) = together.get_mut(id as usize) {
+            *slot += 1;
+            window += 1;
+        }
+    };
+    // Hits come in corpus order: positions before `counted` were in an earlier window. An
+    // earlier hit's own positions were left out of its window, not counted: they wait in
+    // `waiting` for a later hit whose window covers them (so a collocate that is itself a
+    // hit counts on both sides of the node).
+    let mut counted = 0u32;
+    let mut waiting: Vec<u32> = Vec::new();
+    let mut still: Vec<u32> = Vec::new();
+    for h in hits {
+        let mut lo = h.start.saturating_sub(left);
+        let mut hi = h.end.saturating_add(right).min(index.n_tokens);
+        for r in [text, bound].into_iter().flatten() {
+            if let Some(i) = r.find(h.start) {
+                lo = lo.max(r.starts[i]);
+                hi = hi.min(r.ends[i]);
+            }
+        }
+        let hi = hi.max(h.end);
+        let lo = lo.min(hi);
+        // The whole window read once: new positions and waiting ones both come from it.
+        let ids = index.ids(attr, lo..hi)?;
+        let kept = keeps(lo..hi)?;
+        let outside_hit = |p: u32| p < h.start || p >= h.end;
+        // Window starts never move back: a waiting position before this one's stays out.
+        still.clear();
+        for &p in &waiting {
+            if p < lo {
+                continue;
+            }
+            if p < hi && outside_hit(p) {
+                if kept[(p - lo) as usize] {
+                    count(ids[(p - lo) as usize]);
+                }
+            } else {
+                still.push(p);
+            }
+        }
+        std::mem::swap(&mut waiting, &mut still);
+        for pos in lo.max(counted)..hi {
+            let k = (pos - lo) as usize;
+            if outside_hit(pos) {
+                if kept[k] {
+                    count(ids[k]);
+                }
+            } else {
+                waiting.push(pos);
+            }
+        }
+        counted = counted.max(hi);
+    }
+    Ok((together, window))
+}
+
+/// The frequency of each value of `attr` among the positions `keeps` keeps (one pass over
+/// the corpus, a block at a time).
+pub fn kept_frequencies<C: Columns>(
+    index: &Index<C>,
+    attr: usize,
+    keeps: &dyn Fn(std::ops::Range<u32>) -> Result<Vec<bool>, QueryError>,
+) -> Result<Vec<u64>, QueryError> {
+    let mut frequency = vec![0u64; index.attributes[attr].lexicon.len()];
+    const BLOCK: u32 = 1 << 16;
+    let mut start = 0u32;
+    while start < index.n_tokens {
+        let end = start.saturating_add(BLOCK).min(index.n_tokens);
+        let kept = keeps(start..end)?;
+        for (id, keep) in index.ids(attr, start..end)?.into_iter().zip(kept) {
+            if keep && let Some(f) = frequency.get_mut(id as usize) {
+                *f += 1;
+            }
+        }
+        start = end;
+    }
+    Ok(frequency)
 }
 
 /// One keyword of a focus corpus against a reference.

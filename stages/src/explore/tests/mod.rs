@@ -10,6 +10,7 @@ use super::query::{Hit, Matcher, Search, UNBOUNDED_SPAN};
 use super::stats::{self, Counts};
 
 mod build;
+mod statistics;
 
 /// A deterministic generator (xorshift64*).
 struct Rng(u64);
@@ -572,37 +573,6 @@ fn keywords_follow_simple_maths_and_log_ratio() {
     assert!((rows[1].log_ratio - (100.0f64 / 0.25).log2()).abs() < 1e-9);
 }
 
-#[test]
-fn collocations_count_the_window_inside_the_document() {
-    let vrt = "<text>\na\nb\nx\nc\nx\nb\n</text>\n<text>\nb\nb\n</text>\n";
-    let index = build_from_str(vrt, &["word"]).expect("indexes");
-    let q = cql::parse("\"x\"").expect("parses");
-    let (hits, _) = Search::new(&index, &q)
-        .expect("compiles")
-        .hits(10)
-        .expect("runs");
-    let word = index.attribute("word").expect("word");
-    let rows = stats::collocations(
-        &index,
-        &hits,
-        word,
-        (1, 1),
-        None,
-        stats::Measure::LogDice,
-        1,
-    )
-    .expect("runs");
-    // The second document's b's are out of reach.
-    let got: Vec<(&str, u64, u64)> = rows
-        .iter()
-        .map(|c| (c.value.as_str(), c.together, c.frequency))
-        .collect();
-    // x@2 → b@1, c@3; x@4 → c@3 already counted, b@5: a position counts once.
-    assert_eq!(got, [("b", 2, 4), ("c", 1, 1)]);
-    let freq = stats::frequencies(&index, word);
-    assert_eq!(freq[0], ("b".to_string(), 4));
-}
-
 /// Ids taken in chunks, renumbered with the sorted lexicons' ranks, and postings filled a
 /// range of ids at a time: the same index as the one built in memory.
 #[test]
@@ -718,4 +688,36 @@ fn an_interrupt_stops_a_query_while_it_compiles_and_while_it_runs() {
         with.count(),
         Search::new(&index, &q).expect("compiles").count()
     );
+}
+
+#[test]
+fn single_quotes_and_the_literal_flag_read_as_in_cqp() {
+    let vrt = "<text>\nthe\na.b\naxb\n(\nThe\na\\b\n</text>\n";
+    let index = build_from_str(vrt, &["word"]).expect("indexes");
+    let hits = |q: &str| -> Result<Vec<u32>, String> {
+        let query = cql::parse(q).map_err(|e| e.to_string())?;
+        let search = Search::new(&index, &query).map_err(|e| e.to_string())?;
+        Ok(search
+            .hits(100)
+            .map_err(|e| e.to_string())?
+            .0
+            .iter()
+            .map(|h| h.start)
+            .collect())
+    };
+    // A single-quoted word alone is a word pattern, as a double-quoted one.
+    assert_eq!(cql::parse("'the'"), cql::parse("\"the\""));
+    assert_eq!(hits("'the'"), Ok(vec![0]));
+    assert_eq!(hits("'the'%c 'a.b'"), Ok(vec![0, 4]));
+    assert_eq!(hits("'the'%c 'a.b'%l"), Ok(vec![0]));
+    assert_eq!(hits("'the'%c"), Ok(vec![0, 4]));
+    // %l: the characters themselves.
+    assert_eq!(hits("\"a.b\""), Ok(vec![1, 2, 5]));
+    assert_eq!(hits("\"a.b\"%l"), Ok(vec![1]));
+    assert_eq!(hits("[word=\"(\"%l]"), Ok(vec![3]));
+    assert_eq!(hits("\"THE\"%lc"), Ok(vec![0, 4]));
+    assert_eq!(hits("'a\\\\b'%l"), Ok(vec![5]));
+    assert!(hits("\"(\"").is_err());
+    let err = cql::parse("\"a\"%x").unwrap_err().to_string();
+    assert!(err.contains("%l"), "{err}");
 }
