@@ -178,8 +178,9 @@ fn ngram_freq(
     let lexicon = &index.attributes[attr].lexicon;
     let mut listed = 0usize;
     let mut table: Vec<Vec<String>> = Vec::new();
-    for (key, f) in &rows {
-        let words: Vec<&str> = key[..n].iter().map(|&id| lexicon.get(id)).collect();
+    for &(key, f) in &rows.rows {
+        let ids = rows.ids(key);
+        let words: Vec<&str> = ids.iter().map(|&id| lexicon.get(id)).collect();
         if !keep.keeps_ngram(&words) {
             continue;
         }
@@ -189,7 +190,7 @@ fn ngram_freq(
                 listed.to_string(),
                 words.join(" "),
                 f.to_string(),
-                format!("{:.2}", *f as f64 * 1e6 / f64::from(index.n_tokens.max(1))),
+                format!("{:.2}", f as f64 * 1e6 / f64::from(index.n_tokens.max(1))),
             ]);
         }
     }

@@ -380,6 +380,31 @@ pub fn queries_on_the_tagged_demo_find_what_the_vrt_holds(run: &Path) {
         assert!((0.0..=1.0).contains(&dp), "{row}");
     }
 
+    // Bigrams of parts of speech inside sentences: each counted as the .vrt gives them.
+    let (tsv, _) = query(
+        run,
+        &[
+            "freq", "--by", "pos", "--ngram", "2", "--format", "tsv", "--limit", "100000",
+        ],
+    );
+    let mut bigrams = std::collections::HashMap::<String, usize>::new();
+    for w in tokens.windows(2) {
+        if w[0].sentence == w[1].sentence && w[0].doc == w[1].doc {
+            *bigrams
+                .entry(format!("{} {}", w[0].pos, w[1].pos))
+                .or_default() += 1;
+        }
+    }
+    let got: std::collections::HashMap<String, usize> = tsv
+        .lines()
+        .skip(1)
+        .map(|r| {
+            let f: Vec<&str> = r.split('\t').collect();
+            (f[1].to_string(), f[2].parse().unwrap())
+        })
+        .collect();
+    assert_eq!(got, bigrams);
+
     // Document search: the documents holding the lemma's most frequent form, best first.
     let output = glaneur()
         .args([

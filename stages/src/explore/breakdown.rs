@@ -213,8 +213,8 @@ fn sorted(mut rows: Vec<(String, u64)>) -> Vec<(String, u64)> {
 }
 
 /// N-grams counted at most: past this many distinct ones, [`ngrams`] stops with
-/// [`NgramError::TooMany`] rather than grow without bound.
-pub const MAX_NGRAMS: usize = 20_000_000;
+/// [`NgramError::TooMany`] rather than grow without bound (≈ 70–140 bytes each while counting).
+pub const MAX_NGRAMS: usize = 10_000_000;
 
 /// Why n-grams could not be counted.
 #[derive(Debug, thiserror::Error)]
@@ -224,6 +224,9 @@ pub enum NgramError {
         "more than {MAX_NGRAMS} distinct n-grams: count shorter ones, or by an attribute with fewer values (lemma, pos)"
     )]
     TooMany,
+    /// The ids of n values do not fit 128 bits together.
+    #[error("the attribute has too many distinct values to count {0}-grams of it")]
+    TooManyValues(usize),
     /// The index could not be read.
     #[error(transparent)]
     Read(#[from] ColumnError),
@@ -231,14 +234,20 @@ pub enum NgramError {
 
 /// The n-grams (2 ≤ n ≤ 5) of `attr` inside each region of `within` (sentences: an n-gram never
 /// crosses a sentence end), as value ids with their frequency, most frequent first (ties by
-/// ids). Tokens outside every such region are not counted.
+/// ids). Tokens outside every such region are not counted. The n ids are packed in one
+/// 128-bit key while counting.
 pub fn ngrams<C: Columns>(
     index: &Index<C>,
     attr: usize,
     n: usize,
     within: &str,
-) -> Result<Vec<([u32; 5], u64)>, NgramError> {
+) -> Result<Ngrams, NgramError> {
     let n = n.clamp(2, 5);
+    let values = index.attributes[attr].lexicon.len() as u64;
+    let bits = (64 - values.leading_zeros()).max(1);
+    if bits as usize * n > 128 {
+        return Err(NgramError::TooManyValues(n));
+    }
     let spans: Vec<(u32, u32)> = match index.region(within) {
         Some(r) => r
             .starts
@@ -248,15 +257,46 @@ pub fn ngrams<C: Columns>(
             .collect(),
         None => vec![(0, index.n_tokens)],
     };
-    let mut counts: FxHashMap<[u32; 5], u64> = FxHashMap::default();
-    for (start, end) in spans {
+    // Keys of 64 bits when the n ids fit (bigrams always do): half the memory per n-gram.
+    let rows = if bits as usize * n <= 64 {
+        count_packed::<u64, C>(index, attr, n, bits, &spans)?
+            .into_iter()
+            .map(|(k, f)| (u128::from(k), f))
+            .collect()
+    } else {
+        count_packed::<u128, C>(index, attr, n, bits, &spans)?
+    };
+    Ok(Ngrams { n, bits, rows })
+}
+
+/// The n-grams of `attr` inside `spans`, each packed in a key of type `K` (`bits` a value),
+/// with their frequency, most frequent first.
+fn count_packed<K, C>(
+    index: &Index<C>,
+    attr: usize,
+    n: usize,
+    bits: u32,
+    spans: &[(u32, u32)],
+) -> Result<Vec<(K, u64)>, NgramError>
+where
+    K: Copy
+        + Ord
+        + std::hash::Hash
+        + From<u32>
+        + std::ops::Shl<u32, Output = K>
+        + std::ops::BitOr<Output = K>,
+    C: Columns,
+{
+    let mut counts: FxHashMap<K, u64> = FxHashMap::default();
+    for &(start, end) in spans {
         if end.saturating_sub(start) < n as u32 {
             continue;
         }
         let ids = index.ids(attr, start..end)?;
         for w in ids.windows(n) {
-            let mut key = [u32::MAX; 5];
-            key[..n].copy_from_slice(w);
+            let key = w
+                .iter()
+                .fold(K::from(0), |k, &id| (k << bits) | K::from(id));
             if let Some(c) = counts.get_mut(&key) {
                 *c += 1;
             } else {
@@ -267,7 +307,64 @@ pub fn ngrams<C: Columns>(
             }
         }
     }
-    let mut rows: Vec<([u32; 5], u64)> = counts.into_iter().collect();
-    rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let mut rows: Vec<(K, u64)> = counts.into_iter().collect();
+    rows.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     Ok(rows)
+}
+
+/// Counted n-grams, most frequent first; [`Ngrams::ids`] unpacks a key.
+pub struct Ngrams {
+    n: usize,
+    bits: u32,
+    /// Packed ids and frequency.
+    pub rows: Vec<(u128, u64)>,
+}
+
+impl Ngrams {
+    /// The value ids of a packed n-gram, in text order.
+    pub fn ids(&self, key: u128) -> Vec<u32> {
+        let mask = (1u128 << self.bits) - 1;
+        (0..self.n)
+            .rev()
+            .map(|i| ((key >> (self.bits as usize * i)) & mask) as u32)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::build::build_from_str;
+
+    #[test]
+    fn wide_and_narrow_keys_count_the_same_ngrams() {
+        let vrt = "<text>\n<s>\na\nb\nc\na\nb\nc\nd\n</s>\n<s>\na\nb\nc\n</s>\n</text>\n";
+        let index = build_from_str(vrt, &["word"]).expect("indexes");
+        let spans = [(0, 7), (7, 10)];
+        for n in 2..=4 {
+            let narrow = count_packed::<u64, _>(&index, 0, n, 3, &spans).expect("counts");
+            let wide = count_packed::<u128, _>(&index, 0, n, 3, &spans).expect("counts");
+            let narrow: Vec<(u128, u64)> = narrow
+                .into_iter()
+                .map(|(k, f)| (u128::from(k), f))
+                .collect();
+            assert_eq!(narrow, wide, "n {n}");
+        }
+        // "a b" three times (twice in the first sentence, once in the second), never "c a b"
+        // across the sentence end.
+        let grams = ngrams(&index, 0, 2, "s").expect("counts");
+        let lexicon = &index.attributes[0].lexicon;
+        let text = |key| -> String {
+            grams
+                .ids(key)
+                .iter()
+                .map(|&id| lexicon.get(id))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let first = grams.rows[0];
+        assert_eq!((text(first.0), first.1), ("a b".to_string(), 3));
+        let trigrams = ngrams(&index, 0, 3, "s").expect("counts");
+        assert_eq!(trigrams.rows.iter().map(|r| r.1).sum::<u64>(), 5 + 1);
+    }
 }
