@@ -15,6 +15,10 @@ pub enum Format {
     Tsv,
     /// One JSON document.
     Json,
+    /// Comma-separated values for spreadsheets: UTF-8 with a byte-order mark (so that Excel
+    /// keeps the accents), RFC 4180 quotes, and a `'` before a value Excel would run as a
+    /// formula (`=…`, `@…`, `+…`, `-…` that is not a number).
+    Csv,
 }
 
 /// How concordance lines are ordered.
@@ -113,6 +117,17 @@ pub struct KwicArgs {
     /// The sample's seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Keep only the hits with a token of this one-token pattern near them (a positive
+    /// filter), e.g. '[lemma="fusion"]' or '[pos="VERB"]'.
+    #[arg(long, value_name = "CQL")]
+    pub near: Option<String>,
+    /// Drop the hits with a token of this one-token pattern near them (a negative filter).
+    #[arg(long, value_name = "CQL")]
+    pub not_near: Option<String>,
+    /// How many tokens on each side of the hit `--near` and `--not-near` look at (inside the
+    /// hit's document).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=50))]
+    pub near_window: u32,
     /// Print only the number of hits (and of documents holding them).
     #[arg(long)]
     pub count: bool,

@@ -21,8 +21,11 @@ use stages::explore::query::{Hit, Search};
 use super::QueryStopped;
 use anyhow::bail;
 
+use super::near::Hits;
+use super::{
+    CSV_BOM, MAX_HELD_TOKENS, attribute, csv_line, interrupt, parse, query_error, regions, tsv,
+};
 use super::{Format, KwicArgs, Sort};
-use super::{MAX_HELD_TOKENS, attribute, interrupt, parse, query_error, regions, tsv};
 use crate::index::corpus::{self, FileColumns};
 
 /// `glaneur kwic`.
@@ -32,6 +35,9 @@ pub fn kwic(args: &KwicArgs, out: &mut dyn Write, notice: &mut dyn Write) -> any
     let streams =
         args.sort == Sort::Position && args.format == Format::Tsv && args.sample.is_none();
     let mut needed = parsed.attributes();
+    for filter in args.near.iter().chain(&args.not_near) {
+        needed.extend(parse(filter)?.attributes());
+    }
     if !args.count {
         needed.extend(args.show.iter().cloned());
         needed.extend(args.sort_by.iter().cloned());
@@ -50,6 +56,7 @@ pub fn kwic(args: &KwicArgs, out: &mut dyn Write, notice: &mut dyn Write) -> any
     )?;
     let search = Search::with_interrupt(&index, &parsed, interrupt(args.timeout)?)
         .map_err(|e| query_error(e, args.timeout))?;
+    let search = Hits::new(&index, &search, args)?;
     if args.count {
         return count_hits(&index, &search, args, out, notice, started);
     }
@@ -69,25 +76,23 @@ pub fn kwic(args: &KwicArgs, out: &mut dyn Write, notice: &mut dyn Write) -> any
         let mut shown = 0usize;
         let mut failed = None;
         let mut more = false;
-        search
-            .run(|hit| {
-                if shown == args.limit {
-                    more = true;
-                    return false;
+        search.run(|hit| {
+            if shown == args.limit {
+                more = true;
+                return false;
+            }
+            let written = concord::lines(&index, &[hit], &show, args.context)
+                .map_err(anyhow::Error::from)
+                .and_then(|lines| lines.iter().try_for_each(|l| write_tsv_line(out, l, &docs)));
+            shown += 1;
+            match written {
+                Ok(()) => true,
+                Err(e) => {
+                    failed = Some(e);
+                    false
                 }
-                let written = concord::lines(&index, &[hit], &show, args.context)
-                    .map_err(anyhow::Error::from)
-                    .and_then(|lines| lines.iter().try_for_each(|l| write_tsv_line(out, l, &docs)));
-                shown += 1;
-                match written {
-                    Ok(()) => true,
-                    Err(e) => {
-                        failed = Some(e);
-                        false
-                    }
-                }
-            })
-            .map_err(|e| query_error(e, args.timeout))?;
+            }
+        })?;
         if let Some(e) = failed {
             return Err(e);
         }
@@ -120,7 +125,7 @@ pub fn kwic(args: &KwicArgs, out: &mut dyn Write, notice: &mut dyn Write) -> any
 /// generator of glaneur's own so that a seed gives the same sample on every machine and
 /// version), in corpus order.
 fn sampled_hits(
-    search: &Search<'_, FileColumns>,
+    search: &Hits<'_, '_>,
     args: &KwicArgs,
     n: usize,
 ) -> anyhow::Result<(Vec<Hit>, Option<usize>)> {
@@ -136,20 +141,18 @@ fn sampled_hits(
     let mut rng = SplitMix(args.seed);
     let mut sample: Vec<Hit> = Vec::with_capacity(n.min(1 << 20));
     let mut seen = 0u64;
-    search
-        .run(|hit| {
-            if sample.len() < n {
-                sample.push(hit);
-            } else if let Some(slot) = usize::try_from(rng.below(seen + 1))
-                .ok()
-                .and_then(|j| sample.get_mut(j))
-            {
-                *slot = hit;
-            }
-            seen += 1;
-            true
-        })
-        .map_err(|e| query_error(e, args.timeout))?;
+    search.run(|hit| {
+        if sample.len() < n {
+            sample.push(hit);
+        } else if let Some(slot) = usize::try_from(rng.below(seen + 1))
+            .ok()
+            .and_then(|j| sample.get_mut(j))
+        {
+            *slot = hit;
+        }
+        seen += 1;
+        true
+    })?;
     sample.sort_unstable();
     Ok((sample, usize::try_from(seen).ok()))
 }
@@ -225,7 +228,7 @@ fn ordered(
 /// `kwic --count`: hits and the documents that hold them.
 fn count_hits(
     index: &Index<FileColumns>,
-    search: &Search<'_, FileColumns>,
+    search: &Hits<'_, '_>,
     args: &KwicArgs,
     out: &mut dyn Write,
     notice: &mut dyn Write,
@@ -237,22 +240,20 @@ fn count_hits(
     let text = index.region("text");
     // Hits come in corpus order: the document cursor only moves forward.
     let mut cursor = 0usize;
-    search
-        .run(|h| {
-            hits += 1;
-            let doc = text.and_then(|t| {
-                while cursor < t.len() && t.ends[cursor] <= h.start {
-                    cursor += 1;
-                }
-                (cursor < t.len() && t.starts[cursor] <= h.start).then_some(cursor)
-            });
-            if doc != last_doc {
-                docs += 1;
-                last_doc = doc;
+    search.run(|h| {
+        hits += 1;
+        let doc = text.and_then(|t| {
+            while cursor < t.len() && t.ends[cursor] <= h.start {
+                cursor += 1;
             }
-            true
-        })
-        .map_err(|e| query_error(e, args.timeout))?;
+            (cursor < t.len() && t.starts[cursor] <= h.start).then_some(cursor)
+        });
+        if doc != last_doc {
+            docs += 1;
+            last_doc = doc;
+        }
+        true
+    })?;
     match args.format {
         Format::Json => writeln!(
             out,
@@ -260,6 +261,7 @@ fn count_hits(
             serde_json::json!({"hits": hits, "documents": docs})
         )?,
         Format::Tsv => writeln!(out, "hits\tdocuments\n{hits}\t{docs}")?,
+        Format::Csv => writeln!(out, "{CSV_BOM}hits,documents\n{hits},{docs}")?,
         Format::Text => writeln!(out, "{hits}")?,
     }
     writeln!(
@@ -275,7 +277,7 @@ fn count_hits(
 /// when it is known.
 fn kept_hits(
     index: &Index<FileColumns>,
-    search: &Search<'_, FileColumns>,
+    search: &Hits<'_, '_>,
     args: &KwicArgs,
     show: &[usize],
     sort_attr: Option<usize>,
@@ -292,9 +294,7 @@ fn kept_hits(
         )
     };
     if args.sort == Sort::Position {
-        let (hits, more) = search
-            .hits(args.limit.min(most))
-            .map_err(|e| query_error(e, args.timeout))?;
+        let (hits, more) = search.first(args.limit.min(most))?;
         if more && args.limit > most {
             return Err(too_many());
         }
@@ -308,36 +308,34 @@ fn kept_hits(
         std::collections::BinaryHeap::new();
     let mut total = 0usize;
     let mut failed = None;
-    search
-        .run(|hit| {
-            total += 1;
-            if args.limit == 0 {
-                return true;
-            }
-            match concord::lines(index, &[hit], &key_attrs, key_context) {
-                Ok(lines) => {
-                    for l in &lines {
-                        if best.len() == most && args.limit > most {
-                            overflow = true;
-                            return false;
-                        }
-                        let entry = (concord::sort_key(l, by), l.start, l.end);
-                        if best.len() < args.limit {
-                            best.push(entry);
-                        } else if best.peek().is_some_and(|worst| entry < *worst) {
-                            best.pop();
-                            best.push(entry);
-                        }
+    search.run(|hit| {
+        total += 1;
+        if args.limit == 0 {
+            return true;
+        }
+        match concord::lines(index, &[hit], &key_attrs, key_context) {
+            Ok(lines) => {
+                for l in &lines {
+                    if best.len() == most && args.limit > most {
+                        overflow = true;
+                        return false;
                     }
-                    true
+                    let entry = (concord::sort_key(l, by), l.start, l.end);
+                    if best.len() < args.limit {
+                        best.push(entry);
+                    } else if best.peek().is_some_and(|worst| entry < *worst) {
+                        best.pop();
+                        best.push(entry);
+                    }
                 }
-                Err(e) => {
-                    failed = Some(e);
-                    false
-                }
+                true
             }
-        })
-        .map_err(|e| query_error(e, args.timeout))?;
+            Err(e) => {
+                failed = Some(e);
+                false
+            }
+        }
+    })?;
     if let Some(e) = failed {
         return Err(e.into());
     }
@@ -421,6 +419,23 @@ fn write_lines(
             writeln!(out, "doc\turl\tstart\tend\tleft\thit\tright")?;
             for l in lines {
                 write_tsv_line(out, l, docs)?;
+            }
+        }
+        Format::Csv => {
+            writeln!(
+                out,
+                "{CSV_BOM}{}",
+                csv_line(&["doc", "url", "start", "end", "left", "hit", "right"])
+            )?;
+            for l in lines {
+                let (start, end) = (l.start.to_string(), l.end.to_string());
+                let (left, hit, right) = (l.left.join(" "), l.hit.join(" "), l.right.join(" "));
+                let (id, url) = (docs.get(l, "id"), docs.get(l, "url"));
+                writeln!(
+                    out,
+                    "{}",
+                    csv_line(&[&id, &url, &start, &end, &left, &hit, &right])
+                )?;
             }
         }
         Format::Text => {

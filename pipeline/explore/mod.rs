@@ -25,6 +25,7 @@ pub use args::{CollocArgs, Format, FreqArgs, KeywordsArgs, KwicArgs, Sort, Value
 
 mod filters;
 mod kwic;
+mod near;
 mod statistics;
 use crate::index::corpus::{self, FileColumns};
 pub use kwic::kwic;
@@ -174,6 +175,30 @@ pub(crate) fn tsv(value: &str) -> String {
     value.replace(['\t', '\n', '\r'], " ")
 }
 
+/// The byte-order mark that starts a CSV file (Excel reads UTF-8 only after it).
+pub(crate) const CSV_BOM: &str = "\u{feff}";
+
+/// One CSV line of `fields` ([`Format::Csv`]): quoted as every table of glaneur is, and a value
+/// that a spreadsheet would run as a formula (web text can hold `=HYPERLINK(…)`) made text by
+/// a leading `'`.
+pub(crate) fn csv_line(fields: &[&str]) -> String {
+    let mut line = String::new();
+    for (i, f) in fields.iter().enumerate() {
+        if i > 0 {
+            line.push(',');
+        }
+        let formula = f.starts_with(['=', '@'])
+            || (f.len() > 1 && f.starts_with(['+', '-']) && f.parse::<f64>().is_err());
+        let value = if formula {
+            format!("'{f}")
+        } else {
+            (*f).to_string()
+        };
+        stages::export::delimited::push_field(&mut line, &value, ',');
+    }
+    line
+}
+
 fn write_rows(
     out: &mut dyn Write,
     format: Format,
@@ -206,6 +231,14 @@ fn write_rows(
             for r in rows {
                 let fields: Vec<String> = r.iter().map(|f| tsv(f)).collect();
                 writeln!(out, "{}", fields.join("\t"))?;
+            }
+        }
+        Format::Csv => {
+            write!(out, "{CSV_BOM}")?;
+            writeln!(out, "{}", csv_line(header))?;
+            for r in rows {
+                let fields: Vec<&str> = r.iter().map(String::as_str).collect();
+                writeln!(out, "{}", csv_line(&fields))?;
             }
         }
         Format::Text => {
@@ -279,4 +312,18 @@ pub fn search_documents(
         started.elapsed().as_secs_f64() * 1000.0
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod csv_tests {
+    use super::csv_line;
+
+    #[test]
+    fn csv_lines_quote_and_disarm_formulas() {
+        assert_eq!(csv_line(&["a", "b,c", "d\"e"]), "a,\"b,c\",\"d\"\"e\"");
+        assert_eq!(
+            csv_line(&["=HYPERLINK(x)", "@x", "-1", "-", "-x", "+3.5"]),
+            "\"'=HYPERLINK(x)\",\"'@x\",-1,-,\"'-x\",+3.5"
+        );
+    }
 }

@@ -380,6 +380,63 @@ pub fn queries_on_the_tagged_demo_find_what_the_vrt_holds(run: &Path) {
         assert!((0.0..=1.0).contains(&dp), "{row}");
     }
 
+    // Positive and negative filters: hits of the lemma with an adjective within 3 tokens (same
+    // document), and the others; together every hit.
+    let near: usize = (0..tokens.len())
+        .filter(|&i| tokens[i].lemma == lemma)
+        .filter(|&i| {
+            (i.saturating_sub(3)..(i + 4).min(tokens.len()))
+                .any(|k| k != i && tokens[k].doc == tokens[i].doc && tokens[k].pos == "ADJ")
+        })
+        .count();
+    let all_hits = tokens.iter().filter(|t| t.lemma == lemma).count();
+    let lemma_query = format!("[lemma=\"{lemma}\"]");
+    let count_of = |extra: &[&str]| -> usize {
+        let mut args = vec![
+            "kwic",
+            lemma_query.as_str(),
+            "--count",
+            "--near-window",
+            "3",
+        ];
+        args.extend(extra);
+        query(run, &args).0.trim().parse().unwrap()
+    };
+    assert_eq!(count_of(&["--near", "[pos=\"ADJ\"]"]), near);
+    assert_eq!(count_of(&["--not-near", "[pos=\"ADJ\"]"]), all_hits - near);
+
+    // The CSV of a list (for spreadsheets) holds what the TSV holds, after its byte-order mark.
+    let (tsv, _) = query(
+        run,
+        &["freq", "--by", "word", "--format", "tsv", "--limit", "300"],
+    );
+    let (csv, _) = query(
+        run,
+        &["freq", "--by", "word", "--format", "csv", "--limit", "300"],
+    );
+    let body = csv.strip_prefix('\u{feff}').expect("a byte-order mark");
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(body.as_bytes());
+    let from_csv: Vec<Vec<String>> = reader
+        .records()
+        .map(|r| {
+            r.unwrap()
+                .iter()
+                .map(|f| match f.strip_prefix('\'') {
+                    // A value a spreadsheet would run as a formula carries a `'`.
+                    Some(rest) if rest.starts_with(['=', '@', '+', '-']) => rest.to_string(),
+                    _ => f.to_string(),
+                })
+                .collect()
+        })
+        .collect();
+    let from_tsv: Vec<Vec<String>> = tsv
+        .lines()
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect();
+    assert_eq!(from_csv, from_tsv);
+
     // Bigrams of parts of speech inside sentences: each counted as the .vrt gives them.
     let (tsv, _) = query(
         run,
