@@ -137,6 +137,18 @@ def main():
         driver.save_screenshot(os.path.join(shots, "serve-topic-saved.png"))
         print(f"topic {new_topic} saved from the form")
 
+        # A topic never run: its row links only to pages that exist, and its corpus page says
+        # what to do instead of naming a missing file.
+        driver.get(base + "/")
+        row = driver.find_element(By.CSS_SELECTOR, f'tr[data-topic="{new_topic}"]')
+        links = [a.text for a in row.find_elements(By.TAG_NAME, "a")]
+        assert "report" not in links and "corpus" not in links and "decisions" not in links, links
+        driver.get(f"{base}/runs/{new_topic}/corpus")
+        empty = driver.find_element(By.CLASS_NAME, "empty").text
+        assert "No corpus yet" in empty and "os error" not in driver.page_source, empty
+        assert driver.find_element(By.LINK_TEXT, "its monitor").get_attribute("href").endswith(f"/runs/{new_topic}")
+        print(f"never run: links {links}; corpus page: {empty[:40]}…")
+
         # Start from the topics page; the monitor opens on the first event.
         start_from_topics(driver, base, topic)
         opened = time.monotonic()
@@ -173,6 +185,12 @@ def main():
         report = json.load(open(os.path.join(run_dir, "report.json"), encoding="utf-8"))
         want = f"{report['harvest_rate'] * 100:.1f} %"
         assert text_of(driver, "harvest") == want, (text_of(driver, "harvest"), want)
+        # After the run: no live rate, a pointer to the report, the charts drawn while it ran.
+        assert text_of(driver, "rate-now") == "–", text_of(driver, "rate-now")
+        after = driver.find_element(By.ID, "after")
+        assert after.is_displayed(), "no pointer to the report after the run"
+        assert after.find_element(By.LINK_TEXT, "its report").get_attribute("href").endswith(f"/runs/{topic}/report")
+        assert driver.find_element(By.ID, "charts").is_displayed()
         driver.save_screenshot(os.path.join(shots, "serve-monitor-end.png"))
         print(f"monitor at the end: {shown} requests, {len(table)} reasons, harvest {want}")
 

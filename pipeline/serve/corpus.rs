@@ -123,6 +123,19 @@ pub(crate) async fn corpus(
     };
     let run = run_dir(&dir);
     let n = escape(&name);
+    if !run.join("docs.jsonl").is_file() && !run.join("index/index.json").is_file() {
+        // No corpus yet: say what makes one instead of an error about a missing file.
+        return Html(page(
+            &format!("Corpus of {name}"),
+            &format!(
+                "<h1>Corpus of {n}</h1>\n<p class=\"empty\">No corpus yet: a run makes one once it \
+                 has crawled and extracted pages. Start or follow it on <a href=\"/runs/{n}\">its \
+                 monitor</a>; documents, search and concordances appear here when its extract stage \
+                 has run.</p>"
+            ),
+        ))
+        .into_response();
+    }
     let page_no = q.page.unwrap_or(0);
     let words = q.q.clone().filter(|s| !s.trim().is_empty());
     let cql = q.cql.clone().filter(|s| !s.trim().is_empty());

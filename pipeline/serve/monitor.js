@@ -67,7 +67,8 @@
       while (samples.length > 1 && L.at - samples[0][0] > 10) samples.shift();
       const span = L.at - samples[0][0];
       const recent = span >= 1 ? (L.requests - samples[0][1]) / span : overall;
-      $("rate-now").textContent = rate(recent);
+      // Once the run has ended there is no rate "now": the figures of the run are in its report.
+      $("rate-now").textContent = s.running ? rate(recent) : "–";
       // Projected finish: what is left of the budget or of the queue, at the recent pace.
       const left = Math.max(0, Math.min(L.budget - L.requests_total, L.queued));
       $("eta").textContent = s.running && L.stage === "crawl"
@@ -86,6 +87,7 @@
         times.push(L.at - L.started_at); rates.push(recent);
         pagesX.push(L.pages); harvestY.push(L.pages ? 100 * L.on_topic / L.pages : null);
         if (!rateChart && times.length >= 2) {
+          $("charts").hidden = false;
           rateChart = chart("chart-rate", "requests per second (last 10 s)", "seconds",
             [{label: "requests/s", stroke: "#2f6db5", width: 2}], [times, rates]);
           harvestChart = chart("chart-harvest", "harvest rate (%) of the pages read whole", "pages read",
@@ -108,6 +110,7 @@
       rows("latest", [["URL"], ["score", true], ["formula"]],
         L.latest.map((p) => [p.url, p.score.toFixed(3), p.on_topic ? "accepts" : "rejects"]));
     }
+    $("after").hidden = s.running || !s.report;
     if (s.report && typeof s.report.harvest_rate === "number") {
       $("harvest").textContent = pct(s.report.harvest_rate);
       $("harvest-of").textContent = "clean texts, report.json";

@@ -110,11 +110,21 @@ pub(crate) async fn topics(State(app): State<Arc<App>>, Query(q): Query<TopicsQu
                     "<form class=\"inline\" method=\"post\" action=\"/runs/{n}/start\"><button>{verb}</button></form>"
                 )
             };
+            // Only the pages that exist: a topic never run has no decisions, corpus or report.
+            let mut links =
+                format!("<a href=\"/runs/{n}\">monitor</a> <a href=\"/topics/{n}/edit\">edit</a>");
+            if snap.stage != "never run" {
+                links.push_str(&format!(" <a href=\"/runs/{n}/decisions\">decisions</a>"));
+            }
+            if snap.report.is_some() {
+                links.push_str(&format!(
+                    " <a href=\"/runs/{n}/corpus\">corpus</a> <a href=\"/runs/{n}/report\">report</a>"
+                ));
+            }
             body.push_str(&format!(
                 "<tr data-topic=\"{n}\"><td><a href=\"/runs/{n}\"><b>{n}</b></a><br><span class=\"muted\">{}</span></td>\
                  <td class=\"stage\">{}</td><td class=\"n\">{documents}</td><td class=\"n\">{harvest}</td>\
-                 <td>{action} <a href=\"/runs/{n}\">monitor</a> <a href=\"/topics/{n}/edit\">edit</a> <a href=\"/runs/{n}/decisions\">decisions</a> <a href=\"/runs/{n}/corpus\">corpus</a> \
-                 <a href=\"/runs/{n}/report\">report</a></td></tr>\n",
+                 <td>{action} {links}</td></tr>\n",
                 escape(&description),
                 escape(&snap.stage),
             ));
@@ -142,6 +152,8 @@ pub(crate) async fn monitor(
 <a href=\"/runs/{n}/decisions\">decision log</a> <a href=\"/runs/{n}/report\">report</a> <a href=\"/runs/{n}/corpus\" id=\"corpus-link\">corpus</a></p>\n\
 <div class=\"bar\"><div id=\"budget\" style=\"width:0\"></div></div>\n\
 <p class=\"muted\" id=\"eta\"></p>\n\
+<p id=\"after\" hidden>This run has ended: <a href=\"/runs/{n}/report\">its report</a> has every chart and count, \
+<a href=\"/runs/{n}/corpus\">the corpus</a> its documents and concordances.</p>\n\
 <p class=\"muted\" id=\"annotate\"></p>\n\
 <div class=\"cards\">\
 <div class=\"card\"><b id=\"requests\">–</b><span>page requests (all runs) of <span id=\"max\">–</span></span></div>\
@@ -152,8 +164,8 @@ pub(crate) async fn monitor(
 <div class=\"card\"><b id=\"errors\">–</b><span>errors this run</span></div>\
 <div class=\"card\"><b id=\"politeness\">–</b><span>of busy servers waiting for their delay</span></div>\
 <div class=\"card\"><b id=\"disk\">–</b><span>WARC + database</span></div></div>\n\
-<h2>Requests per second</h2><div id=\"chart-rate\"></div>\n\
-<h2>Harvest curve per request</h2><div id=\"chart-harvest\"></div>\n\
+<div id=\"charts\" hidden><h2>Requests per second</h2><div id=\"chart-rate\"></div>\n\
+<h2>Harvest curve per request</h2><div id=\"chart-harvest\"></div></div>\n\
 <h2>Servers</h2><table id=\"hosts\"></table>\n\
 <h2>Largest queues</h2><table id=\"queues\"></table>\n\
 <h2>Latest pages read</h2><table id=\"latest\"></table>\n\
