@@ -80,7 +80,7 @@ pub struct ValueFilters {
 }
 
 /// Flags of `glaneur kwic`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct KwicArgs {
     /// Run folder (with its `index/`) or index folder.
     pub run: PathBuf,
@@ -90,6 +90,10 @@ pub struct KwicArgs {
     /// Tokens of context on each side (at most 1000).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub context: u32,
+    /// Show each hit in its sentence: the context stops at the sentence's ends (and at
+    /// `--context` tokens, which this raises to 200 when it is left at 8).
+    #[arg(long)]
+    pub sentence: bool,
     /// Lines to print at most (the notice on stderr says when there are more). The lines held
     /// in memory at once (all of them, but with `--sort position --format tsv`, which streams)
     /// may not hold more than 20 million tokens together: past that, a message.

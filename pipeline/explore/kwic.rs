@@ -31,6 +31,17 @@ use crate::index::corpus::{self, FileColumns};
 /// `glaneur kwic`.
 pub fn kwic(args: &KwicArgs, out: &mut dyn Write, notice: &mut dyn Write) -> anyhow::Result<()> {
     let started = Instant::now();
+    // `--sentence` with the default context: room for a whole sentence.
+    let sentence_args;
+    let args = if args.sentence && args.context == 8 {
+        sentence_args = KwicArgs {
+            context: 200,
+            ..args.clone()
+        };
+        &sentence_args
+    } else {
+        args
+    };
     let parsed = parse(&args.query)?;
     let streams =
         args.sort == Sort::Position && args.format == Format::Tsv && args.sample.is_none();
@@ -51,7 +62,7 @@ pub fn kwic(args: &KwicArgs, out: &mut dyn Write, notice: &mut dyn Write) -> any
     let index = corpus::open_with(
         &args.run,
         Some(&needed),
-        Some(&regions(&parsed, None)),
+        Some(&regions(&parsed, args.sentence.then_some("s"))),
         Some(&doc_attrs),
     )?;
     let search = Search::with_interrupt(&index, &parsed, interrupt(args.timeout)?)
@@ -81,7 +92,7 @@ pub fn kwic(args: &KwicArgs, out: &mut dyn Write, notice: &mut dyn Write) -> any
                 more = true;
                 return false;
             }
-            let written = concord::lines(&index, &[hit], &show, args.context)
+            let written = concord::lines_within(&index, &[hit], &show, args.context, bound(args))
                 .map_err(anyhow::Error::from)
                 .and_then(|lines| lines.iter().try_for_each(|l| write_tsv_line(out, l, &docs)));
             shown += 1;
@@ -104,7 +115,7 @@ pub fn kwic(args: &KwicArgs, out: &mut dyn Write, notice: &mut dyn Write) -> any
         None => kept_hits(&index, &search, args, &show, sort_attr)?,
     };
     let hits = ordered(&index, hits, args, &show, sort_attr)?;
-    let lines = concord::lines(&index, &hits, &show, args.context)?;
+    let lines = concord::lines_within(&index, &hits, &show, args.context, bound(args))?;
     write_lines(out, args, &lines, &docs, total)?;
     if args.sample.is_some() {
         writeln!(
@@ -181,6 +192,11 @@ impl SplitMix {
     }
 }
 
+/// The region a line's context stays in besides its document: the sentence with `--sentence`.
+fn bound(args: &KwicArgs) -> Option<&'static str> {
+    args.sentence.then_some("s")
+}
+
 fn sort_by(sort: Sort) -> SortBy {
     match sort {
         Sort::Position => SortBy::Position,
@@ -214,10 +230,11 @@ fn ordered(
         return Ok(hits);
     }
     let (attrs, context) = key_source(args, show, sort_attr);
-    let mut keyed: Vec<(String, u32, u32)> = concord::lines(index, &hits, &attrs, context)?
-        .iter()
-        .map(|l| (concord::sort_key(l, sort_by(args.sort)), l.start, l.end))
-        .collect();
+    let mut keyed: Vec<(String, u32, u32)> =
+        concord::lines_within(index, &hits, &attrs, context, bound(args))?
+            .iter()
+            .map(|l| (concord::sort_key(l, sort_by(args.sort)), l.start, l.end))
+            .collect();
     keyed.sort();
     Ok(keyed
         .into_iter()
@@ -313,7 +330,7 @@ fn kept_hits(
         if args.limit == 0 {
             return true;
         }
-        match concord::lines(index, &[hit], &key_attrs, key_context) {
+        match concord::lines_within(index, &[hit], &key_attrs, key_context, bound(args)) {
             Ok(lines) => {
                 for l in &lines {
                     if best.len() == most && args.limit > most {

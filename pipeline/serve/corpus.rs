@@ -248,6 +248,7 @@ fn kwic_section(run: &Path, cql: &str) -> (String, bool) {
         run: run.to_path_buf(),
         query: cql.to_string(),
         context: 8,
+        sentence: false,
         limit: 50,
         sort: crate::explore::Sort::Position,
         sort_by: None,

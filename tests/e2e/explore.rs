@@ -405,6 +405,37 @@ pub fn queries_on_the_tagged_demo_find_what_the_vrt_holds(run: &Path) {
     assert_eq!(count_of(&["--near", "[pos=\"ADJ\"]"]), near);
     assert_eq!(count_of(&["--not-near", "[pos=\"ADJ\"]"]), all_hits - near);
 
+    // The per-sentence view: each line is exactly its hit's sentence.
+    let (json, _) = query(
+        run,
+        &[
+            "kwic",
+            &lemma_query,
+            "--sentence",
+            "--format",
+            "json",
+            "--limit",
+            "100000",
+        ],
+    );
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let lines = doc["lines"].as_array().unwrap();
+    assert_eq!(lines.len(), all_hits);
+    for line in lines {
+        let start = line["start"].as_u64().unwrap() as usize;
+        let sentence: Vec<&str> = tokens
+            .iter()
+            .filter(|t| t.sentence == tokens[start].sentence && t.doc == tokens[start].doc)
+            .map(|t| t.word.as_str())
+            .collect();
+        let shown: Vec<String> = ["left", "hit", "right"]
+            .iter()
+            .flat_map(|k| line[*k].as_array().unwrap().iter())
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(shown, sentence, "{line}");
+    }
+
     // The CSV of a list (for spreadsheets) holds what the TSV holds, after its byte-order mark.
     let (tsv, _) = query(
         run,

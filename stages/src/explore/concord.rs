@@ -53,14 +53,31 @@ pub fn lines<C: Columns>(
     show: &[usize],
     context: u32,
 ) -> Result<Vec<Line>, ColumnError> {
+    lines_within(index, hits, show, context, None)
+}
+
+/// [`lines`] whose context also stops at the ends of the hit's region of kind `bound` (its
+/// sentence, with `s`): the per-sentence view of a concordance.
+pub fn lines_within<C: Columns>(
+    index: &Index<C>,
+    hits: &[Hit],
+    show: &[usize],
+    context: u32,
+    bound: Option<&str>,
+) -> Result<Vec<Line>, ColumnError> {
     let text = index.region("text");
+    let bound = bound.and_then(|b| index.region(b));
     let mut out = Vec::with_capacity(hits.len());
     for hit in hits {
         let doc = text.and_then(|t| t.find(hit.start));
-        let (lo, hi) = match (text, doc) {
+        let (mut lo, mut hi) = match (text, doc) {
             (Some(t), Some(d)) => (t.starts[d], t.ends[d]),
             _ => (0, index.n_tokens),
         };
+        if let Some((b, i)) = bound.and_then(|b| b.find(hit.start).map(|i| (b, i))) {
+            lo = lo.max(b.starts[i]);
+            hi = hi.min(b.ends[i]);
+        }
         let from = hit.start.saturating_sub(context).max(lo);
         let to = hit.end.saturating_add(context).min(hi).max(hit.end);
         let shown = shown(index, show, from..to)?;
