@@ -66,13 +66,12 @@ impl TagSource {
                 }
                 self.rows.extend(page);
             }
-            let Some(row) = self.rows.front() else {
-                return Ok(None);
-            };
-            if row.url_id > url_id {
+            if self.rows.front().is_none_or(|row| row.url_id > url_id) {
                 return Ok(None);
             }
-            let row = self.rows.pop_front().expect("a front row");
+            let Some(row) = self.rows.pop_front() else {
+                return Ok(None);
+            };
             if row.url_id < url_id {
                 continue;
             }
@@ -89,12 +88,14 @@ impl TagSource {
     /// The block at `offset` of `file`, parsed.
     fn read(&mut self, file: &str, offset: u64, length: u64) -> anyhow::Result<Vec<TaggedToken>> {
         let path = self.dir.join(file);
-        if self.open.as_ref().is_none_or(|(name, _)| name != file) {
-            let handle = std::fs::File::open(&path)
-                .with_context(|| format!("cannot read the tags {}", path.display()))?;
-            self.open = Some((file.to_string(), handle));
-        }
-        let (_, handle) = self.open.as_mut().expect("opened just above");
+        let handle = match &mut self.open {
+            Some((name, handle)) if name == file => handle,
+            open => {
+                let handle = std::fs::File::open(&path)
+                    .with_context(|| format!("cannot read the tags {}", path.display()))?;
+                &mut open.insert((file.to_string(), handle)).1
+            }
+        };
         let mut bytes = vec![0u8; usize::try_from(length).unwrap_or(usize::MAX)];
         handle
             .seek(SeekFrom::Start(offset))

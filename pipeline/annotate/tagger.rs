@@ -437,16 +437,16 @@ impl Tagger {
                 script,
                 models,
             } => {
-                if self.spacy.is_none() {
-                    self.spacy = Some(SpacyProcess::start(
+                let process = match &mut self.spacy {
+                    Some(process) => process,
+                    none => none.insert(SpacyProcess::start(
                         python,
                         script,
                         models,
                         &self.setup.dir,
                         self.n,
-                    )?);
-                }
-                let process = self.spacy.as_mut().expect("started just above");
+                    )?),
+                };
                 let answer = process.tag(input, limit);
                 if answer.is_err() {
                     // Dead or stuck: killed, and started again for the next batch.
@@ -464,10 +464,9 @@ impl Tagger {
                 })
             }
             Kind::PerBatch { .. } => {
-                let (program, args) = self
-                    .setup
-                    .command_for(lang)
-                    .expect("a per-batch tagger has a command");
+                let Some((program, args)) = self.setup.command_for(lang) else {
+                    return Err(RunError::Failed("no tagger command for this batch".into()));
+                };
                 run_once(&program, &args, input, &self.setup.dir, self.n, limit)
             }
         }
@@ -511,7 +510,12 @@ fn run_once(
             }
             _ => RunError::Failed(format!("cannot run {} ({e})", program.display())),
         })?;
-    let mut stdout = child.stdout.take().expect("stdout is piped");
+    let Some(mut stdout) = child.stdout.take() else {
+        let _ = child.kill();
+        return Err(RunError::Failed(
+            "the tagger's output could not be read".into(),
+        ));
+    };
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut bytes = Vec::new();
@@ -586,7 +590,12 @@ impl SpacyProcess {
             .process_group(0)
             .spawn()
             .map_err(|e| RunError::Unavailable(format!("cannot run {} ({e})", python.display())))?;
-        let stdout = child.stdout.take().expect("stdout is piped");
+        let Some(stdout) = child.stdout.take() else {
+            let _ = child.kill();
+            return Err(RunError::Unavailable(
+                "spaCy's output could not be read".into(),
+            ));
+        };
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
             for line in std::io::BufReader::new(stdout).lines() {
