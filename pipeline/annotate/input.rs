@@ -34,15 +34,7 @@ impl Item {
         let lang = doc.language_or(default_language);
         let split = vertical::split_document(&doc.texts(), lang);
         let paragraphs = vertical::paragraph_tokens(&split);
-        let meta = vertical::DocMeta {
-            id: &doc.id,
-            url: &doc.url,
-            title: &doc.title,
-            lang,
-            score: doc.score,
-            host: &doc.host,
-            date: None,
-        };
+        let meta = doc.vertical_meta(lang, None);
         let mut block = String::new();
         treetagger::write_doc(&mut block, &meta, &paragraphs);
         // Every line after the `<doc>` line: paragraphs and tokens, not the title or score.

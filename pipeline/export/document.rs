@@ -73,15 +73,7 @@ pub(super) fn format(shared: &Shared, (doc, tagged): Job) -> anyhow::Result<Form
     let paragraphs = vertical::paragraph_tokens(&split);
     let n_tokens: usize = paragraphs.iter().map(Vec::len).sum();
     let date = date_of(&doc);
-    let meta = vertical::DocMeta {
-        id: &doc.id,
-        url: &doc.url,
-        title: &doc.title,
-        lang,
-        score: doc.score,
-        host: &doc.host,
-        date: date.as_deref(),
-    };
+    let meta = doc.vertical_meta(lang, date.as_deref());
     let tags = tagged.as_ref().map(|tokens| {
         tokens
             .as_deref()

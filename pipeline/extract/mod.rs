@@ -146,6 +146,23 @@ impl Document {
     pub fn texts(&self) -> Vec<String> {
         self.paragraphs.iter().map(|p| p.text.clone()).collect()
     }
+
+    /// What the token formats write in its opening line, in language `lang`.
+    pub fn vertical_meta<'a>(
+        &'a self,
+        lang: &'a str,
+        date: Option<&'a str>,
+    ) -> stages::export::vertical::DocMeta<'a> {
+        stages::export::vertical::DocMeta {
+            id: &self.id,
+            url: &self.url,
+            title: &self.title,
+            lang,
+            score: self.score,
+            host: &self.host,
+            date,
+        }
+    }
 }
 
 /// A block of running text.
