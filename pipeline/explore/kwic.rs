@@ -132,9 +132,9 @@ pub fn kwic(args: &KwicArgs, out: &mut dyn Write, notice: &mut dyn Write) -> any
     kwic_notice(notice, total, lines.len(), args.limit, started)
 }
 
-/// `--sample N`: N hits drawn uniformly from all of them (reservoir sampling, a seeded
-/// generator of glaneur's own so that a seed gives the same sample on every machine and
-/// version), in corpus order.
+/// `--sample N`: N hits drawn uniformly from all of them (reservoir sampling with the
+/// SplitMix64 generator the seed queries use, written out in `stages`: a seed gives the same
+/// sample on every machine and version), in corpus order.
 fn sampled_hits(
     search: &Hits<'_, '_>,
     args: &KwicArgs,
@@ -149,7 +149,7 @@ fn sampled_hits(
             2 * args.context + 1
         );
     }
-    let mut rng = SplitMix(args.seed);
+    let mut rng = stages::seeds::queries::SplitMix64::new(args.seed);
     let mut sample: Vec<Hit> = Vec::with_capacity(n.min(1 << 20));
     let mut seen = 0u64;
     search.run(|hit| {
@@ -166,30 +166,6 @@ fn sampled_hits(
     })?;
     sample.sort_unstable();
     Ok((sample, usize::try_from(seen).ok()))
-}
-
-/// SplitMix64: a small generator whose sequence is fixed by its seed.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in 0..n (n > 0), without modulo bias.
-    fn below(&mut self, n: u64) -> u64 {
-        let zone = u64::MAX - u64::MAX % n;
-        loop {
-            let x = self.next();
-            if x < zone {
-                return x % n;
-            }
-        }
-    }
 }
 
 /// The region a line's context stays in besides its document: the sentence with `--sentence`.
