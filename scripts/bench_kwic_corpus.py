@@ -18,7 +18,10 @@ Generated corpus (`generate`, needs numpy)
     i.e. ~100 k hits at 100 M tokens), is followed half the time by one of five planted ADJ
     partners, which must come out on top of a logDice list.
     Written in chunks of whole documents (bounded memory, numpy vectorised); the generator
-    counts every form, lemma and ADJ+lemma pair as it writes, for the expected answers.
+    counts every form, lemma and ADJ+lemma pair as it writes, for the expected answers, and,
+    for the lower-case forms of the CLOSED_RANKS most frequent lemmas (where the word of
+    ~N/100 hits is), their hits per host and the words before them (L1, inside the document)
+    that sort first (SMALL_KEYS lowest sort keys), for the breakdown and the sort.
 
 Statistics of an existing file (`scan_vrt`): the same counts by reading the file once.
 """
@@ -58,6 +61,10 @@ FORMS = {
 }
 PARTNERS = 5
 CHUNK_TOKENS = 2_000_000
+# The L1 words counted before each candidate word: those of the SMALL_KEYS lowest sort keys
+# (glaneur's `--sort L1` key: the word in lower case, compared by code point; no word = "").
+SMALL_KEYS = 64
+SORT_FIRST = 50
 
 
 def stem(r):
@@ -144,9 +151,25 @@ def generate(path, n_tokens, seed, sample_tokens):
     first_det = int(np.flatnonzero(pos == tag["DET"])[0])
     finals = np.array([4, 60, 80])  # . ? !
 
+    # Candidates for the breakdown word: the lower-case forms of the most frequent lemmas;
+    # their hits per host and their L1 words of the lowest sort keys (index NO_L1 = the hit
+    # starts its document).
+    cand_ids = np.array([(r * 4 + k) * 2 for r in range(CLOSED_RANKS)
+                         for k in range(len(forms[r]))], np.int64)
+    cand_of = np.full(VOCAB * 8, -1, np.int64)
+    cand_of[cand_ids] = np.arange(len(cand_ids))
+    NO_L1 = VOCAB * 8
+    small_keys = set(sorted({f.lower() for fs in forms for f in fs})[:SMALL_KEYS])
+    small_ids = [NO_L1] + [(r * 4 + k) * 2 + c for r, fs in enumerate(forms)
+                           for k, f in enumerate(fs) if f.lower() in small_keys
+                           for c in (0, 1)]
+    small_of = np.full(VOCAB * 8 + 1, -1, np.int64)
+    small_of[small_ids] = np.arange(len(small_ids))
+    n_cand, n_small = len(cand_ids), len(small_ids)
     total = dict(forms=np.zeros(VOCAB * 8, np.int64), lemmas=np.zeros(VOCAB, np.int64),
                  adj_before=np.zeros(VOCAB, np.int64), tokens=0, texts=0, paragraphs=0,
-                 sentences=0, bytes=0)
+                 sentences=0, bytes=0, cand_host=np.zeros((n_cand, HOSTS), np.int64),
+                 cand_l1=np.zeros((n_cand, n_small), np.int64))
     sample = None
     written, doc_no = 0, 0
     with open(path, "wb") as out:
@@ -206,6 +229,9 @@ def generate(path, n_tokens, seed, sample_tokens):
             lines[after[last_s_of_p] + 1] = P_CLOSE
             lines[after[last_s_of_d] + 1 + last_s_of_p[last_s_of_d]] = T_CLOSE
             hosts = rng.choice(HOSTS, n_d, p=host_w) + 1
+            tok_host = np.repeat(hosts[sent_doc] - 1, lens)  # 0-based host of each token
+            doc_start = np.zeros(t, bool)
+            doc_start[starts[first_s_of_d]] = True
             heads = [f'<text id="d{doc_no + i + 1:06d}" host="h{h}.test" lang="fr">\n'.encode()
                      for i, h in enumerate(hosts.tolist())]
             doc_no += n_d
@@ -231,6 +257,16 @@ def generate(path, n_tokens, seed, sample_tokens):
                 nxt = nxt[(tok_pos[nxt] == tag["ADJ"]) & ~initial[nxt + 1]] + 1
                 total["adj_before"] += np.bincount(lem[nxt], minlength=VOCAB)
                 total["tokens"] += b - a
+                # The candidates' hits per host and their L1 words of the lowest keys.
+                at = np.flatnonzero(cand_of[ids[a:b]] >= 0) + a
+                c = cand_of[ids[at]]
+                total["cand_host"] += np.bincount(c * HOSTS + tok_host[at],
+                                                  minlength=n_cand * HOSTS).reshape(n_cand, HOSTS)
+                s = small_of[np.where(doc_start[at], NO_L1, ids[at - 1])]
+                keep = s >= 0
+                total["cand_l1"] += np.bincount(c[keep] * n_small + s[keep],
+                                                minlength=n_cand * n_small).reshape(n_cand,
+                                                                                    n_small)
                 total["texts"] += int(np.count_nonzero((doc_starts >= a) & (doc_starts < b)))
                 ps = starts[first_s_of_p]
                 total["paragraphs"] += int(np.count_nonzero((ps >= a) & (ps < b)))
@@ -242,20 +278,40 @@ def generate(path, n_tokens, seed, sample_tokens):
     seconds = time.perf_counter() - t0
     meta = dict(vocab=VOCAB, exponent=EXPONENT, seed=seed, generate_s=round(seconds, 1),
                 node_lemma=lemmas[node], partners=[lemmas[p] for p in partners])
-    full = stats_from_arrays(total, pos, lemmas, forms)
-    part = stats_from_arrays(sample, pos, lemmas, forms) if sample else full
+    cand = dict(ids=cand_ids.tolist(), small=small_ids, no_l1=NO_L1)
+    full = stats_from_arrays(total, pos, lemmas, forms, cand)
+    part = stats_from_arrays(sample, pos, lemmas, forms, cand) if sample else full
     return meta, full, part
 
 
-def stats_from_arrays(total, pos, lemmas, forms):
-    """Counts as plain dicts (only the non-zero ones), the shape `scan_vrt` returns."""
+def id_word(i, forms):
+    """The word written for a form id ((lemma * 4 + form) * 2 + capitalised)."""
+    r, rest = divmod(i, 8)
+    k, cap = divmod(rest, 2)
+    f = forms[r][k]
+    return f[:1].upper() + f[1:] if cap else f  # a PROPN is capitalised either way
+
+
+def stats_from_arrays(total, pos, lemmas, forms, cand):
+    """Counts as plain dicts (only the non-zero ones), the shape `scan_vrt` returns;
+    `words_by_host` and `l1` only for the candidate words (`l1` partial: the L1 words of the
+    lowest sort keys only)."""
     import numpy as np
+    by_host, l1 = {}, {}
+    for j, i in enumerate(cand["ids"]):
+        w = id_word(i, forms)
+        counts = total["cand_host"][j]
+        if counts.any() and w == w.lower():  # (a PROPN's two ids write the same word)
+            by_host[w] = {f"h{h + 1}.test": int(n) for h, n in enumerate(counts.tolist()) if n}
+            keys = {}
+            for s, n in zip(cand["small"], total["cand_l1"][j].tolist()):
+                if n:
+                    key = "" if s == cand["no_l1"] else id_word(s, forms).lower()
+                    keys[key] = keys.get(key, 0) + n
+            l1[w] = dict(keys=sorted(keys.items()), partial=True)
     words = {}
     for i in np.flatnonzero(total["forms"]).tolist():
-        r, rest = divmod(i, 8)
-        k, cap = divmod(rest, 2)
-        f = forms[r][k]
-        w = f[:1].upper() + f[1:] if cap else f  # a PROPN is capitalised either way
+        w = id_word(i, forms)
         words[w] = words.get(w, 0) + int(total["forms"][i])
     nz = np.flatnonzero(total["lemmas"]).tolist()
     return dict(
@@ -263,18 +319,28 @@ def stats_from_arrays(total, pos, lemmas, forms):
         sentences=total["sentences"], bytes=total["bytes"], words=words,
         lemmas={lemmas[r]: int(total["lemmas"][r]) for r in nz},
         lemma_pos={lemmas[r]: TAGS[pos[r]] for r in nz},
-        adj_before={lemmas[r]: int(n) for r, n in enumerate(total["adj_before"].tolist()) if n})
+        adj_before={lemmas[r]: int(n) for r, n in enumerate(total["adj_before"].tolist()) if n},
+        words_by_host=by_host, l1=l1)
 
 
 ATTR = re.compile(r"^<(/?)(\w+)")
 
 
-def scan_vrt(path, max_tokens=None):
+HOST = re.compile(r'\bhost="([^"]*)"')
+
+
+def scan_vrt(path, max_tokens=None, focus=()):
     """The statistics of a vertical file: tokens, structures, counts of words, lemmas and
     ADJ+lemma pairs within a sentence, and whether the structure is balanced and every token
     line has the same number of columns. Stops at the first `</text>` at or past max_tokens.
-    `<g/>` glue marks and other empty elements are skipped."""
+    `<g/>` glue marks and other empty elements are skipped. For the words in `focus`: their
+    hits per document host (`words_by_host`) and the sort keys of the words before them inside
+    the document (`l1`, complete; "" when a hit starts its document)."""
     words, lemmas, lemma_pos, adj_before = {}, {}, {}, {}
+    focus = set(focus)
+    by_host = {w: {} for w in focus}
+    l1 = {w: {} for w in focus}
+    host, prev_word = "", None
     n = texts = paragraphs = sentences = 0
     stack, problems, columns = [], [], set()
     prev_adj = False
@@ -296,6 +362,9 @@ def scan_vrt(path, max_tokens=None):
                     texts += name == "text"
                     paragraphs += name == "p"
                     sentences += name == "s"
+                    if name == "text":
+                        h = HOST.search(line)
+                        host, prev_word = (h.group(1) if h else ""), None
                 prev_adj = False
                 continue
             cols = line.split("\t")
@@ -303,6 +372,11 @@ def scan_vrt(path, max_tokens=None):
             n += 1
             w = cols[0]
             words[w] = words.get(w, 0) + 1
+            if w in focus:
+                by_host[w][host] = by_host[w].get(host, 0) + 1
+                key = "" if prev_word is None else prev_word.lower()
+                l1[w][key] = l1[w].get(key, 0) + 1
+            prev_word = w
             if len(cols) >= 3:
                 p, lem = cols[1], cols[2]
                 lemmas[lem] = lemmas.get(lem, 0) + 1
@@ -314,7 +388,9 @@ def scan_vrt(path, max_tokens=None):
         problems.append(f"unclosed at the end: {stack}")
     return dict(tokens=n, texts=texts, paragraphs=paragraphs, sentences=sentences,
                 words=words, lemmas=lemmas, lemma_pos=lemma_pos, adj_before=adj_before,
-                columns=sorted(columns), problems=problems)
+                columns=sorted(columns), problems=problems,
+                words_by_host={w: c for w, c in by_host.items() if c},
+                l1={w: dict(keys=sorted(c.items()), partial=False) for w, c in l1.items() if c})
 
 
 def is_punct(s):
@@ -334,6 +410,8 @@ def choose_queries(stats, n_tokens):
                  (any lemma with such hits when there are no NOUNs)
     colloc_term  the lemma (not punctuation) whose count is closest to 100,000 x N / 100 M;
                  a word when the file has no lemma column (colloc_attr says which)
+    freq_word    the word (as kwic_word) whose count is closest to N / 100 (1 M hits at
+                 100 M tokens): the breakdown by host, the sort by L1, the random sample
     """
     words = [(c, w) for w, c in stats["words"].items() if has_letter(w) and w == w.lower()]
     words = words or [(c, w) for w, c in stats["words"].items() if has_letter(w)]
@@ -342,6 +420,7 @@ def choose_queries(stats, n_tokens):
     target = max(200, n_tokens // 100_000)
     q = dict(kwic_word=min(words, key=lambda cw: (abs(cw[0] - target), cw[1]))[1],
              count_word=max(words)[1])
+    q["freq_word"] = min(words, key=lambda cw: (abs(cw[0] - n_tokens / 100), cw[1]))[1]
     pairs = stats["adj_before"]
     nouns = [x for x in pairs if stats["lemma_pos"].get(x) == "NOUN"] or list(pairs)
     if nouns:
@@ -360,7 +439,28 @@ def expected(stats, q):
     if "seq_lemma" in q:
         e["seq_hits"] = stats["adj_before"].get(q["seq_lemma"], 0)
     e["colloc_hits"] = stats[q["colloc_attr"] + "s"].get(q["colloc_term"], 0)
+    if "freq_word" in q:
+        w = q["freq_word"]
+        e["freq_hits"] = stats["words"].get(w, 0)
+        # None when these statistics did not count this word by host (then glaneur and NLTK
+        # are compared with each other only).
+        e["freq_by_host"] = stats.get("words_by_host", {}).get(w)
+        e["sort_l1"] = first_keys(stats.get("l1", {}).get(w), e["freq_hits"])
     return e
+
+
+def first_keys(l1, hits, n=SORT_FIRST):
+    """The sort keys of the first n lines of `--sort L1` (the n smallest, in order), from the
+    counted L1 keys; None when they are not known (not counted, or only the lowest keys were
+    counted and they are fewer than n)."""
+    if l1 is None:
+        return None
+    out = []
+    for key, c in l1["keys"]:
+        out.extend([key] * min(c, n - len(out)))
+        if len(out) >= n:
+            break
+    return out if len(out) >= min(n, hits) or not l1["partial"] else None
 
 
 def summary(stats):

@@ -8,8 +8,8 @@ chromedriver, with Selenium from tests/requirements.txt). The end-to-end test
 and checks, from the server's side, that nothing happened. Here:
 - an attacker's page on another site (`attacker.test`, resolved by the browser to this machine)
   submits a form that starts TOPIC's run, one that creates a topic `evil` with an uploaded
-  file, sends `fetch` POSTs (no-cors) to start and stop runs, and loads a slow concordance in an
-  `<img>`;
+  file, one that makes a subcorpus `evil` of TOPIC's run, sends `fetch` POSTs (no-cors) to start
+  and stop runs and to delete a subcorpus, and loads a slow concordance in an `<img>`;
 - the same from a page on another port of 127.0.0.1 (same site, another origin), which then
   navigates the window to a concordance (only the home page opens from another site);
 - DNS rebinding: the browser is pointed at `rebind.test:SERVE_PORT` (a name that resolves to
@@ -34,7 +34,7 @@ def attack_page(serve):
     base = f"http://127.0.0.1:{serve}"
     from urllib.parse import quote
     return f"""<!DOCTYPE html><html><body>
-<iframe name="sink1"></iframe><iframe name="sink2"></iframe><iframe name="sink3"></iframe>
+<iframe name="sink1"></iframe><iframe name="sink2"></iframe><iframe name="sink3"></iframe><iframe name="sink4"></iframe>
 <form id="start" method="POST" action="{base}/runs/TOPIC/start" target="sink1"></form>
 <form id="create" method="POST" action="{base}/topics/new" enctype="multipart/form-data" target="sink2">
   <input name="name" value="evil"><input name="languages" value="fr">
@@ -43,13 +43,18 @@ def attack_page(serve):
   <textarea name="result_page">x</textarea>
 </form>
 <form id="stop" method="POST" action="{base}/runs/TOPIC/stop" target="sink3"></form>
-<img src="{base}/runs/TOPIC/corpus?cql={quote(SLOW)}">
+<form id="subcorpus" method="POST" action="{base}/runs/TOPIC/subcorpora" target="sink4">
+  <input name="name" value="evil"><input name="where" value="host=.*">
+</form>
+<img src="{base}/runs/TOPIC/kwic?cql={quote(SLOW)}">
 <script>
   fetch("{base}/runs/TOPIC/start", {{method: "POST", mode: "no-cors"}}).catch(() => {{}});
   fetch("{base}/runs/TOPIC/stop", {{method: "POST", mode: "no-cors"}}).catch(() => {{}});
+  fetch("{base}/runs/TOPIC/subcorpora/keep/delete", {{method: "POST", mode: "no-cors"}}).catch(() => {{}});
   document.getElementById("start").submit();
   document.getElementById("create").submit();
   document.getElementById("stop").submit();
+  document.getElementById("subcorpus").submit();
   document.title = "sent";
 </script>
 </body></html>"""
@@ -96,7 +101,7 @@ def main():
             time.sleep(2)  # the forms and fetches arrive
         # A navigation from the attacker's page to a query: refused (only the home page opens).
         driver.execute_script(
-            f"window.location = 'http://127.0.0.1:{serve}/runs/{topic}/corpus?cql=%5B%5D'"
+            f"window.location = 'http://127.0.0.1:{serve}/runs/{topic}/kwic?cql=%5B%5D'"
         )
         deadline = time.monotonic() + 10
         while "127.0.0.1" not in driver.current_url and time.monotonic() < deadline:

@@ -145,7 +145,6 @@ fn tools(command: Command) -> anyhow::Result<ExitCode> {
     // Locked only for the command that writes through them: `serve` prints from other
     // threads, which a lock held here would block.
     let out = || std::io::stdout().lock();
-    let err = || std::io::stderr().lock();
     let done = |()| ExitCode::SUCCESS;
     match command {
         Command::Formula {
@@ -187,36 +186,14 @@ fn tools(command: Command) -> anyhow::Result<ExitCode> {
         Command::Tokenize { lang, file } => {
             crate::commands::inspect::tokenize(file.as_deref(), &lang).map(print_ok)
         }
-        Command::Index { vrt, out, columns } => {
-            crate::explore::index(&vrt, &out, columns.as_deref()).map(print_ok)
-        }
-        Command::Search {
-            run,
-            query,
-            limit,
-            host,
-            lang,
-            json,
-        } => {
-            let (host, lang) = (host.as_deref(), lang.as_deref());
-            crate::explore::search_documents(
-                &run,
-                &query,
-                limit,
-                host,
-                lang,
-                json,
-                &mut out(),
-                &mut err(),
-            )
-            .map(done)
-        }
-        Command::Kwic(args) => crate::explore::kwic(&args, &mut out(), &mut err()).map(done),
-        Command::Freq(args) => crate::explore::freq(&args, &mut out(), &mut err()).map(done),
-        Command::Colloc(args) => crate::explore::colloc(&args, &mut out(), &mut err()).map(done),
-        Command::Keywords(args) => {
-            crate::explore::keywords(&args, &mut out(), &mut err()).map(done)
-        }
+        command @ (Command::Index { .. }
+        | Command::Search { .. }
+        | Command::Kwic(_)
+        | Command::Freq(_)
+        | Command::Colloc(_)
+        | Command::Sketch(_)
+        | Command::Subcorpus(_)
+        | Command::Keywords(_)) => explorer(command),
         Command::Serve {
             dir,
             port,
@@ -258,4 +235,64 @@ fn print_ok(text: String) -> ExitCode {
     // `print!` panics when the reader went away (`glaneur … | head`); that is not an error.
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
     ExitCode::SUCCESS
+}
+
+/// The corpus explorer's commands.
+fn explorer(command: Command) -> anyhow::Result<ExitCode> {
+    let out = || std::io::stdout().lock();
+    let err = || std::io::stderr().lock();
+    let done = |()| ExitCode::SUCCESS;
+    match command {
+        Command::Index { vrt, out, columns } => {
+            crate::explore::index(&vrt, &out, columns.as_deref()).map(print_ok)
+        }
+        Command::Search {
+            run,
+            query,
+            limit,
+            host,
+            lang,
+            json,
+        } => {
+            let (host, lang) = (host.as_deref(), lang.as_deref());
+            crate::explore::search_documents(
+                &run,
+                &query,
+                limit,
+                host,
+                lang,
+                json,
+                &mut out(),
+                &mut err(),
+            )
+            .map(done)
+        }
+        Command::Kwic(mut args) => {
+            args.run = subcorpus(&args.run, args.subcorpus.as_deref())?;
+            crate::explore::kwic(&args, &mut out(), &mut err()).map(done)
+        }
+        Command::Freq(mut args) => {
+            args.run = subcorpus(&args.run, args.subcorpus.as_deref())?;
+            crate::explore::freq(&args, &mut out(), &mut err()).map(done)
+        }
+        Command::Colloc(mut args) => {
+            args.run = subcorpus(&args.run, args.subcorpus.as_deref())?;
+            crate::explore::colloc(&args, &mut out(), &mut err()).map(done)
+        }
+        Command::Sketch(mut args) => {
+            args.run = subcorpus(&args.run, args.subcorpus.as_deref())?;
+            crate::explore::sketch(&args, &mut out(), &mut err()).map(done)
+        }
+        Command::Subcorpus(args) => crate::explore::subcorpus(&args, &mut out()).map(done),
+        Command::Keywords(mut args) => {
+            args.run = subcorpus(&args.run, args.subcorpus.as_deref())?;
+            crate::explore::keywords(&args, &mut out(), &mut err()).map(done)
+        }
+        command => unreachable!("{command:?} is dispatched by `tools`"),
+    }
+}
+
+/// The folder a command reads: the run, or its subcorpus `name` (made again when stale).
+fn subcorpus(run: &std::path::Path, name: Option<&str>) -> anyhow::Result<std::path::PathBuf> {
+    crate::explore::resolve_subcorpus(run, name, &mut std::io::stderr())
 }

@@ -172,6 +172,13 @@ pub enum Command {
     Colloc(CollocArgs),
     /// Keywords of a run against a reference corpus (another run, or a frequency list).
     Keywords(KeywordsArgs),
+    /// Word sketch of a lemma: its collocates by grammatical relation (object of, modifier,
+    /// and/or…), scored by logDice, from a sketch grammar in CQL (French and English shipped).
+    Sketch(crate::explore::SketchArgs),
+    /// A named subcorpus of a run: the documents whose attributes match (`--where
+    /// host=docs\.gimp.*`), or that hold a hit of a query; every explorer command reads it with
+    /// `--subcorpus NAME`. Without a name, the run's subcorpora.
+    Subcorpus(crate::explore::SubcorpusArgs),
     /// Compare finished corpora: sizes, harvest, vocabulary, hosts and languages side by side;
     /// per pair the overlap of documents and hosts, Kilgarriff's χ² similarity and the keywords
     /// of each against the other (compare.csv, compare-pairs.csv, keywords.csv, compare.json,

@@ -21,6 +21,32 @@ pub enum Format {
     Csv,
 }
 
+/// CQP's matching strategies, as the command line names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum MatchStrategy {
+    /// Every position's shortest match; hits may overlap and nest.
+    #[default]
+    Traditional,
+    /// Every position's shortest match, a hit inside the one before dropped.
+    Standard,
+    /// Shortest matches holding no other.
+    Shortest,
+    /// Every position's longest match, a hit inside the one before dropped.
+    Longest,
+}
+
+impl From<MatchStrategy> for stages::explore::strategy::Strategy {
+    fn from(s: MatchStrategy) -> Self {
+        use stages::explore::strategy::Strategy;
+        match s {
+            MatchStrategy::Traditional => Strategy::Traditional,
+            MatchStrategy::Standard => Strategy::Standard,
+            MatchStrategy::Shortest => Strategy::Shortest,
+            MatchStrategy::Longest => Strategy::Longest,
+        }
+    }
+}
+
 /// How concordance lines are ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sort {
@@ -84,6 +110,9 @@ pub struct ValueFilters {
 pub struct KwicArgs {
     /// Run folder (with its `index/`) or index folder.
     pub run: PathBuf,
+    /// Read the run's subcorpus of this name (`glaneur subcorpus`) instead of the whole corpus.
+    #[arg(long, value_name = "NAME")]
+    pub subcorpus: Option<String>,
     /// CQL query: `[word="graphe.*"%c]`, `[lemma="x" & pos="ADJ"]`, `[]{0,3}`, `within s`,
     /// `within <doc host="…"/>` (docs/guide/querying.md).
     pub query: String,
@@ -99,6 +128,10 @@ pub struct KwicArgs {
     /// may not hold more than 20 million tokens together: past that, a message.
     #[arg(long, default_value_t = 50)]
     pub limit: usize,
+    /// Skip this many lines of the order first (of the sample with `--sample`): with
+    /// `--limit`, one page of the concordance (`--offset 50 --limit 50` is the second page).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub offset: usize,
     /// Order of the lines: position, left, hit, right, or by one token, L1…L50 (before the
     /// hit) or R1…R50 (after it). Anything but `position` reads every hit first, and keeps
     /// the first `--limit` lines of the order.
@@ -111,6 +144,11 @@ pub struct KwicArgs {
     /// Stop the query after this many seconds, with a message (default: no limit).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
+    /// Matching strategy, as CQP's `set MatchingStrategy`: traditional (every position's
+    /// shortest match, overlapping), standard (CQP's default: a hit inside the one before
+    /// dropped), shortest, longest (docs/guide/querying.md).
+    #[arg(long, value_enum, default_value = "traditional")]
+    pub strategy: MatchStrategy,
     /// Attributes shown for each token, e.g. word,pos,lemma (joined by `/`).
     #[arg(long, value_delimiter = ',', default_value = "word")]
     pub show: Vec<String>,
@@ -145,9 +183,12 @@ pub struct KwicArgs {
 pub struct FreqArgs {
     /// Run folder (with its `index/`) or index folder.
     pub run: PathBuf,
+    /// Read the run's subcorpus of this name (`glaneur subcorpus`) instead of the whole corpus.
+    #[arg(long, value_name = "NAME")]
+    pub subcorpus: Option<String>,
     /// Count the values of this token attribute (word, lc, lemma, pos), or break the tokens
     /// (or the hits of `--query`) down by this document attribute (host, lang, date, title,
-    /// url, id, score, …).
+    /// url, id, score, seed: the seed source of the document's crawl path).
     #[arg(long, default_value = "word")]
     pub by: String,
     /// Count only over the hits of this CQL query.
@@ -172,6 +213,11 @@ pub struct FreqArgs {
     /// Stop the query after this many seconds, with a message (default: no limit).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
+    /// Matching strategy, as CQP's `set MatchingStrategy`: traditional (every position's
+    /// shortest match, overlapping), standard (CQP's default: a hit inside the one before
+    /// dropped), shortest, longest (docs/guide/querying.md).
+    #[arg(long, value_enum, default_value = "traditional")]
+    pub strategy: MatchStrategy,
     /// Rows to print at most.
     #[arg(long, default_value_t = 50)]
     pub limit: usize,
@@ -185,6 +231,9 @@ pub struct FreqArgs {
 pub struct CollocArgs {
     /// Run folder (with its `index/`) or index folder.
     pub run: PathBuf,
+    /// Read the run's subcorpus of this name (`glaneur subcorpus`) instead of the whole corpus.
+    #[arg(long, value_name = "NAME")]
+    pub subcorpus: Option<String>,
     /// CQL query giving the node, e.g. '[lemma="graphe"]'.
     pub query: String,
     /// Tokens on each side of the node.
@@ -215,6 +264,11 @@ pub struct CollocArgs {
     /// Stop the query after this many seconds, with a message (default: no limit).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
+    /// Matching strategy, as CQP's `set MatchingStrategy`: traditional (every position's
+    /// shortest match, overlapping), standard (CQP's default: a hit inside the one before
+    /// dropped), shortest, longest (docs/guide/querying.md).
+    #[arg(long, value_enum, default_value = "traditional")]
+    pub strategy: MatchStrategy,
     /// Rows to print at most.
     #[arg(long, default_value_t = 30)]
     pub limit: usize,
@@ -228,6 +282,9 @@ pub struct CollocArgs {
 pub struct KeywordsArgs {
     /// Run folder (with its `index/`) or index folder: the focus corpus.
     pub run: PathBuf,
+    /// Read the run's subcorpus of this name (`glaneur subcorpus`) instead of the whole corpus.
+    #[arg(long, value_name = "NAME")]
+    pub subcorpus: Option<String>,
     /// The reference: another run or index folder, or a frequency list (`value<TAB>count`
     /// per line; a first line whose count is not a number is a header).
     #[arg(long)]

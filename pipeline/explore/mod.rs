@@ -23,13 +23,22 @@ pub mod args;
 
 pub use args::{CollocArgs, Format, FreqArgs, KeywordsArgs, KwicArgs, Sort, ValueFilters};
 
+mod concordance;
 mod filters;
 mod kwic;
 mod near;
+mod sketch;
 mod statistics;
+mod subcorpus;
 use crate::index::corpus::{self, FileColumns};
+pub use concordance::{Concordance, KwicLine, Token, concordance, context_at, joined};
 pub use kwic::kwic;
+pub use sketch::{Sketch, SketchArgs, sketch, sketch_tables};
 pub use statistics::{colloc, freq, keywords};
+pub use subcorpus::{
+    Listed as ListedSubcorpus, SubcorpusArgs, listed as subcorpora, resolve as resolve_subcorpus,
+    stored as stored_subcorpus, subcorpus,
+};
 
 /// `glaneur index FILE.vrt --out DIR`.
 pub fn index(vrt: &Path, out: &Path, columns: Option<&[String]>) -> anyhow::Result<String> {
@@ -151,12 +160,11 @@ pub fn query_error(error: QueryError, timeout: Option<f64>) -> anyhow::Error {
 /// The regions a command needs: documents, the query's `within`, and `more`.
 pub(crate) fn regions(query: &cql::Query, more: Option<&str>) -> Vec<String> {
     let mut names = vec!["text".to_string()];
-    // `doc` is Sketch Engine's name for `text`.
-    names.extend(query.within.as_ref().map(|w| match w.region.as_str() {
-        "doc" => "text".to_string(),
-        other => other.to_string(),
-    }));
+    // `doc` is Sketch Engine's name for `text`: the query's names come as `text` already.
+    names.extend(query.regions());
     names.extend(more.map(|m| if m == "doc" { "text" } else { m }.to_string()));
+    let mut seen = std::collections::HashSet::new();
+    names.retain(|n| seen.insert(n.clone()));
     names
 }
 

@@ -84,6 +84,7 @@ fn token_freq(args: &FreqArgs, out: &mut dyn Write, notice: &mut dyn Write) -> a
     let (rows, total) = match &args.query {
         Some(q) => {
             let (hits, _) = search(&index, q, args.timeout)?
+                .with_strategy(args.strategy.into())
                 .hits(usize::MAX)
                 .map_err(|e| query_error(e, args.timeout))?;
             let n = hits.len() as u64;
@@ -239,6 +240,7 @@ fn document_freq(
     let hits = match &args.query {
         Some(q) => Some(
             search(&index, q, args.timeout)?
+                .with_strategy(args.strategy.into())
                 .hits(usize::MAX)
                 .map_err(|e| query_error(e, args.timeout))?
                 .0,
@@ -331,6 +333,7 @@ pub fn colloc(
     let measure = stats::Measure::from_name(&args.measure)
         .with_context(|| format!("unknown measure {}", args.measure))?;
     let (hits, _) = search(&index, &args.query, args.timeout)?
+        .with_strategy(args.strategy.into())
         .hits(usize::MAX)
         .map_err(|e| query_error(e, args.timeout))?;
     let filter = match &args.filter {

@@ -80,6 +80,8 @@ struct Copy {
     url: String,
     content_type: Option<String>,
     warc: (String, u64, u64),
+    #[serde(default)]
+    seed_source: Option<String>,
 }
 
 impl Copy {
@@ -88,6 +90,7 @@ impl Copy {
             && self.url == page.url
             && self.content_type == page.content_type
             && self.warc == page.warc
+            && self.seed_source == page.seed_source
     }
 }
 
@@ -164,6 +167,7 @@ mod tests {
             url: format!("http://a.test/{id}"),
             depth: 1,
             seed: false,
+            seed_source: None,
             content_type: Some("text/html".into()),
             last_modified: None,
             fetched_at: 1.0,

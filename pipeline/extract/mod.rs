@@ -101,6 +101,10 @@ pub struct Document {
     pub depth: u32,
     /// The page was a seed.
     pub seed: bool,
+    /// The sources of the seed its crawl path starts from (`topic`, `search:BACKEND`,
+    /// `result-page:FILE`, `url-list:FILE`; several joined by ` + `).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed_source: Option<String>,
     /// Fetch time (seconds since 1970).
     pub fetched_at: f64,
     /// `Last-Modified` header, as sent.
@@ -161,6 +165,7 @@ impl Document {
             score: self.score,
             host: &self.host,
             date,
+            seed: self.seed_source.as_deref().unwrap_or(""),
         }
     }
 }
@@ -260,6 +265,8 @@ struct StoredPages<'a> {
     after: i64,
     slice: std::vec::IntoIter<StoredPage>,
     done: bool,
+    /// Each page's seed source, set on the page as it is listed.
+    seeds: crate::store::SeedSources,
 }
 
 /// Pages read from the store at a time.
@@ -270,8 +277,9 @@ impl Iterator for StoredPages<'_> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            if let Some(page) = self.slice.next() {
+            if let Some(mut page) = self.slice.next() {
                 self.after = page.id;
+                page.seed_source = self.seeds.of(page.id).map(String::from);
                 let size = page.warc.2 as usize;
                 return Some(Ok((page, size)));
             }

@@ -281,6 +281,7 @@ pub(super) fn finalize(
         matched: verdict.matched,
         depth: page.depth,
         seed: page.seed,
+        seed_source: page.seed_source.clone(),
         fetched_at: page.fetched_at,
         last_modified: page.last_modified.clone(),
         published: processed.dates.published,

@@ -157,6 +157,7 @@ fn read_pages(
     let mut processed_out = spill::Writer::create(scratch.join("pages.jsonl"))?;
     processed_out.line(&stamp)?;
     let listed = StoredPages {
+        seeds: store.seed_sources()?,
         store,
         after: i64::MIN,
         slice: Vec::new().into_iter(),

@@ -360,6 +360,20 @@ mod tests {
             ]),
         ] {
             assert!(cross_site(&post, &bad, host).is_some(), "{bad:?}");
+            // Whatever the route: a run started or stopped, a topic or a subcorpus written.
+            for target in [
+                "/runs/demo/start",
+                "/runs/demo/stop",
+                "/topics/new",
+                "/runs/demo/subcorpora",
+                "/runs/demo/subcorpora/debian/delete",
+            ] {
+                let uri = target.parse().unwrap();
+                assert!(
+                    super::cross_site(&post, &uri, &bad, host).is_some(),
+                    "{target} {bad:?}"
+                );
+            }
         }
     }
 
@@ -393,6 +407,10 @@ mod tests {
         // Only the home page: not a query, a document or a run's page a click at a time.
         for target in [
             "/runs/demo/corpus?cql=%5B%5D",
+            "/runs/demo/kwic?cql=%5B%5D&format=csv",
+            "/runs/demo/freq?by=host",
+            "/runs/demo/sketch?lemma=graphe&format=tsv",
+            "/runs/demo/subcorpora",
             "/runs/demo/doc/d000001",
             "/runs/demo",
             "/?page=2",

@@ -1,6 +1,6 @@
 //! A run's corpus in the browser: its documents (a page of `docs.jsonl` at a time) and one
-//! document's clean text; ranked search (`glaneur search`) and concordances (`glaneur kwic`)
-//! on it; its site maps (`graph/sitemaps/*.html`, which mark each page as kept, fetched or not
+//! document's clean text; ranked search (`glaneur search`) on it, and the links to its query
+//! pages (`workbench.rs`, `tables.rs`: concordance, word list, collocations, keywords); its site maps (`graph/sitemaps/*.html`, which mark each page as kept, fetched or not
 //! fetched); and a drawing of its host graph (`graph/hosts-*.csv`).
 //!
 //! **In:** the run folder's exports (read-only). **Out:** HTML pages.
@@ -27,15 +27,12 @@ const DOCS_PER_PAGE: usize = 50;
 /// Hosts drawn in the host graph (the largest by pages).
 const HOSTS_DRAWN: usize = 40;
 
-/// Longest time a concordance may run in the browser before it is stopped with a message.
-pub(crate) const QUERY_SECONDS: u64 = 10;
-
 /// What the corpus page was asked.
 #[derive(Debug, Default, serde::Deserialize)]
 pub(crate) struct CorpusQuery {
     /// Words for the ranked search.
     q: Option<String>,
-    /// A CQL query for the concordance.
+    /// A CQL query for the concordance (sent on to its page).
     cql: Option<String>,
     /// Page of the document list.
     page: Option<usize>,
@@ -138,23 +135,21 @@ pub(crate) async fn corpus(
     }
     let page_no = q.page.unwrap_or(0);
     let words = q.q.clone().filter(|s| !s.trim().is_empty());
-    let cql = q.cql.clone().filter(|s| !s.trim().is_empty());
+    if let Some(cql) = q.cql.as_deref().filter(|s| !s.trim().is_empty()) {
+        // The concordance has its own page now: an old link lands there.
+        let to = format!(
+            "/runs/{}/kwic?cql={}",
+            super::gate::path_segment(&name),
+            url::form_urlencoded::byte_serialize(cql.as_bytes()).collect::<String>()
+        );
+        return axum::response::Redirect::to(&to).into_response();
+    }
     let n2 = n.clone();
-    // Queries take a core each: one per core at a time, the others wait their turn a while.
-    let permit = if words.is_some() || cql.is_some() {
-        let wait = std::time::Duration::from_secs(QUERY_SECONDS);
-        match tokio::time::timeout(wait, app.queries.clone().acquire_owned()).await {
-            Ok(Ok(permit)) => Some(permit),
-            _ => {
-                return super::html::status_page(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "Busy",
-                    &format!(
-                        "Other searches and concordances kept every core busy for \
-                         {QUERY_SECONDS} s: try again in a moment."
-                    ),
-                );
-            }
+    // Searches take a core each: one per core at a time, the others wait their turn a while.
+    let permit = if words.is_some() {
+        match super::gate::permit(&app).await {
+            Ok(permit) => Some(permit),
+            Err(busy) => return busy,
         }
     } else {
         None
@@ -163,43 +158,27 @@ pub(crate) async fn corpus(
         let _permit = permit;
         let n = n2;
         let mut body = String::new();
+        body.push_str(&workbench_section(&run, &n));
         body.push_str(&format!(
             "<form method=\"get\" id=\"search\"><label>search the documents <input name=\"q\" value=\"{}\" size=\"40\"></label> \
-             <button>Search</button></form>\n\
-             <form method=\"get\" id=\"kwic\"><label>concordance (CQL, as <code>glaneur kwic</code>) <input name=\"cql\" value=\"{}\" size=\"40\" placeholder='[lc=\"calque.*\"]'></label> \
-             <button>Concordance</button></form>\n",
-            escape(words.as_deref().unwrap_or("")),
-            escape(cql.as_deref().unwrap_or(""))
+             <button>Search</button></form>\n",
+            escape(words.as_deref().unwrap_or(""))
         ));
         if let Some(words) = &words {
             body.push_str(&search_section(&run, words));
         }
-        let mut stopped = false;
-        if let Some(cql) = &cql {
-            let (section, was_stopped) = kwic_section(&run, cql);
-            body.push_str(&section);
-            stopped = was_stopped;
-        }
         body.push_str(&sitemaps_section(&run, &n));
         body.push_str(&host_graph_section(&run));
         body.push_str(&documents_section(&run, &n, page_no));
-        (body, stopped)
+        body
     })
     .await;
     match made {
-        Ok((body, stopped)) => {
-            // A concordance stopped by its time limit: the page says so, with 503.
-            let status = if stopped {
-                StatusCode::SERVICE_UNAVAILABLE
-            } else {
-                StatusCode::OK
-            };
-            let html = page(
-                &format!("Corpus of {name}"),
-                &format!("<h1>Corpus of <a href=\"/runs/{n}\">{n}</a></h1>\n{body}"),
-            );
-            (status, Html(html)).into_response()
-        }
+        Ok(body) => Html(page(
+            &format!("Corpus of {name}"),
+            &format!("<h1>Corpus of <a href=\"/runs/{n}\">{n}</a></h1>\n{body}"),
+        ))
+        .into_response(),
         Err(_) => error_page("the corpus could not be read"),
     }
 }
@@ -242,44 +221,20 @@ fn search_section(run: &Path, words: &str) -> String {
     out
 }
 
-/// The concordance's section, and whether its time limit stopped the query.
-fn kwic_section(run: &Path, cql: &str) -> (String, bool) {
-    let args = crate::explore::KwicArgs {
-        run: run.to_path_buf(),
-        query: cql.to_string(),
-        context: 8,
-        sentence: false,
-        limit: 50,
-        sort: crate::explore::Sort::Position,
-        sort_by: None,
-        show: vec!["word".to_string()],
-        sample: None,
-        seed: 1,
-        near: None,
-        not_near: None,
-        near_window: 5,
-        count: false,
-        format: crate::explore::Format::Text,
-        timeout: Some(QUERY_SECONDS as f64),
-    };
-    let (mut lines, mut notice) = (Vec::new(), Vec::new());
-    let mut out = String::from("<h2>Concordance</h2>\n");
-    let mut stopped = false;
-    match crate::explore::kwic(&args, &mut lines, &mut notice) {
-        Err(e) => {
-            stopped = e.downcast_ref::<crate::explore::QueryStopped>().is_some();
-            out.push_str(&format!(
-                "<p class=\"error\" id=\"kwic-error\">{}</p>",
-                escape(&format!("{e:#}"))
-            ));
-        }
-        Ok(()) => out.push_str(&format!(
-            "<p class=\"muted\">{}</p><pre id=\"kwic-lines\">{}</pre>\n",
-            escape(String::from_utf8_lossy(&notice).trim()),
-            escape(&String::from_utf8_lossy(&lines))
-        )),
+/// The links to the query pages, with the concordance's form; or why there are none yet.
+fn workbench_section(run: &Path, n: &str) -> String {
+    if !run.join("index/index.json").is_file() {
+        return "<p class=\"muted\" id=\"no-index\">Concordances, word lists, collocations and \
+                keywords appear here once the export stage has written the corpus index \
+                (<code>index/</code>, at the end of <code>glaneur run</code>).</p>\n"
+            .to_string();
     }
-    (out, stopped)
+    format!(
+        "{}<form method=\"get\" id=\"kwic\" action=\"/runs/{n}/kwic\"><label>concordance (CQL, as \
+         <code>glaneur kwic</code>) <input name=\"cql\" size=\"40\" placeholder='[lc=\"calque.*\"]'></label> \
+         <button>Concordance</button></form>\n",
+        super::gate::workbench_nav(n, run, "corpus", None)
+    )
 }
 
 fn sitemaps_section(run: &Path, n: &str) -> String {

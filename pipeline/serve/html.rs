@@ -21,7 +21,17 @@ form.topic input,form.topic textarea,form.topic select{font:inherit;max-width:10
 .card{border:1px solid #d8dee2;border-radius:6px;padding:.45rem .7rem}.card b{display:block;\
 font-size:1.3rem;font-variant-numeric:tabular-nums}.card span{color:#5f6b73;font-size:.85rem}\
 .bar{height:10px;background:#e8ecef;border-radius:5px;overflow:hidden}.bar>div{height:100%;\
-background:#2f6db5}.kept{color:#14663f}.error{color:#b0302c}";
+background:#2f6db5}.kept{color:#14663f}.error{color:#b0302c}\
+table.kwic{table-layout:fixed}table.kwic td{white-space:nowrap;overflow:hidden}table.kwic td.l div\
+{display:flex;justify-content:flex-end;overflow:hidden}table.kwic td.r div{overflow:hidden;\
+text-overflow:ellipsis}table.kwic td.h{white-space:normal;text-align:center;font-weight:600}\
+table.kwic th.h{text-align:center}table.kwic th.l{text-align:right}table.kwic td.doc{text-overflow:\
+ellipsis}.tok{display:inline-flex;flex-direction:column;align-items:center;vertical-align:top;\
+line-height:1.15}.tok small{color:#5f6b73;font-size:.75em}nav.workbench{margin:.4rem 0 .8rem}\
+nav.workbench a,nav.workbench b{margin-right:1rem}.pager a{margin:0 .3rem}p.context{line-height:2}\
+form.query label{margin-right:.6rem}.sketches{display:grid;grid-template-columns:\
+repeat(auto-fill,minmax(250px,1fr));gap:0 1rem}table.sketch{margin:0 0 .8rem}\
+p.subcorpus{background:#eef4fb;border-left:3px solid #2f6db5;padding:.3rem .6rem}";
 
 /// A whole page around `body`.
 pub(crate) fn page(title: &str, body: &str) -> String {

@@ -11,19 +11,24 @@
 //! carries the token printed at start (query `?token=` once, then a cookie); only requests for
 //! this server's own names, and no state change from another site, get through (`access.rs`);
 //! no client holds the server with slow or idle connections (`listen.rs`), no request is
-//! answered later than [`REQUEST_SECONDS`] (503), a query stops at [`corpus::QUERY_SECONDS`];
+//! answered later than [`REQUEST_SECONDS`] (503), a query stops at [`gate::QUERY_SECONDS`];
 //! a topic name from a URL is only
 //! ever one of the folder's topics, never a path; one run per topic, started once, in its own
 //! process group (a Ctrl-C in serve's terminal does not reach it), reaped when it ends; a run is
 //! stopped the way Ctrl-C stops it (`RUN/.glaneur.stop`, resumable); the server never writes a
-//! run folder otherwise, and writes a topic folder only through the form (`topic.toml`,
+//! run folder otherwise but for its subcorpora (`RUN/subcorpora/`, made and deleted by a POST
+//! of the subcorpora page), and writes a topic folder only through the form (`topic.toml`,
 //! `serp/`); every asset is embedded in the binary (no network needed by the pages).
 //!
 //! **Files:** this file (options, state, routes), `access.rs` (Host, cross-site and token
 //! checks), `listen.rs` (connections and their time limits), `runs.rs` (run status, start,
 //! stop, snapshots), `pages.rs` (the HTML pages), `topics.rs` (the topic form and the formula's
 //! live check), `save.rs` (a topic written from the form, or nothing), `corpus.rs` (documents,
-//! search, concordance, site maps, host graph).
+//! search, site maps, host graph), the query pages: `gate.rs` (one query per core, flags
+//! parsed as the command line's, links, downloads), `workbench.rs` (the concordance and a
+//! hit's wider context), `tables.rs` (word lists and breakdowns, collocations, keywords),
+//! `sketch.rs` (word sketches), `subcorpora.rs` (a run's subcorpora: listed, made, deleted;
+//! the subcorpus a query page reads).
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -42,12 +47,17 @@ use axum::routing::{get, post};
 mod access;
 mod corpus;
 mod form;
+mod gate;
 mod html;
 mod listen;
 mod pages;
 mod runs;
 mod save;
+mod sketch;
+mod subcorpora;
+mod tables;
 mod topics;
+mod workbench;
 
 /// Longest time a request may take before it is answered 503 (its body read included).
 pub(crate) const REQUEST_SECONDS: u64 = 60;
@@ -83,6 +93,8 @@ pub(crate) struct App {
     children: Mutex<HashMap<String, std::process::Child>>,
     /// Held while a topic is saved from the form.
     saving: Mutex<()>,
+    /// Held while a subcorpus is made or deleted.
+    subcorpora: Mutex<()>,
     /// Queries (concordance, search) running now, at most one per core.
     queries: Arc<tokio::sync::Semaphore>,
     /// How the last run started here ended, by topic name.
@@ -156,6 +168,7 @@ pub fn serve(options: &ServeOptions) -> anyhow::Result<()> {
         exe: std::env::current_exe().context("cannot find the glaneur binary to start runs")?,
         children: Mutex::new(HashMap::new()),
         saving: Mutex::new(()),
+        subcorpora: Mutex::new(()),
         queries: Arc::new(tokio::sync::Semaphore::new(cores)),
         exits: Mutex::new(HashMap::new()),
         reasons: Mutex::new(HashMap::new()),
@@ -219,6 +232,20 @@ fn router(app: Arc<App>) -> Router {
         .route("/runs/{name}/url/{id}", get(pages::url))
         .route("/runs/{name}/corpus", get(corpus::corpus))
         .route("/runs/{name}/doc/{id}", get(corpus::document))
+        .route("/runs/{name}/kwic", get(workbench::kwic))
+        .route("/runs/{name}/context", get(workbench::context))
+        .route("/runs/{name}/freq", get(tables::freq))
+        .route("/runs/{name}/colloc", get(tables::colloc))
+        .route("/runs/{name}/keywords", get(tables::keywords))
+        .route("/runs/{name}/sketch", get(sketch::sketch))
+        .route(
+            "/runs/{name}/subcorpora",
+            get(subcorpora::list).post(subcorpora::create),
+        )
+        .route(
+            "/runs/{name}/subcorpora/{sub}/delete",
+            post(subcorpora::delete),
+        )
         .route("/runs/{name}/sitemaps/{file}", get(corpus::sitemap))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn(deadline))

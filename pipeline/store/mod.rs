@@ -46,7 +46,7 @@ pub use overview::{KeptRow, UrlFacts};
 pub use read::{JudgedPage, SeedOutcome, SeedSighting, UrlOutcome};
 pub use rows::{FetchRow, PageFacts, QueuedUrl, StoredPage, Via};
 use schema::SCHEMA;
-pub use seeds::SeedHitRow;
+pub use seeds::{SeedHitRow, SeedSources};
 pub use visits::{Change, Digests, LastVersion, VisitRecord, VisitRow, http_epoch};
 pub use warc::StoredRecord;
 
@@ -556,6 +556,7 @@ impl Store {
                         r.get::<_, i64>(8)? as u64,
                         r.get::<_, i64>(9)? as u64,
                     ),
+                    seed_source: None,
                 })
             })?
             .collect::<Result<Vec<_>, _>>()?;

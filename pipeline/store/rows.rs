@@ -132,4 +132,7 @@ pub struct StoredPage {
     pub fetched_at: f64,
     /// WARC file, offset, length.
     pub warc: (String, u64, u64),
+    /// The sources of the seed its crawl path starts from (filled by the extract stage).
+    #[serde(default)]
+    pub seed_source: Option<String>,
 }

@@ -34,7 +34,101 @@ pub struct SeedHitRow<'a> {
     pub snippet: Option<&'a str>,
 }
 
+/// For every URL, the sources of the seed its crawl path starts from (`topic`,
+/// `url-list:FILE`, `result-page:FILE`, `search:BACKEND`, several joined by ` + `): a document's
+/// `seed` attribute, for breakdowns by seed source.
+#[derive(Debug, Default)]
+pub struct SeedSources {
+    /// Per URL id, the index of its label in `labels` (`u32::MAX`: none known).
+    root: Vec<u32>,
+    labels: Vec<String>,
+}
+
+impl SeedSources {
+    /// The seed source of URL `id`, if its path leads back to a seed.
+    pub fn of(&self, id: i64) -> Option<&str> {
+        let k = *self.root.get(usize::try_from(id).ok()?)?;
+        self.labels.get(k as usize).map(String::as_str)
+    }
+}
+
+/// Links followed up from a URL to its seed at most (a longer chain is cut: no source).
+const MAX_HOPS: usize = 10_000;
+
 impl Store {
+    /// [`SeedSources`] of every URL: a seed's own sources, else those of the page it was found
+    /// on, up the parents (one pass in id order, parents being found before their children;
+    /// a parent found later is followed up, at most [`MAX_HOPS`] links).
+    pub fn seed_sources(&self) -> anyhow::Result<SeedSources> {
+        let mut own: std::collections::BTreeMap<i64, Vec<String>> = Default::default();
+        let mut stmt = self
+            .conn
+            .prepare("SELECT url_id, source FROM seeds ORDER BY url_id, source")?;
+        let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+        for row in rows {
+            let (id, source) = row?;
+            own.entry(id).or_default().push(source);
+        }
+        let mut labels: Vec<String> = Vec::new();
+        let mut label_of: std::collections::HashMap<String, u32> = Default::default();
+        let mut parents: Vec<i64> = Vec::new();
+        let mut root: Vec<u32> = Vec::new();
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, parent_id FROM urls ORDER BY id")?;
+        let rows = stmt.query_map([], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(1)?))
+        })?;
+        for row in rows {
+            let (id, parent) = row?;
+            let Ok(at) = usize::try_from(id) else {
+                continue;
+            };
+            if root.len() <= at {
+                root.resize(at + 1, u32::MAX);
+                parents.resize(at + 1, -1);
+            }
+            parents[at] = parent.unwrap_or(-1);
+            if let Some(sources) = own.get(&id) {
+                let label = sources.join(" + ");
+                let next = labels.len() as u32;
+                let k = *label_of.entry(label.clone()).or_insert(next);
+                if k == next {
+                    labels.push(label);
+                }
+                root[at] = k;
+            } else if let Some(p) = parent.and_then(|p| usize::try_from(p).ok())
+                && p < at
+            {
+                root[at] = root[p];
+            }
+        }
+        // Parents found after their children (rare): followed up.
+        for at in 0..root.len() {
+            if root[at] == u32::MAX && parents[at] >= 0 {
+                let mut p = parents[at];
+                for _ in 0..MAX_HOPS {
+                    let Some(&k) = usize::try_from(p).ok().and_then(|i| root.get(i)) else {
+                        break;
+                    };
+                    if k != u32::MAX {
+                        root[at] = k;
+                        break;
+                    }
+                    p = usize::try_from(p)
+                        .ok()
+                        .and_then(|i| parents.get(i))
+                        .copied()
+                        .unwrap_or(-1);
+                    if p < 0 {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(SeedSources { root, labels })
+    }
+
     /// Records a seed and where it came from.
     pub fn seed(
         &mut self,

@@ -119,3 +119,45 @@ fn redirect_hops_follow_the_chain() {
     assert_eq!(store.redirect_chain(c).unwrap(), (2, a));
     assert_eq!(store.redirect_chain(a).unwrap(), (0, a));
 }
+
+#[test]
+fn every_url_knows_the_sources_of_the_seed_its_path_starts_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("c.sqlite")).unwrap();
+    fn add(store: &mut Store, url: &str, parent: Option<i64>, via: Via) -> i64 {
+        store
+            .insert_url(url, "h", 0, parent, via, 1.0, 0.0)
+            .unwrap()
+            .0
+    }
+    let a = add(&mut store, "http://a.test/", None, Via::Seed);
+    let b = add(&mut store, "http://b.test/", None, Via::Seed);
+    let c = add(&mut store, "http://a.test/c", Some(a), Via::Link);
+    let d = add(&mut store, "http://a.test/d", Some(c), Via::Link);
+    let e = add(&mut store, "http://b.test/e", Some(b), Via::Redirect);
+    let lost = add(&mut store, "http://x.test/", None, Via::Link);
+    let late = add(&mut store, "http://a.test/late", None, Via::Link);
+    store.seed(a, "topic", None, None, None).unwrap();
+    store
+        .seed(b, "search:bing", Some("bing"), Some("q"), Some(1))
+        .unwrap();
+    store.seed(b, "topic", None, None, None).unwrap();
+    // A parent listed after its child (as a merge of workers' stores may leave them).
+    let parent = add(&mut store, "http://a.test/p", Some(d), Via::Link);
+    store
+        .conn
+        .execute(
+            "UPDATE urls SET parent_id = ?1 WHERE id = ?2",
+            [parent, late],
+        )
+        .unwrap();
+    let sources = store.seed_sources().unwrap();
+    assert_eq!(sources.of(a), Some("topic"));
+    assert_eq!(sources.of(c), Some("topic"));
+    assert_eq!(sources.of(d), Some("topic"));
+    assert_eq!(sources.of(b), Some("search:bing + topic"));
+    assert_eq!(sources.of(e), Some("search:bing + topic"));
+    assert_eq!(sources.of(late), Some("topic"));
+    assert_eq!(sources.of(lost), None);
+    assert_eq!(sources.of(9999), None);
+}

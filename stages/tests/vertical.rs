@@ -72,6 +72,7 @@ fn meta_of<'a>(doc: &'a Doc, url: &'a str) -> DocMeta<'a> {
         score: 0.5,
         host: "example.org",
         date: None,
+        seed: "",
     }
 }
 

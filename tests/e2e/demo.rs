@@ -141,6 +141,7 @@ fn demo_runs_offline_and_keeps_only_on_topic_french_documents() {
     assert!(read.contains("matrix/lemma-vocab.tsv"), "{read}");
 
     crate::explore::queries_on_the_tagged_demo_find_what_the_vrt_holds(&out);
+    crate::workbench::cqp_sketches_and_subcorpora_on_the_tagged_demo(&out);
 }
 
 #[test]

@@ -195,6 +195,56 @@ pub fn queries_on_the_tagged_demo_find_what_the_vrt_holds(run: &Path) {
     assert!(starts.windows(2).all(|w| w[0] <= w[1]), "{starts:?}");
     assert_eq!(sample("7", "5"), five);
     assert_eq!(sample("3", "1000000"), all);
+    // Pages: `--offset N --limit M` are the lines N+1…N+M of the whole list, in corpus order
+    // (streamed) and sorted (held), as the web interface's pages ask for them.
+    let page = |sort: &str| -> Vec<String> {
+        let (tsv, notice) = query(
+            run,
+            &[
+                "kwic",
+                &format!("[lemma=\"{lemma}\"]"),
+                "--sort",
+                sort,
+                "--offset",
+                "2",
+                "--limit",
+                "3",
+                "--format",
+                "tsv",
+            ],
+        );
+        assert!(notice.contains("3–5") || all.len() < 5, "{notice}");
+        tsv.lines()
+            .skip(1)
+            .map(|l| l.split('\t').take(4).collect::<Vec<_>>().join("\t"))
+            .collect()
+    };
+    assert_eq!(
+        page("position"),
+        all.iter().skip(2).take(3).cloned().collect::<Vec<_>>()
+    );
+    let (sorted, _) = query(
+        run,
+        &[
+            "kwic",
+            &format!("[lemma=\"{lemma}\"]"),
+            "--sort",
+            "left",
+            "--format",
+            "tsv",
+            "--limit",
+            "1000000",
+        ],
+    );
+    let sorted: Vec<String> = sorted
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').take(4).collect::<Vec<_>>().join("\t"))
+        .collect();
+    assert_eq!(
+        page("left"),
+        sorted.iter().skip(2).take(3).cloned().collect::<Vec<_>>()
+    );
 
     // Sorted by the part of speech of the token after the hit (R1), words shown: the R1
     // values, read from the .vrt by position, never go down.

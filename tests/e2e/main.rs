@@ -35,4 +35,5 @@ mod support;
 mod tidy;
 mod topics;
 mod trust;
+mod workbench;
 mod workers;

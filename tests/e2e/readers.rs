@@ -162,6 +162,7 @@ fn write_fixture(dir: &Path) -> serde_json::Value {
             score: 0.5,
             host: host(url),
             date: None,
+            seed: "topic",
         };
         metadata.push_str(&vertical::metadata_csv_row(&meta, 10 + i));
         metadata.push('\n');

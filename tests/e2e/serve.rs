@@ -90,6 +90,7 @@ fn the_web_interface_starts_follows_stops_and_explains_runs_in_a_browser() {
                 .canonicalize()
                 .unwrap(),
         )
+        .arg(env!("CARGO_BIN_EXE_glaneur"))
         .output()
         .expect("python3 runs tests/check_serve.py");
     let printed = String::from_utf8_lossy(&check.stdout);

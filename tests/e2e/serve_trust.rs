@@ -97,9 +97,15 @@ fn only_its_own_names_are_served_and_no_other_site_changes_anything() {
         vec![("Sec-Fetch-Site", "cross-site")],
         vec![("Sec-Fetch-Site", "same-site")],
     ] {
-        let (status, answer) = request(port, "POST", "/runs/graphes/start", &headers, b"");
-        assert_eq!(status, 403, "{headers:?}: {answer}");
-        assert!(answer.contains("refused"), "{answer}");
+        for path in [
+            "/runs/graphes/start",
+            "/runs/graphes/subcorpora",
+            "/runs/graphes/subcorpora/keep/delete",
+        ] {
+            let (status, answer) = request(port, "POST", path, &headers, b"name=evil");
+            assert_eq!(status, 403, "{path} {headers:?}: {answer}");
+            assert!(answer.contains("refused"), "{answer}");
+        }
     }
     // In a real browser: forms, fetches and an image from other sites, and a rebound name.
     let check = Command::new("python3")
@@ -149,7 +155,9 @@ fn only_its_own_names_are_served_and_no_other_site_changes_anything() {
         "refused POST /runs/graphes/start",
         "refused POST /topics/new",
         "refused POST /runs/graphes/stop",
-        "refused GET /runs/graphes/corpus",
+        "refused POST /runs/graphes/subcorpora",
+        "refused POST /runs/graphes/subcorpora/keep/delete",
+        "refused GET /runs/graphes/kwic",
         "refused a request for Host `rebind.test",
     ] {
         assert!(
@@ -162,6 +170,23 @@ fn only_its_own_names_are_served_and_no_other_site_changes_anything() {
     let port = port_of(&address);
     let (status, _) = post(port, "/runs/graphes/stop");
     assert_eq!(status, 303);
+    // (past the checks: a run with no corpus yet has no subcorpus to make)
+    let origin = format!("http://127.0.0.1:{port}");
+    let form = [
+        ("Origin", origin.as_str()),
+        ("Content-Type", "application/x-www-form-urlencoded"),
+    ];
+    let (status, answer) = request(
+        port,
+        "POST",
+        "/runs/graphes/subcorpora",
+        &form,
+        b"name=mine&where=host%3D.%2A",
+    );
+    assert!(
+        status == 404 && answer.contains("No corpus to cut yet"),
+        "{status}: {answer}"
+    );
     let _ = server.0.kill();
 }
 
@@ -388,7 +413,7 @@ fn a_slow_concordance_is_stopped_with_503_while_other_requests_are_served() {
         "{} {SLOW_CQL} [word=\".\" & lc=\"le\"]",
         vec![SLOW_CQL; 29].join(" ")
     );
-    let path = format!("/runs/graphes/corpus?cql={}", encoded(&slow));
+    let path = format!("/runs/graphes/kwic?cql={}", encoded(&slow));
     let (status, answer) = std::thread::scope(|scope| {
         let handle = scope.spawn(|| request(port, "GET", &path, &[], b""));
         std::thread::sleep(Duration::from_millis(500));
@@ -421,12 +446,12 @@ fn a_slow_concordance_is_stopped_with_503_while_other_requests_are_served() {
     let (status, answer) = request(
         port,
         "GET",
-        &format!("/runs/graphes/corpus?cql={}", encoded(&alternation)),
+        &format!("/runs/graphes/kwic?cql={}", encoded(&alternation)),
         &[],
         b"",
     );
     assert_eq!(status, 200);
-    assert!(answer.contains("kwic-lines"), "{answer}");
+    assert!(answer.contains("id=\"kwic-total\""), "{answer}");
 }
 
 /// A multipart form with `fields` and one uploaded file `(name, bytes)`.

@@ -65,19 +65,9 @@ pub fn lines_within<C: Columns>(
     context: u32,
     bound: Option<&str>,
 ) -> Result<Vec<Line>, ColumnError> {
-    let text = index.region("text");
-    let bound = bound.and_then(|b| index.region(b));
     let mut out = Vec::with_capacity(hits.len());
     for hit in hits {
-        let doc = text.and_then(|t| t.find(hit.start));
-        let (mut lo, mut hi) = match (text, doc) {
-            (Some(t), Some(d)) => (t.starts[d], t.ends[d]),
-            _ => (0, index.n_tokens),
-        };
-        if let Some((b, i)) = bound.and_then(|b| b.find(hit.start).map(|i| (b, i))) {
-            lo = lo.max(b.starts[i]);
-            hi = hi.min(b.ends[i]);
-        }
+        let (doc, lo, hi) = line_bounds(index, *hit, bound);
         let from = hit.start.saturating_sub(context).max(lo);
         let to = hit.end.saturating_add(context).min(hi).max(hit.end);
         let shown = shown(index, show, from..to)?;
@@ -94,6 +84,60 @@ pub fn lines_within<C: Columns>(
         });
     }
     Ok(out)
+}
+
+/// The document of a hit, and the positions its line's context may span: its document, and
+/// its region of kind `bound` (its sentence, with `s`) when asked.
+pub fn line_bounds<C: Columns>(
+    index: &Index<C>,
+    hit: Hit,
+    bound: Option<&str>,
+) -> (Option<usize>, u32, u32) {
+    let text = index.region("text");
+    let doc = text.and_then(|t| t.find(hit.start));
+    let (mut lo, mut hi) = match (text, doc) {
+        (Some(t), Some(d)) => (t.starts[d], t.ends[d]),
+        _ => (0, index.n_tokens),
+    };
+    if let Some((b, i)) = bound
+        .and_then(|b| index.region(b))
+        .and_then(|b| b.find(hit.start).map(|i| (b, i)))
+    {
+        lo = lo.max(b.starts[i]);
+        hi = hi.min(b.ends[i]);
+    }
+    (doc, lo, hi)
+}
+
+/// The position of the token a [`SortBy::At`]`(k)` key reads for `hit` (the k-th before it
+/// for `k < 0`, after it for `k > 0`), if it lies within `lo..hi`.
+pub fn at_position(hit: Hit, k: i32, lo: u32, hi: u32) -> Option<u32> {
+    let p = if k < 0 {
+        hit.start.checked_sub(k.unsigned_abs())?
+    } else {
+        hit.end
+            .checked_add(u32::try_from(k).ok()?.checked_sub(1)?)?
+    };
+    (lo <= p && p < hi).then_some(p)
+}
+
+/// The key [`sort_key`] gives a line sorted by one token of value `token`.
+pub fn token_key(token: &str) -> String {
+    let mut key = String::new();
+    push_token(&mut key, token);
+    key
+}
+
+/// One token of a key: U+0001, then the token lower-cased, its U+0000 and U+0001 read as
+/// U+0002 (the key's separators).
+fn push_token(key: &mut String, token: &str) {
+    key.push('\u{1}');
+    key.extend(
+        token
+            .to_lowercase()
+            .chars()
+            .map(|c| if c < '\u{2}' { '\u{2}' } else { c }),
+    );
 }
 
 fn shown<C: Columns>(
@@ -122,14 +166,7 @@ pub fn sort_key(line: &Line, by: SortBy) -> String {
     // as a pair.
     fn push(key: &mut String, tokens: &mut dyn Iterator<Item = &String>) {
         for t in tokens {
-            key.push('\u{1}');
-            // U+0000 and U+0001 are the key's separators: inside a token (which a vertical
-            // file may hold) they are read as U+0002.
-            key.extend(
-                t.to_lowercase()
-                    .chars()
-                    .map(|c| if c < '\u{2}' { '\u{2}' } else { c }),
-            );
+            push_token(key, t);
         }
     }
     let mut key = String::new();

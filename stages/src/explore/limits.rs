@@ -10,6 +10,10 @@ use super::index::ColumnError;
 /// Tokens that unbounded repetitions may add to a hit.
 pub const UNBOUNDED_SPAN: u32 = 100;
 
+/// Most ways (a state with its label positions) a query with a global constraint may be
+/// matched at one position.
+pub const MAX_THREADS: usize = 1 << 16;
+
 /// Most automaton states a query may unfold into.
 pub const MAX_STATES: usize = 20_000;
 
@@ -60,6 +64,12 @@ pub enum QueryError {
         "the query is too large once its repetitions are unfolded (over {MAX_STATES} steps): use smaller {{n,m}}"
     )]
     TooLarge,
+    /// The labels of a query with a global constraint can be set in too many ways at once.
+    #[error(
+        "the query's labels can be set in too many ways at one position (over {}): label fewer optional or repeated tokens",
+        MAX_THREADS
+    )]
+    TooManyPaths,
     /// The value tests select more lexicon values than [`MAX_SET_BYTES`] holds.
     #[error(
         "the query's value tests hold too many distinct values together (over {} MiB): test fewer attributes or positions",

@@ -14,17 +14,22 @@
 //! whatever the index's storage (the tests compare the index with a brute-force scan of the
 //! token stream).
 
+mod automaton;
 pub mod breakdown;
 pub mod build;
 pub mod compare;
 pub mod concord;
+mod constraint;
 pub mod cql;
 pub mod dispersion;
 pub mod index;
 mod limits;
 mod pred;
 pub mod query;
+pub mod sketch;
 pub mod stats;
+pub mod strategy;
+mod walk;
 
 #[cfg(test)]
 mod tests;

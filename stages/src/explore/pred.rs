@@ -289,6 +289,7 @@ pub(super) fn simplified(seq: &Sequence) -> Sequence {
                                     atom: Atom::Token(c),
                                     min: 1,
                                     max: Some(1),
+                                    label: None,
                                 },
                             ] => Some(c.clone()),
                             _ => None,
@@ -310,6 +311,7 @@ pub(super) fn simplified(seq: &Sequence) -> Sequence {
                 atom,
                 min: item.min,
                 max: item.max,
+                label: item.label.clone(),
             }
         })
         .collect()

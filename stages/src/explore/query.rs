@@ -31,43 +31,26 @@
 //! regular expression is checked on its own before it is anchored, so it matches whole values
 //! whatever it holds (`le)|(la` is an error, never `^(?:le)|(la)$`).
 
-use super::cql::{Atom, Cond, Item, Query, Sequence};
-use super::index::{ColumnError, Columns, Index};
+pub use super::automaton::Hit;
+use super::automaton::{Automaton, State, TagCheck, within_region};
+use super::constraint::Global;
+use super::cql::{Atom, Cond, Item, Query, Sequence, Tag, Within};
+use super::index::{Columns, Index};
 use super::limits::ASK_EVERY;
 pub use super::limits::{Interrupt, MAX_SET_BYTES, MAX_STATES, QueryError, UNBOUNDED_SPAN};
 pub use super::pred::Matcher;
 use super::pred::{Pred, fill_bits, join, simplified};
+use super::strategy::Emitter;
+pub use super::strategy::Strategy;
+use super::walk::{Walk, Want};
 
-/// A hit: token positions `start..end`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Hit {
-    /// First position.
-    pub start: u32,
-    /// One past the last position.
-    pub end: u32,
-}
-
-/// A state of the automaton.
-#[derive(Debug, Clone)]
-enum State {
-    /// Consume one token satisfying `preds[pred]`, go to `next`.
-    Token { pred: usize, next: usize },
-    /// Go to both.
-    Split(usize, usize),
-    /// A hit ends here.
-    Accept,
-    /// Placeholder while an unbounded loop is built.
-    Hole,
-}
-
-/// A query ready to run on one index.
+/// A query ready to run on one index: its automaton and how to find candidate starts.
 pub struct Search<'i, C> {
-    index: &'i Index<C>,
-    preds: Vec<Pred>,
-    states: Vec<State>,
-    start: usize,
-    /// Top-level token patterns at a fixed offset from the hit start: (offset, pred).
-    anchors: Vec<(u32, usize)>,
+    /// What a walk from one start reads.
+    auto: Automaton<'i, C>,
+    strategy: Strategy,
+    /// Top-level token patterns at a bounded distance from the hit start: (least, most, pred).
+    anchors: Vec<(u32, u32, usize)>,
     /// Top-level token patterns every hit must contain (repeated at least once).
     required: Vec<usize>,
     /// Predicates of the automaton by their pattern's text.
@@ -77,13 +60,21 @@ pub struct Search<'i, C> {
     exact: bool,
     /// Every token lies in a document (`text` region), or there are no documents.
     covered: bool,
-    longest: u32,
-    within: Option<(usize, Option<Vec<bool>>)>,
-    text: Option<usize>,
-    attrs: Vec<usize>,
     /// Bytes of the id sets of the compiled predicates.
     set_bytes: usize,
-    interrupt: Option<Interrupt>,
+}
+
+impl<'i, C> std::ops::Deref for Search<'i, C> {
+    type Target = Automaton<'i, C>;
+    fn deref(&self) -> &Automaton<'i, C> {
+        &self.auto
+    }
+}
+
+impl<C> std::ops::DerefMut for Search<'_, C> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.auto
+    }
 }
 
 impl<'i, C: Columns> Search<'i, C> {
@@ -99,28 +90,82 @@ impl<'i, C: Columns> Search<'i, C> {
         query: &Query,
         interrupt: Option<Interrupt>,
     ) -> Result<Search<'i, C>, QueryError> {
-        let query = &Query {
-            sequence: simplified(&query.sequence),
-            within: query.within.clone(),
-        };
         let mut s = Search {
-            index,
-            preds: Vec::new(),
-            states: vec![State::Accept],
-            start: 0,
+            auto: Automaton {
+                index,
+                preds: Vec::new(),
+                states: vec![State::Accept],
+                start: 0,
+                tags: Vec::new(),
+                labels: query.labels(),
+                global: None,
+                containing: Vec::new(),
+                track_labels: false,
+                plain: false,
+                longest: 0,
+                within: None,
+                text: index.regions.iter().position(|r| r.name == "text"),
+                attrs: Vec::new(),
+                interrupt,
+            },
+            strategy: Strategy::default(),
             anchors: Vec::new(),
             required: Vec::new(),
             compiled: std::collections::HashMap::new(),
             exact: false,
             covered: false,
-            longest: 0,
-            within: None,
-            text: index.regions.iter().position(|r| r.name == "text"),
-            attrs: Vec::new(),
             set_bytes: 0,
-            interrupt,
         };
-        s.start = s.sequence(&query.sequence, 0)?;
+        s.compile(query)?;
+        Ok(s)
+    }
+
+    /// The strategy that picks the hits among the matches (CQP's `MatchingStrategy`).
+    pub fn with_strategy(mut self, strategy: Strategy) -> Search<'i, C> {
+        self.strategy = strategy;
+        self
+    }
+
+    /// Each hit from every start (CQP's `traditional` strategy) with the positions of the
+    /// query's labels (in the order of [`Query::labels`]; `u32::MAX` for a label whose optional
+    /// token was not matched), until `found` returns false.
+    pub fn run_labelled(
+        mut self,
+        mut found: impl FnMut(Hit, &[u32]) -> bool,
+    ) -> Result<(), QueryError> {
+        self.track_labels = true;
+        if self.impossible() {
+            return Ok(());
+        }
+        let mut walk = Walk::new(&self.auto);
+        let starts: Box<dyn Iterator<Item = u32>> = match self.candidates(false)? {
+            Some(starts) => Box::new(starts.into_iter()),
+            None => Box::new(0..self.index.n_tokens),
+        };
+        for (i, start) in starts.enumerate() {
+            if i % ASK_EVERY as usize == ASK_EVERY as usize - 1 && self.stopped() {
+                return Err(QueryError::Interrupted);
+            }
+            if let Some(hit) = walk.check(start, None, Want::Earliest)?
+                && !found(hit, &walk.found_labels)
+            {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    fn compile(&mut self, query: &Query) -> Result<(), QueryError> {
+        let index = self.index;
+        let sequence = simplified(&query.sequence);
+        self.start = self.sequence(&sequence, 0)?;
+        if let Some(c) = &query.constraint {
+            self.global = Some(Global::new(c, &self.labels, index)?);
+        }
+        for c in &query.containing {
+            let inner = Search::with_interrupt(index, &c.query, self.interrupt.clone())?;
+            self.containing.push((c.negated, inner.auto));
+        }
         fn exact(c: &Cond) -> bool {
             match c {
                 Cond::Test(t) => !t.negated,
@@ -128,7 +173,7 @@ impl<'i, C: Columns> Search<'i, C> {
                 _ => false,
             }
         }
-        s.covered = s.text.is_none_or(|t| {
+        self.covered = self.text.is_none_or(|t| {
             let r = &index.regions[t];
             r.starts
                 .iter()
@@ -137,22 +182,40 @@ impl<'i, C: Columns> Search<'i, C> {
                 .sum::<u64>()
                 == u64::from(index.n_tokens)
         });
-        s.exact = matches!(query.sequence.as_slice(),
-            [Item { atom: Atom::Token(c), min: 1, max: Some(1) }] if exact(c));
-        let unbounded = if max_len(&query.sequence).is_none() {
+        self.exact = self.global.is_none()
+            && self.containing.is_empty()
+            && matches!(sequence.as_slice(),
+            [Item { atom: Atom::Token(c), min: 1, max: Some(1), .. }] if exact(c));
+        let unbounded = if max_len(&sequence).is_none() {
             UNBOUNDED_SPAN
         } else {
             0
         };
-        s.longest = bounded_len(&query.sequence).saturating_add(unbounded);
-        s.plan_starts(&query.sequence)?;
+        self.longest = bounded_len(&sequence)
+            .saturating_add(unbounded)
+            .saturating_add(region_span(&sequence, index));
+        self.plan_starts(&sequence)?;
         if let Some(w) = &query.within {
-            s.within = Some(within_region(index, w)?);
+            self.within = Some(within_region(index, w)?);
         }
-        for p in &s.preds {
-            p.attrs(&mut s.attrs);
+        let auto = &mut self.auto;
+        for p in &auto.preds {
+            p.attrs(&mut auto.attrs);
         }
-        Ok(s)
+        auto.plain = auto.global.is_none()
+            && auto.containing.is_empty()
+            && !auto
+                .states
+                .iter()
+                .any(|st| matches!(st, State::Region { .. }));
+        for (_, inner) in &auto.containing {
+            for &a in &inner.attrs {
+                if !auto.attrs.contains(&a) {
+                    auto.attrs.push(a);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The top-level token patterns every hit must contain, and those at a fixed distance
@@ -164,16 +227,22 @@ impl<'i, C: Columns> Search<'i, C> {
                 self.required.push(pred);
             }
         }
-        let mut offset = 0u32;
+        // Each top-level token pattern with the least and most tokens before it: one whose
+        // distance from the start varies little gives candidate starts too.
+        let (mut least, mut most) = (0u32, Some(0u32));
         for item in sequence {
-            if let (Atom::Token(cond), 1, Some(1)) = (&item.atom, item.min, item.max) {
+            if let (Atom::Token(cond), true, Some(most)) = (&item.atom, item.min >= 1, most)
+                && most - least <= MAX_ANCHOR_SPREAD
+            {
                 let pred = self.pred(cond)?;
-                self.anchors.push((offset, pred));
+                self.anchors.push((least, most, pred));
             }
-            match fixed_len(item) {
-                Some(n) => offset += n,
-                None => break,
-            }
+            least = least.saturating_add(min_len(item));
+            let one = std::slice::from_ref(item);
+            most = match has_region(one) {
+                true => None,
+                false => most.zip(max_len(one)).map(|(a, b)| a.saturating_add(b)),
+            };
         }
         Ok(())
     }
@@ -264,11 +333,40 @@ impl<'i, C: Columns> Search<'i, C> {
         Ok(cur)
     }
 
-    fn atom(&mut self, atom: &Atom, next: usize) -> Result<usize, QueryError> {
+    /// A structural tag resolved against the index (its region, which regions pass its tests).
+    fn tag(&mut self, t: &Tag) -> Result<usize, QueryError> {
+        let (region, allowed) = within_region(
+            self.index,
+            &Within {
+                region: t.region.clone(),
+                attrs: t.attrs.clone(),
+            },
+        )?;
+        self.tags.push(TagCheck {
+            region,
+            close: t.close,
+            allowed,
+        });
+        Ok(self.tags.len() - 1)
+    }
+
+    fn atom(&mut self, atom: &Atom, label: usize, next: usize) -> Result<usize, QueryError> {
         match atom {
             Atom::Token(cond) => {
                 let pred = self.pred(cond)?;
-                Ok(self.push(State::Token { pred, next }))
+                Ok(self.push(State::Token { pred, next, label }))
+            }
+            Atom::Tag(t) => {
+                let tag = self.tag(t)?;
+                Ok(self.push(State::Assert { tag, next }))
+            }
+            Atom::Region(w) => {
+                let tag = self.tag(&Tag {
+                    region: w.region.clone(),
+                    close: false,
+                    attrs: w.attrs.clone(),
+                })?;
+                Ok(self.push(State::Region { tag, next }))
             }
             Atom::Group(alternatives) => {
                 let mut entry: Option<usize> = None;
@@ -285,6 +383,11 @@ impl<'i, C: Columns> Search<'i, C> {
     }
 
     fn item(&mut self, item: &Item, next: usize) -> Result<usize, QueryError> {
+        let label = item
+            .label
+            .as_ref()
+            .and_then(|l| self.labels.iter().position(|x| x == l))
+            .unwrap_or(usize::MAX);
         if self.states.len() > MAX_STATES {
             return Err(QueryError::TooLarge);
         }
@@ -292,7 +395,7 @@ impl<'i, C: Columns> Search<'i, C> {
             None => {
                 // A loop: hole → Split(atom → hole, next).
                 let hole = self.push(State::Hole);
-                let body = self.atom(&item.atom, hole)?;
+                let body = self.atom(&item.atom, label, hole)?;
                 self.states[hole] = State::Split(body, next);
                 hole
             }
@@ -302,7 +405,7 @@ impl<'i, C: Columns> Search<'i, C> {
                     if self.states.len() > MAX_STATES {
                         return Err(QueryError::TooLarge);
                     }
-                    let body = self.atom(&item.atom, cur)?;
+                    let body = self.atom(&item.atom, label, cur)?;
                     cur = self.push(State::Split(body, next));
                 }
                 cur
@@ -312,7 +415,7 @@ impl<'i, C: Columns> Search<'i, C> {
             if self.states.len() > MAX_STATES {
                 return Err(QueryError::TooLarge);
             }
-            cur = self.atom(&item.atom, cur)?;
+            cur = self.atom(&item.atom, label, cur)?;
         }
         Ok(cur)
     }
@@ -328,16 +431,11 @@ impl<'i, C: Columns> Search<'i, C> {
         {
             return self.run_exact(starts, &mut found);
         }
-        let mut walk = Walk::new(self);
+        let mut walk = Walk::new(&self.auto);
         match self.candidates(false)? {
             Some(starts) => self.scan(&mut walk, starts.into_iter(), &mut found),
             None => self.scan(&mut walk, 0..self.index.n_tokens, &mut found),
         }
-    }
-
-    /// Whether the caller's interrupt says stop.
-    fn stopped(&self) -> bool {
-        self.interrupt.as_ref().is_some_and(|stop| stop())
     }
 
     /// A one-token query whose postings are its hits: each start in a document (and region)
@@ -364,44 +462,32 @@ impl<'i, C: Columns> Search<'i, C> {
         Ok(())
     }
 
-    /// The automaton run from each of `starts`, hits handed to `found` until it says stop.
+    /// The automaton run from each of `starts`, hits handed to `found` (through the
+    /// strategy's filter) until it says stop.
     fn scan(
         &self,
-        walk: &mut Walk<'_, 'i, C>,
+        walk: &mut Walk<'_, '_, C>,
         starts: impl Iterator<Item = u32>,
         found: &mut impl FnMut(Hit) -> bool,
     ) -> Result<(), QueryError> {
+        let want = if self.strategy == Strategy::Longest {
+            Want::Latest
+        } else {
+            Want::Earliest
+        };
+        let mut emitter = Emitter::new(self.strategy);
         for (i, start) in starts.enumerate() {
             if i % ASK_EVERY as usize == ASK_EVERY as usize - 1 && self.stopped() {
                 return Err(QueryError::Interrupted);
             }
-            if let Some(hit) = walk.check(start)?
-                && !found(hit)
+            if let Some(hit) = walk.check(start, None, want)?
+                && !emitter.push(hit, found)
             {
                 return Ok(());
             }
         }
+        emitter.finish(found);
         Ok(())
-    }
-
-    /// Where a hit starting at `start` must end at the latest (its document, its `within`
-    /// region, the longest hit the query allows); None when it cannot start there.
-    fn limit_at(&self, start: u32) -> Option<u32> {
-        let mut limit = self.index.n_tokens.min(start.saturating_add(self.longest));
-        if let Some(t) = self.text {
-            let i = self.index.regions[t].find(start)?;
-            limit = limit.min(self.index.regions[t].ends[i]);
-        }
-        if let Some((r, allowed)) = &self.within {
-            let regions = &self.index.regions[*r];
-            match regions.find(start) {
-                Some(i) if allowed.as_ref().is_none_or(|a| a[i]) => {
-                    limit = limit.min(regions.ends[i]);
-                }
-                _ => return None,
-            }
-        }
-        Some(limit)
     }
 
     /// Whether a top-level pattern every hit needs matches no value at all.
@@ -411,56 +497,47 @@ impl<'i, C: Columns> Search<'i, C> {
             .any(|&p| matches!(self.preds[p].plan(self.index), Some((_, 0))))
     }
 
-    /// Whether a one-token hit at `pos` lies in a document and in an allowed `within` region.
-    fn in_regions(&self, pos: u32) -> bool {
-        if let Some(t) = self.text
-            && self.index.regions[t].find(pos).is_none()
-        {
-            return false;
-        }
-        match &self.within {
-            Some((r, allowed)) => self.index.regions[*r]
-                .find(pos)
-                .is_some_and(|i| allowed.as_ref().is_none_or(|a| a[i])),
-            None => true,
-        }
-    }
-
     /// Candidate starts from the cheapest anchor, ascending; None to try every position (unless
     /// `always`: then postings however many).
     fn candidates(&self, always: bool) -> Result<Option<Vec<u32>>, QueryError> {
         let best = self
             .anchors
             .iter()
-            .filter_map(|&(offset, p)| Some((offset, self.preds[p].plan(self.index)?)))
-            .min_by_key(|(_, (_, cost))| *cost);
-        let Some((offset, (lists, cost))) = best else {
+            .filter_map(|&(least, most, p)| {
+                let (lists, cost) = self.preds[p].plan(self.index)?;
+                Some((
+                    least,
+                    most,
+                    lists,
+                    cost.saturating_mul(u64::from(most - least + 1)),
+                ))
+            })
+            .min_by_key(|(_, _, _, cost)| *cost);
+        let Some((least, most, lists, cost)) = best else {
             return Ok(None);
         };
         // Reading more postings than an eighth of the corpus costs more than a scan.
         if !always && cost > u64::from(self.index.n_tokens) / 8 + 1024 {
             return Ok(None);
         }
+        let n = self.index.n_tokens;
         if let [(attr, id)] = lists.as_slice()
-            && offset == 0
+            && most == 0
         {
-            let n = self.index.n_tokens;
             let mut starts = self.index.postings(*attr, *id)?;
             // A damaged index may hold positions past the end: never hits.
             starts.retain(|&p| p < n);
             return Ok(Some(starts));
         }
-        let mut starts = Vec::with_capacity(cost as usize);
+        let mut starts = Vec::with_capacity(usize::try_from(cost).unwrap_or(0));
         for &(attr, id) in &lists {
-            starts.extend(
-                self.index
-                    .postings(attr, id)?
-                    .into_iter()
-                    .filter(|&p| p < self.index.n_tokens)
-                    .filter_map(|p| p.checked_sub(offset)),
-            );
+            for p in self.index.postings(attr, id)? {
+                if p < n {
+                    starts.extend((least..=most).filter_map(|off| p.checked_sub(off)));
+                }
+            }
         }
-        if lists.len() > 1 {
+        if lists.len() > 1 || most > least {
             starts.sort_unstable();
             starts.dedup();
         }
@@ -489,7 +566,7 @@ impl<'i, C: Columns> Search<'i, C> {
         if self.within.is_some() || self.anchors.len() != 1 || self.longest != 1 {
             return None;
         }
-        let State::Token { pred, next } = self.states[self.start] else {
+        let State::Token { pred, next, .. } = self.states[self.start] else {
             return None;
         };
         if !matches!(self.states[next], State::Accept) {
@@ -521,7 +598,7 @@ impl<'i, C: Columns> Search<'i, C> {
         if self.exact
             && self.within.is_none()
             && self.covered
-            && let Some(&(0, p)) = self.anchors.first()
+            && let Some(&(0, 0, p)) = self.anchors.first()
             && let Some((lists, cost)) = self.preds[p].plan(self.index)
         {
             // Disjoint lists only: distinct values of one attribute.
@@ -539,171 +616,31 @@ impl<'i, C: Columns> Search<'i, C> {
     }
 }
 
-/// The region of `within` (`doc` is `text`) and, with attribute tests, which of its regions
-/// pass them.
-fn within_region<C: Columns>(
-    index: &Index<C>,
-    w: &super::cql::Within,
-) -> Result<(usize, Option<Vec<bool>>), QueryError> {
-    let have = || {
-        index
-            .regions
-            .iter()
-            .map(|r| r.name.clone())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let name = if w.region == "doc" { "text" } else { &w.region };
-    let r = index
-        .regions
-        .iter()
-        .position(|r| r.name == name)
-        .ok_or_else(|| QueryError::Region {
-            name: w.region.clone(),
-            have: have(),
-        })?;
-    let allowed = if w.attrs.is_empty() {
-        None
-    } else {
-        let regions = &index.regions[r];
-        let mut ok = vec![true; regions.len()];
-        for t in &w.attrs {
-            let values = regions
-                .attrs
-                .iter()
-                .find(|(n, _)| *n == t.attr)
-                .map(|(_, v)| v)
-                .ok_or_else(|| QueryError::Attribute {
-                    name: format!("{}.{}", w.region, t.attr),
-                    have: regions
-                        .attrs
-                        .iter()
-                        .map(|(n, _)| format!("{}.{n}", w.region))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                })?;
-            let m = Matcher::new(t)?;
-            for (flag, v) in ok.iter_mut().zip(values) {
-                *flag &= m.is_match(v) != t.negated;
-            }
-        }
-        Some(ok)
-    };
-    Ok((r, allowed))
-}
+/// The most a token pattern's distance from the hit's start may vary for its postings to
+/// give candidate starts.
+const MAX_ANCHOR_SPREAD: u32 = 16;
 
-/// The automaton's run over the forward index: the states alive, the index blocks read.
-struct Walk<'s, 'i, C> {
-    search: &'s Search<'i, C>,
-    reader: BlockReader<'i, C>,
-    current: Vec<usize>,
-    next: Vec<usize>,
-    /// The step at which each state was last added (a state is added once per step).
-    seen: Vec<u64>,
-    step: u64,
-    /// Automaton steps since the interrupt was last asked.
-    work: u64,
-}
-
-impl<'s, 'i, C: Columns> Walk<'s, 'i, C> {
-    fn new(search: &'s Search<'i, C>) -> Walk<'s, 'i, C> {
-        Walk {
-            search,
-            reader: BlockReader::new(search.index, &search.attrs),
-            current: Vec::new(),
-            next: Vec::new(),
-            seen: vec![u64::MAX; search.states.len()],
-            step: 0,
-            work: 0,
-        }
-    }
-
-    /// The shortest hit starting at `start`, if one does.
-    fn check(&mut self, start: u32) -> Result<Option<Hit>, QueryError> {
-        let s = self.search;
-        let Some(limit) = s.limit_at(start) else {
-            return Ok(None);
-        };
-        self.current.clear();
-        self.step = self.step.wrapping_add(1);
-        add(
-            &s.states,
-            s.start,
-            &mut self.current,
-            &mut self.seen,
-            self.step,
-        );
-        let mut pos = start;
-        while pos < limit && !self.current.is_empty() {
-            self.work += self.current.len() as u64 + 1;
-            if self.work >= u64::from(ASK_EVERY) * 16 {
-                self.work = 0;
-                if s.stopped() {
-                    return Err(QueryError::Interrupted);
-                }
-            }
-            self.reader.load(pos)?;
-            let reader = &self.reader;
-            let at = |attr: usize| reader.id(attr, pos);
-            self.next.clear();
-            self.step = self.step.wrapping_add(1);
-            let mut accepted = false;
-            for &state in &self.current {
-                if let State::Token { pred, next: to } = s.states[state]
-                    && s.preds[pred].holds(&at)
-                {
-                    accepted |= add(&s.states, to, &mut self.next, &mut self.seen, self.step);
-                }
-            }
-            pos += 1;
-            if accepted {
-                return Ok(Some(Hit { start, end: pos }));
-            }
-            std::mem::swap(&mut self.current, &mut self.next);
-        }
-        Ok(None)
-    }
-}
-
-/// Adds `s` and what it reaches without consuming a token; true when that includes Accept.
-fn add(states: &[State], s: usize, into: &mut Vec<usize>, seen: &mut [u64], step: u64) -> bool {
-    if seen[s] == step {
-        return false;
-    }
-    seen[s] = step;
-    match states[s] {
-        State::Split(a, b) => {
-            let x = add(states, a, into, seen, step);
-            let y = add(states, b, into, seen, step);
-            x | y
-        }
-        State::Accept => true,
-        State::Token { .. } => {
-            into.push(s);
-            false
-        }
-        State::Hole => false,
-    }
-}
-
-/// Length of an item when fixed.
-fn fixed_len(item: &Item) -> Option<u32> {
+/// The fewest tokens an item takes (a whole region counted as one).
+fn min_len(item: &Item) -> u32 {
     let one = match &item.atom {
-        Atom::Token(_) => 1,
-        Atom::Group(alts) => {
-            let lens: Vec<Option<u32>> = alts
-                .iter()
-                .map(|seq| seq.iter().map(fixed_len).sum())
-                .collect();
-            let first = lens.first().copied().flatten()?;
-            if lens.iter().all(|l| *l == Some(first)) {
-                first
-            } else {
-                return None;
-            }
-        }
+        Atom::Token(_) | Atom::Region(_) => 1,
+        Atom::Tag(_) => 0,
+        Atom::Group(alts) => alts
+            .iter()
+            .map(|seq| seq.iter().map(min_len).fold(0u32, u32::saturating_add))
+            .min()
+            .unwrap_or(0),
     };
-    (item.max == Some(item.min)).then(|| one * item.min)
+    one.saturating_mul(item.min)
+}
+
+/// Whether a sequence crosses a whole region somewhere (its length is the region's).
+fn has_region(seq: &[Item]) -> bool {
+    seq.iter().any(|item| match &item.atom {
+        Atom::Region(_) => true,
+        Atom::Group(alts) => alts.iter().any(|a| has_region(a)),
+        Atom::Token(_) | Atom::Tag(_) => false,
+    })
 }
 
 /// Longest hit a sequence can make with its unbounded repetitions taken at their minimum.
@@ -712,6 +649,7 @@ pub fn bounded_len(seq: &Sequence) -> u32 {
     for item in seq {
         let one = match &item.atom {
             Atom::Token(_) => 1,
+            Atom::Tag(_) | Atom::Region(_) => 0,
             Atom::Group(alts) => alts.iter().map(bounded_len).max().unwrap_or(0),
         };
         total = total.saturating_add(one.saturating_mul(item.max.unwrap_or(item.min)));
@@ -720,14 +658,15 @@ pub fn bounded_len(seq: &Sequence) -> u32 {
 }
 
 /// Longest hit a sequence can make; None when unbounded.
-fn max_len(seq: &Sequence) -> Option<u32> {
+fn max_len(seq: &[Item]) -> Option<u32> {
     let mut total = 0u32;
     for item in seq {
         let one = match &item.atom {
             Atom::Token(_) => 1,
+            Atom::Tag(_) | Atom::Region(_) => 0,
             Atom::Group(alts) => alts
                 .iter()
-                .map(max_len)
+                .map(|a| max_len(a))
                 .collect::<Option<Vec<u32>>>()?
                 .into_iter()
                 .max()?,
@@ -737,49 +676,31 @@ fn max_len(seq: &Sequence) -> Option<u32> {
     Some(total)
 }
 
-/// Forward-index ids of the attributes a query tests, read a block at a time.
-struct BlockReader<'i, C> {
-    index: &'i Index<C>,
-    attrs: Vec<usize>,
-    block_start: u32,
-    /// Per attribute number, the block's ids (empty for attributes not tested).
-    blocks: Vec<Vec<u32>>,
-}
-
-const BLOCK: u32 = 1024;
-
-impl<'i, C: Columns> BlockReader<'i, C> {
-    fn new(index: &'i Index<C>, attrs: &[usize]) -> BlockReader<'i, C> {
-        BlockReader {
-            index,
-            attrs: attrs.to_vec(),
-            block_start: u32::MAX,
-            blocks: vec![Vec::new(); index.attributes.len()],
-        }
+/// Tokens the whole regions of a sequence (`<s/>`) may add to a hit: the longest region of
+/// their kind, times their repetitions (unbounded ones taken at their minimum).
+fn region_span<C: Columns>(seq: &Sequence, index: &Index<C>) -> u32 {
+    let mut total = 0u32;
+    for item in seq {
+        let one = match &item.atom {
+            Atom::Region(w) => {
+                let name = if w.region == "doc" { "text" } else { &w.region };
+                index.region(name).map_or(0, |r| {
+                    r.starts
+                        .iter()
+                        .zip(&r.ends)
+                        .map(|(a, b)| b.saturating_sub(*a))
+                        .max()
+                        .unwrap_or(0)
+                })
+            }
+            Atom::Group(alts) => alts
+                .iter()
+                .map(|a| region_span(a, index))
+                .max()
+                .unwrap_or(0),
+            Atom::Token(_) | Atom::Tag(_) => 0,
+        };
+        total = total.saturating_add(one.saturating_mul(item.max.unwrap_or(item.min.max(1))));
     }
-
-    fn load(&mut self, pos: u32) -> Result<(), ColumnError> {
-        if self.block_start != u32::MAX
-            && pos >= self.block_start
-            && pos < self.block_start.saturating_add(BLOCK)
-        {
-            return Ok(());
-        }
-        let start = pos - pos % BLOCK;
-        let end = start.saturating_add(BLOCK).min(self.index.n_tokens);
-        for &a in &self.attrs {
-            let block = &mut self.blocks[a];
-            block.resize((end - start) as usize, 0);
-            self.index.columns.ids(a, start, block)?;
-        }
-        self.block_start = start;
-        Ok(())
-    }
-
-    fn id(&self, attr: usize, pos: u32) -> u32 {
-        self.blocks[attr]
-            .get((pos - self.block_start) as usize)
-            .copied()
-            .unwrap_or(u32::MAX)
-    }
+    total
 }

@@ -133,6 +133,7 @@ mod tests {
             score: 0.5,
             host: "a.test",
             date: None,
+            seed: "",
         };
         let texts = vec!["Un graphe orienté.".to_string(), "Des arêtes.".to_string()];
         let split = vertical::split_document(&texts, "fr");

@@ -153,6 +153,7 @@ mod tests {
             score: 0.5,
             host: "a.test",
             date: None,
+            seed: "",
         };
         let tag = |pos: &str, lemma: &str| Tag {
             pos: pos.into(),
@@ -189,6 +190,7 @@ mod tests {
             score: 0.8125,
             host: "a.test",
             date: None,
+            seed: "",
         };
         write_doc(
             &mut out,
@@ -231,6 +233,7 @@ mod tests {
             score: f64::NAN,
             host: "a.test",
             date: None,
+            seed: "",
         };
         write_doc(&mut out, &header, Vec::<Vec<String>>::new());
         assert!(out.starts_with("<doc id=\"d\" url=\"u\" title=\"\" lang=\"fr\" score=\"0.000\">"));

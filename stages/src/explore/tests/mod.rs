@@ -1,19 +1,21 @@
 //! The index against a brute-force scan of the token stream, on generated corpora and random
 //! queries; the parser; the statistics against hand-computed values.
 
-use std::collections::BTreeSet;
-
 use super::build::build_from_str;
 use super::cql::{self, Atom, Cond, Item, Query, Test, Within};
 use super::index::{Index, MemColumns};
-use super::query::{Hit, Matcher, Search, UNBOUNDED_SPAN};
+use super::query::Search;
 use super::stats::{self, Counts};
 
+mod brute;
 mod build;
+mod cqp;
 mod statistics;
 
+use brute::brute_force;
+
 /// A deterministic generator (xorshift64*).
-struct Rng(u64);
+pub(super) struct Rng(u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -30,7 +32,7 @@ impl Rng {
     }
 }
 
-const WORDS: &[(&str, &str, &str)] = &[
+pub(super) const WORDS: &[(&str, &str, &str)] = &[
     ("graphe", "NOUN", "graphe"),
     ("Graphe", "NOUN", "graphe"),
     ("graphes", "NOUN", "graphe"),
@@ -59,7 +61,7 @@ const WORDS: &[(&str, &str, &str)] = &[
 
 /// A generated corpus: its tokens (word, pos, lemma), documents with a host, paragraphs and
 /// sentences as spans, and the same as vertical text.
-struct Generated {
+pub(super) struct Generated {
     tokens: Vec<(String, String, String)>,
     texts: Vec<(u32, u32, String)>,
     ps: Vec<(u32, u32)>,
@@ -73,7 +75,7 @@ fn escape(v: &str) -> String {
         .replace('>', "&gt;")
 }
 
-fn generate(rng: &mut Rng, docs: usize) -> Generated {
+pub(super) fn generate(rng: &mut Rng, docs: usize) -> Generated {
     let mut g = Generated {
         tokens: Vec::new(),
         texts: Vec::new(),
@@ -115,170 +117,13 @@ fn generate(rng: &mut Rng, docs: usize) -> Generated {
     g
 }
 
-fn index_of(g: &Generated) -> Index<MemColumns> {
+pub(super) fn index_of(g: &Generated) -> Index<MemColumns> {
     build_from_str(&g.vrt, &["word", "pos", "lemma"]).expect("generated vrt indexes")
-}
-
-// ---- the brute-force scan: strings and recursion, no lexicon, no postings, no automaton ----
-
-fn value<'a>(g: &'a Generated, attr: &str, pos: u32) -> std::borrow::Cow<'a, str> {
-    let t = &g.tokens[pos as usize];
-    match attr {
-        "word" => t.0.as_str().into(),
-        "pos" => t.1.as_str().into(),
-        "lemma" => t.2.as_str().into(),
-        "lc" => t.0.to_lowercase().into(),
-        other => panic!("no attribute {other}"),
-    }
-}
-
-thread_local! {
-    /// Compiled patterns of the scan, by pattern and flags (compiling one per token is slow).
-    static MATCHERS: std::cell::RefCell<std::collections::HashMap<String, std::rc::Rc<Matcher>>> =
-        Default::default();
-}
-
-fn matcher(t: &Test) -> std::rc::Rc<Matcher> {
-    let key = format!("{}{}{}", t.pattern, t.ignore_case, t.ignore_diacritics);
-    MATCHERS.with(|m| {
-        m.borrow_mut()
-            .entry(key)
-            .or_insert_with(|| {
-                std::rc::Rc::new(Matcher::new(t).expect("generated patterns compile"))
-            })
-            .clone()
-    })
-}
-
-fn test_holds(g: &Generated, t: &Test, pos: u32) -> bool {
-    matcher(t).is_match(&value(g, &t.attr, pos)) != t.negated
-}
-
-fn cond_holds(g: &Generated, c: &Cond, pos: u32) -> bool {
-    match c {
-        Cond::Any => true,
-        Cond::Test(t) => test_holds(g, t, pos),
-        Cond::And(all) => all.iter().all(|c| cond_holds(g, c, pos)),
-        Cond::Or(all) => all.iter().any(|c| cond_holds(g, c, pos)),
-        Cond::Not(a) => !cond_holds(g, a, pos),
-    }
-}
-
-fn seq_ends(g: &Generated, seq: &[Item], pos: u32, limit: u32) -> BTreeSet<u32> {
-    let Some((first, rest)) = seq.split_first() else {
-        return BTreeSet::from([pos]);
-    };
-    let mut out = BTreeSet::new();
-    for e in item_ends(g, first, pos, limit) {
-        out.extend(seq_ends(g, rest, e, limit));
-    }
-    out
-}
-
-fn atom_ends(g: &Generated, atom: &Atom, pos: u32, limit: u32) -> BTreeSet<u32> {
-    match atom {
-        Atom::Token(c) => {
-            if pos < limit && cond_holds(g, c, pos) {
-                BTreeSet::from([pos + 1])
-            } else {
-                BTreeSet::new()
-            }
-        }
-        Atom::Group(alts) => alts
-            .iter()
-            .flat_map(|alt| seq_ends(g, alt, pos, limit))
-            .collect(),
-    }
-}
-
-fn item_ends(g: &Generated, item: &Item, pos: u32, limit: u32) -> BTreeSet<u32> {
-    let mut out = BTreeSet::new();
-    if item.min == 0 {
-        out.insert(pos);
-    }
-    let mut frontier = BTreeSet::from([pos]);
-    let most = item.max.unwrap_or(limit - pos + 1);
-    for k in 1..=most {
-        frontier = frontier
-            .iter()
-            .flat_map(|&f| atom_ends(g, &item.atom, f, limit))
-            .collect();
-        if frontier.is_empty() {
-            break;
-        }
-        if k >= item.min {
-            out.extend(frontier.iter().copied());
-        }
-    }
-    out
-}
-
-fn unbounded(seq: &[Item]) -> bool {
-    seq.iter().any(|i| {
-        i.max.is_none() || matches!(&i.atom, Atom::Group(alts) if alts.iter().any(|a| unbounded(a)))
-    })
-}
-
-/// The longest hit with unbounded repetitions at their minimum.
-fn longest(seq: &[Item]) -> u32 {
-    seq.iter()
-        .map(|i| {
-            let one = match &i.atom {
-                Atom::Token(_) => 1,
-                Atom::Group(alts) => alts.iter().map(|a| longest(a)).max().unwrap_or(0),
-            };
-            one * i.max.unwrap_or(i.min)
-        })
-        .sum()
-}
-
-fn brute_force(g: &Generated, q: &Query) -> Vec<Hit> {
-    let span = longest(&q.sequence)
-        + if unbounded(&q.sequence) {
-            UNBOUNDED_SPAN
-        } else {
-            0
-        };
-    let mut hits = Vec::new();
-    for start in 0..g.tokens.len() as u32 {
-        let Some(text) = g.texts.iter().position(|t| t.0 <= start && start < t.1) else {
-            continue;
-        };
-        let mut limit = g.texts[text].1.min(start + span);
-        if let Some(w) = &q.within {
-            let spans: Vec<(u32, u32, bool)> = match w.region.as_str() {
-                "s" => g.ss.iter().map(|&(a, b)| (a, b, true)).collect(),
-                "p" => g.ps.iter().map(|&(a, b)| (a, b, true)).collect(),
-                _ => {
-                    g.texts
-                        .iter()
-                        .map(|(a, b, host)| {
-                            let ok = w.attrs.iter().all(|t| {
-                                t.attr == "host" && matcher(t).is_match(host) != t.negated
-                            });
-                            (*a, *b, ok)
-                        })
-                        .collect()
-                }
-            };
-            match spans.iter().find(|(a, b, _)| *a <= start && start < *b) {
-                Some(&(_, b, true)) => limit = limit.min(b),
-                _ => continue,
-            }
-        }
-        if let Some(&end) = seq_ends(g, &q.sequence, start, limit)
-            .iter()
-            .find(|&&e| e > start)
-        {
-            hits.push(Hit { start, end });
-        }
-    }
-    hits
 }
 
 // ---- random queries ----
 
-fn random_test(rng: &mut Rng) -> Test {
+pub(super) fn random_test(rng: &mut Rng) -> Test {
     let (attr, pattern) = match rng.below(6) {
         0 => ("word", rng.pick(WORDS).0.to_string()),
         1 => ("lemma", rng.pick(WORDS).2.to_string()),
@@ -308,7 +153,7 @@ fn random_test(rng: &mut Rng) -> Test {
     }
 }
 
-fn random_cond(rng: &mut Rng, depth: u32) -> Cond {
+pub(super) fn random_cond(rng: &mut Rng, depth: u32) -> Cond {
     match if depth > 1 { 0 } else { rng.below(6) } {
         0..=2 => Cond::Test(random_test(rng)),
         3 => Cond::And(
@@ -325,7 +170,7 @@ fn random_cond(rng: &mut Rng, depth: u32) -> Cond {
     }
 }
 
-fn random_item(rng: &mut Rng, depth: u32) -> Item {
+pub(super) fn random_item(rng: &mut Rng, depth: u32) -> Item {
     let atom = match rng.below(if depth > 0 { 8 } else { 10 }) {
         0 => Atom::Token(Cond::Any),
         1..=7 => Atom::Token(random_cond(rng, 0)),
@@ -348,10 +193,15 @@ fn random_item(rng: &mut Rng, depth: u32) -> Item {
         4 => (2, Some(2)),
         _ => (1, Some(1)),
     };
-    Item { atom, min, max }
+    Item {
+        atom,
+        min,
+        max,
+        label: None,
+    }
 }
 
-fn random_query(rng: &mut Rng) -> Query {
+pub(super) fn random_query(rng: &mut Rng) -> Query {
     let sequence = (0..1 + rng.below(3)).map(|_| random_item(rng, 0)).collect();
     let within = match rng.below(6) {
         0 => Some(Within {
@@ -374,7 +224,10 @@ fn random_query(rng: &mut Rng) -> Query {
         }),
         _ => None,
     };
-    Query { sequence, within }
+    Query {
+        within,
+        ..Query::of_sequence(sequence)
+    }
 }
 
 #[test]

@@ -63,6 +63,9 @@ pub struct DocMeta<'a> {
     pub host: &'a str,
     /// The publication or fetch date, if known.
     pub date: Option<&'a str>,
+    /// The sources of the seed the document's crawl path starts from (`topic`,
+    /// `search:BACKEND`, `result-page:FILE`, `url-list:FILE`); empty when unknown.
+    pub seed: &'a str,
 }
 
 /// One sentence of a paragraph, ready to be written in any of the formats.
@@ -297,6 +300,7 @@ pub fn write_vrt_split(
         ("score", score.as_str()),
         ("host", meta.host),
         ("date", meta.date.unwrap_or("")),
+        ("seed", meta.seed),
     ];
     for (name, value) in attributes {
         out.push(' ');

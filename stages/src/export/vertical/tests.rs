@@ -9,6 +9,7 @@ fn meta<'a>(id: &'a str, title: &'a str) -> DocMeta<'a> {
         score: 0.75,
         host: "example.org",
         date: Some("2024-01-02"),
+        seed: "",
     }
 }
 
@@ -69,6 +70,7 @@ fn structure_and_attributes_are_escaped() {
     let mut out = String::new();
     let m = DocMeta {
         date: None,
+        seed: "",
         ..meta("a\"b", "Tom & <Jerry> l'\"ami\"\n  suite")
     };
     write_vrt(&mut out, &m, &paragraphs);
@@ -76,7 +78,7 @@ fn structure_and_attributes_are_escaped() {
         out,
         "<text id=\"a&quot;b\" url=\"https://example.org/a?b=1&amp;c=2\" \
          title=\"Tom &amp; &lt;Jerry&gt; l&apos;&quot;ami&quot; suite\" lang=\"fr\" \
-         score=\"0.75\" host=\"example.org\" date=\"\">\n<p>\n<s>\nUn\n<g/>\n.\n</s>\n</p>\n</text>\n"
+         score=\"0.75\" host=\"example.org\" date=\"\" seed=\"\">\n<p>\n<s>\nUn\n<g/>\n.\n</s>\n</p>\n</text>\n"
     );
 }
 
@@ -249,6 +251,7 @@ fn csv_header_and_quoting() {
     assert!(metadata_csv_header().starts_with("id,"));
     let m = DocMeta {
         date: None,
+        seed: "",
         ..meta("d,1", "Le \"grand\"\r\n titre")
     };
     assert_eq!(
@@ -309,6 +312,7 @@ fn hostile_input_never_panics() {
             score: f64::INFINITY,
             host: input,
             date: Some(input),
+            seed: "",
         };
         let mut out = String::new();
         let n = write_vrt(&mut out, &m, &paragraphs);
