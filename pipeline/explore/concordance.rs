@@ -365,13 +365,11 @@ pub(super) fn kept_hits(
                         overflow = true;
                         return false;
                     }
-                    let entry = (concord::sort_key(l, by), l.start, l.end);
-                    if best.len() < wanted {
-                        best.push(entry);
-                    } else if best.peek().is_some_and(|worst| entry < *worst) {
-                        best.pop();
-                        best.push(entry);
-                    }
+                    keep_best(
+                        &mut best,
+                        (concord::sort_key(l, by), l.start, l.end),
+                        wanted,
+                    );
                 }
                 true
             }
@@ -393,6 +391,16 @@ pub(super) fn kept_hits(
         .map(|(_, start, end)| Hit { start, end })
         .collect();
     Ok((hits, Some(total)))
+}
+
+/// Keeps `entry` among the `wanted` smallest of `best` (a max-heap: its top is the worst kept).
+fn keep_best<K: Ord>(best: &mut std::collections::BinaryHeap<K>, entry: K, wanted: usize) {
+    if best.len() < wanted {
+        best.push(entry);
+    } else if best.peek().is_some_and(|worst| entry < *worst) {
+        best.pop();
+        best.push(entry);
+    }
 }
 
 /// [`kept_hits`] sorted by one token (`L1`…, `R1`…) of one attribute: each hit's key is the
@@ -435,13 +443,7 @@ fn kept_by_token(
             overflow = true;
             return false;
         }
-        let entry = (key, hit.start, hit.end);
-        if best.len() < wanted {
-            best.push(entry);
-        } else if best.peek().is_some_and(|worst| entry < *worst) {
-            best.pop();
-            best.push(entry);
-        }
+        keep_best(&mut best, (key, hit.start, hit.end), wanted);
         true
     })?;
     if let Some(e) = failed {

@@ -181,6 +181,24 @@ pub(crate) fn download(bytes: Vec<u8>, format: crate::explore::Format, file: &st
         .into_response()
 }
 
+/// The run folder of topic `name` if `ready` (the page's own check: an index, a vertical
+/// file…) finds nothing missing, else the page to answer: no such topic, or what `ready`
+/// says.
+pub(crate) fn run_folder(
+    app: &super::App,
+    name: &str,
+    ready: impl FnOnce(&str, &std::path::Path) -> Option<Response>,
+) -> Result<std::path::PathBuf, Box<Response>> {
+    let Some(dir) = app.topic_dir(name) else {
+        return Err(Box::new(super::html::no_such_topic(name)));
+    };
+    let run = super::run_dir(&dir);
+    match ready(name, &run) {
+        Some(page) => Err(Box::new(page)),
+        None => Ok(run),
+    }
+}
+
 /// The page a query page shows when the run has no index yet.
 pub(crate) fn no_index(name: &str, run: &std::path::Path, what: &str) -> Option<Response> {
     if run.join("index/index.json").is_file() {

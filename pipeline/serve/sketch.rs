@@ -22,12 +22,12 @@ use axum::extract::{Path as UrlPath, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 
+use super::App;
 use super::gate::{
     QUERY_SECONDS, bounded, cli_args, download, download_format, failure, flag, given, link,
-    no_index, tagged, workbench_nav,
+    no_index, run_folder, tagged, workbench_nav,
 };
-use super::html::{escape, no_such_topic, page};
-use super::{App, run_dir};
+use super::html::{escape, page};
 use crate::explore::{Format, SketchArgs};
 
 /// Collocates per relation at most (page or download).
@@ -42,13 +42,10 @@ pub(crate) async fn sketch(
     UrlPath(name): UrlPath<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
-    let Some(dir) = app.topic_dir(&name) else {
-        return no_such_topic(&name);
+    let run = match run_folder(&app, &name, |n, r| no_index(n, r, "Word sketch")) {
+        Ok(run) => run,
+        Err(page) => return *page,
     };
-    let run = run_dir(&dir);
-    if let Some(page) = no_index(&name, &run, "Word sketch") {
-        return page;
-    }
     let title = format!("Word sketch · {name}");
     if !tagged(&run) {
         return Html(page(&title, &untagged(&name, &run))).into_response();

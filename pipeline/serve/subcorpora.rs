@@ -24,9 +24,11 @@ use axum::extract::{Path as UrlPath, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 
-use super::gate::{QUERY_SECONDS, bounded, cli_args, cuttable, failure, flag, given, link};
-use super::html::{escape, no_such_topic, page};
-use super::{App, run_dir};
+use super::App;
+use super::gate::{
+    QUERY_SECONDS, bounded, cli_args, cuttable, failure, flag, given, link, run_folder,
+};
+use super::html::{escape, page};
 
 /// The folder a query page reads: the run, or its subcorpus `name` as it was made; an error
 /// that says what to do when there is none or it was made from an earlier index.
@@ -112,13 +114,10 @@ pub(crate) async fn list(
     UrlPath(name): UrlPath<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
-    let Some(dir) = app.topic_dir(&name) else {
-        return no_such_topic(&name);
+    let run = match run_folder(&app, &name, not_cuttable) {
+        Ok(run) => run,
+        Err(page) => return *page,
     };
-    let run = run_dir(&dir);
-    if let Some(page) = not_cuttable(&name, &run) {
-        return page;
-    }
     let done = match (given(q.get("made")), given(q.get("deleted"))) {
         (Some(made), _) => format!(
             "<p id=\"subcorpora-done\" class=\"kept\">Made the subcorpus <b>{}</b>: every query \
@@ -141,13 +140,10 @@ pub(crate) async fn create(
     UrlPath(name): UrlPath<String>,
     axum::Form(form): axum::Form<HashMap<String, String>>,
 ) -> Response {
-    let Some(dir) = app.topic_dir(&name) else {
-        return no_such_topic(&name);
+    let run = match run_folder(&app, &name, not_cuttable) {
+        Ok(run) => run,
+        Err(page) => return *page,
     };
-    let run = run_dir(&dir);
-    if let Some(page) = not_cuttable(&name, &run) {
-        return page;
-    }
     let sub = given(form.get("name")).unwrap_or_default().to_string();
     let made = if sub.is_empty() {
         Err(anyhow::anyhow!(
@@ -181,13 +177,10 @@ pub(crate) async fn delete(
     State(app): State<Arc<App>>,
     UrlPath((name, sub)): UrlPath<(String, String)>,
 ) -> Response {
-    let Some(dir) = app.topic_dir(&name) else {
-        return no_such_topic(&name);
+    let run = match run_folder(&app, &name, not_cuttable) {
+        Ok(run) => run,
+        Err(page) => return *page,
     };
-    let run = run_dir(&dir);
-    if let Some(page) = not_cuttable(&name, &run) {
-        return page;
-    }
     let (shared, folder, gone) = (app.clone(), run.clone(), sub.clone());
     let done = bounded(&app, move || {
         let words = vec![

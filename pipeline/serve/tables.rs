@@ -24,13 +24,13 @@ use axum::extract::{Path as UrlPath, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 
+use super::App;
 use super::gate::{
     QUERY_SECONDS, bounded, cli_args, download, download_format, failure, flag, given, link,
-    no_index, ticked, workbench_nav,
+    no_index, run_folder, ticked, workbench_nav,
 };
-use super::html::{escape, no_such_topic, page};
+use super::html::{escape, page};
 use super::subcorpora::folder;
-use super::{App, run_dir};
 use crate::explore::Format;
 
 /// Rows of a table at most (page or download).
@@ -146,19 +146,16 @@ async fn table_page(
     q: HashMap<String, String>,
     kind: Kind,
 ) -> Response {
-    let Some(dir) = app.topic_dir(&name) else {
-        return no_such_topic(&name);
+    let run = match run_folder(&app, &name, |n, r| no_index(n, r, kind.title())) {
+        Ok(run) => run,
+        Err(page) => return *page,
     };
-    let run = run_dir(&dir);
-    if let Some(page) = no_index(&name, &run, kind.title()) {
-        return page;
-    }
     let references = if kind == Kind::Keywords {
         app.topic_names()
             .into_iter()
             .filter(|other| *other != name)
             .filter_map(|other| {
-                let run = run_dir(&app.topic_dir(&other)?);
+                let run = super::run_dir(&app.topic_dir(&other)?);
                 run.join("index/index.json")
                     .is_file()
                     .then_some((other, run))

@@ -22,12 +22,12 @@ use axum::extract::{Path as UrlPath, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 
+use super::App;
 use super::gate::{
     QUERY_SECONDS, bounded, cli_args, download, download_format, failure, flag, given, link,
-    no_index, path_segment, ticked, workbench_nav,
+    no_index, path_segment, run_folder, ticked, workbench_nav,
 };
-use super::html::{escape, no_such_topic, page};
-use super::{App, run_dir};
+use super::html::{escape, page};
 use crate::explore::{Concordance, Format, KwicArgs, KwicLine, Token};
 
 /// Lines on a page of the concordance.
@@ -61,13 +61,10 @@ pub(crate) async fn kwic(
     UrlPath(name): UrlPath<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
-    let Some(dir) = app.topic_dir(&name) else {
-        return no_such_topic(&name);
+    let run = match run_folder(&app, &name, |n, r| no_index(n, r, "Concordance")) {
+        Ok(run) => run,
+        Err(page) => return *page,
     };
-    let run = run_dir(&dir);
-    if let Some(page) = no_index(&name, &run, "Concordance") {
-        return page;
-    }
     if let Some(format) = download_format(q.get("format")) {
         let file = format!("{name}-concordance");
         let made = bounded(&app, move || kwic_file(&run, &q, format)).await;
@@ -429,13 +426,10 @@ pub(crate) async fn context(
     UrlPath(name): UrlPath<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
-    let Some(dir) = app.topic_dir(&name) else {
-        return no_such_topic(&name);
+    let run = match run_folder(&app, &name, |n, r| no_index(n, r, "Context")) {
+        Ok(run) => run,
+        Err(page) => return *page,
     };
-    let run = run_dir(&dir);
-    if let Some(page) = no_index(&name, &run, "Context") {
-        return page;
-    }
     let position = |k: &str| given(q.get(k)).and_then(|v| v.parse::<u32>().ok());
     let (Some(start), Some(end)) = (position("start"), position("end")) else {
         return super::html::status_page(

@@ -125,15 +125,16 @@ impl<C: Columns> Automaton<'_, C> {
 
     /// Where a hit starting at `start` must end at the latest (its document, its `within`
     /// region, the longest hit the query allows); None when it cannot start there.
-    pub(super) fn limit_at(&self, start: u32) -> Option<u32> {
+    /// `hints` are the regions (document, `within`) found for the start before, tried first.
+    pub(super) fn limit_at(&self, start: u32, hints: &mut [usize; 2]) -> Option<u32> {
         let mut limit = self.index.n_tokens.min(start.saturating_add(self.longest));
         if let Some(t) = self.text {
-            let i = self.index.regions[t].find(start)?;
+            let i = self.index.regions[t].find_near(start, &mut hints[0])?;
             limit = limit.min(self.index.regions[t].ends[i]);
         }
         if let Some((r, allowed)) = &self.within {
             let regions = &self.index.regions[*r];
-            match regions.find(start) {
+            match regions.find_near(start, &mut hints[1]) {
                 Some(i) if allowed.as_ref().is_none_or(|a| a[i]) => {
                     limit = limit.min(regions.ends[i]);
                 }

@@ -141,6 +141,27 @@ impl Regions {
         (pos < self.ends[i]).then_some(i)
     }
 
+    /// [`Regions::find`], trying first the region `hint` names and the one after it (a scan
+    /// of ascending positions finds its region there); `hint` is set to the region found.
+    pub fn find_near(&self, pos: u32, hint: &mut usize) -> Option<usize> {
+        for i in [*hint, hint.wrapping_add(1)] {
+            // Exactly find's answer: the last region starting at or before pos, if it holds pos.
+            if i < self.starts.len()
+                && self.starts[i] <= pos
+                && pos < self.ends[i]
+                && self.starts.get(i + 1).is_none_or(|&next| next > pos)
+            {
+                *hint = i;
+                return Some(i);
+            }
+        }
+        let found = self.find(pos);
+        if let Some(i) = found {
+            *hint = i;
+        }
+        found
+    }
+
     /// The value of attribute `name` for region `i`.
     pub fn attr(&self, name: &str, i: usize) -> Option<&str> {
         self.attrs
@@ -237,5 +258,36 @@ impl Columns for MemColumns {
             .and_then(|p| p.get(range.start as usize..range.end as usize))
             .map(<[u32]>::to_vec)
             .ok_or_else(|| ColumnError(format!("postings {range:?} out of range")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Regions;
+
+    #[test]
+    fn finding_near_the_last_region_answers_what_a_search_answers() {
+        // Adjacent, gapped, empty and same-start regions.
+        let regions = Regions {
+            name: "s".into(),
+            starts: vec![0, 3, 3, 5, 9, 9, 12],
+            ends: vec![3, 3, 5, 8, 9, 12, 20],
+            attrs: Vec::new(),
+        };
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..2000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let mut hint = (state % 9) as usize;
+            // Ascending runs (as a scan asks) and jumps both.
+            for pos in (state >> 8) as u32 % 22..22 {
+                assert_eq!(
+                    regions.find_near(pos, &mut hint),
+                    regions.find(pos),
+                    "{pos}"
+                );
+            }
+        }
     }
 }

@@ -5,7 +5,7 @@
 //! search (`query.rs`). **Invariants:** every error names what it refuses and what is allowed.
 
 use super::cql::CqlError;
-use super::index::ColumnError;
+use super::index::{ColumnError, Index};
 
 /// Tokens that unbounded repetitions may add to a hit.
 pub const UNBOUNDED_SPAN: u32 = 100;
@@ -84,4 +84,19 @@ pub enum QueryError {
         "a filter is one token pattern such as [pos=\"NOUN|ADJ|VERB\"] or [!pos=\"PUNCT\"] (no sequence, repetition or within)"
     )]
     NotOneToken,
+}
+
+impl QueryError {
+    /// The attribute `name`, which `index` does not have, with those it has.
+    pub fn unknown_attribute<C>(index: &Index<C>, name: &str) -> QueryError {
+        QueryError::Attribute {
+            name: name.to_string(),
+            have: index
+                .attributes
+                .iter()
+                .map(|a| a.name.clone())
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
 }

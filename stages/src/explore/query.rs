@@ -273,16 +273,7 @@ impl<'i, C: Columns> Search<'i, C> {
                 let attr = self
                     .index
                     .attribute(&t.attr)
-                    .ok_or_else(|| QueryError::Attribute {
-                        name: t.attr.clone(),
-                        have: self
-                            .index
-                            .attributes
-                            .iter()
-                            .map(|a| a.name.clone())
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                    })?;
+                    .ok_or_else(|| QueryError::unknown_attribute(self.index, &t.attr))?;
                 let lexicon = &self.index.attributes[attr].lexicon;
                 let ids = Matcher::new(t)?.ids(lexicon, self.interrupt.as_ref())?;
                 // The bits are filled once the whole condition is compiled ([`fill_bits`]):

@@ -55,6 +55,8 @@ pub(super) struct Walk<'s, 'i, C> {
     /// The states alive, for a walk with no labels, regions or clauses to carry.
     plain: Vec<usize>,
     plain_next: Vec<usize>,
+    /// The document and `within` region of the last start (the next is often in them).
+    hints: [usize; 2],
 }
 
 impl<'s, 'i, C: Columns> Walk<'s, 'i, C> {
@@ -78,6 +80,7 @@ impl<'s, 'i, C: Columns> Walk<'s, 'i, C> {
             found_labels: Vec::new(),
             plain: Vec::new(),
             plain_next: Vec::new(),
+            hints: [0; 2],
         }
     }
 
@@ -89,7 +92,7 @@ impl<'s, 'i, C: Columns> Walk<'s, 'i, C> {
         want: Want,
     ) -> Result<Option<Hit>, QueryError> {
         let s = self.search;
-        let Some(mut limit) = s.limit_at(start) else {
+        let Some(mut limit) = s.limit_at(start, &mut self.hints) else {
             return Ok(None);
         };
         if let Some(cap) = cap {

@@ -28,26 +28,25 @@ impl fmt::Display for Test {
     }
 }
 
+/// `(a OP b OP c)`.
+fn write_joined<T: fmt::Display>(f: &mut fmt::Formatter<'_>, all: &[T], op: &str) -> fmt::Result {
+    f.write_str("(")?;
+    for (i, c) in all.iter().enumerate() {
+        if i > 0 {
+            f.write_str(op)?;
+        }
+        write!(f, "{c}")?;
+    }
+    f.write_str(")")
+}
+
 impl fmt::Display for Cond {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Cond::Any => Ok(()),
             Cond::Test(t) => write!(f, "{t}"),
-            Cond::And(all) | Cond::Or(all) => {
-                let op = if matches!(self, Cond::And(_)) {
-                    " & "
-                } else {
-                    " | "
-                };
-                f.write_str("(")?;
-                for (i, c) in all.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(op)?;
-                    }
-                    write!(f, "{c}")?;
-                }
-                f.write_str(")")
-            }
+            Cond::And(all) => write_joined(f, all, " & "),
+            Cond::Or(all) => write_joined(f, all, " | "),
             Cond::Not(a) => write!(f, "!({a})"),
         }
     }
@@ -133,21 +132,8 @@ impl fmt::Display for Constraint {
                     }
                 }
             }
-            Constraint::And(all) | Constraint::Or(all) => {
-                let op = if matches!(self, Constraint::And(_)) {
-                    " & "
-                } else {
-                    " | "
-                };
-                f.write_str("(")?;
-                for (i, c) in all.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(op)?;
-                    }
-                    write!(f, "{c}")?;
-                }
-                f.write_str(")")
-            }
+            Constraint::And(all) => write_joined(f, all, " & "),
+            Constraint::Or(all) => write_joined(f, all, " | "),
             Constraint::Not(c) => write!(f, "!({c})"),
         }
     }

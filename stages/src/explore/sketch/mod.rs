@@ -235,15 +235,7 @@ pub fn sketch<C: Columns>(
 ) -> Result<Vec<Table>, QueryError> {
     let attr = index
         .attribute(&options.lemma_attr)
-        .ok_or_else(|| QueryError::Attribute {
-            name: options.lemma_attr.clone(),
-            have: index
-                .attributes
-                .iter()
-                .map(|a| a.name.clone())
-                .collect::<Vec<_>>()
-                .join(", "),
-        })?;
+        .ok_or_else(|| QueryError::unknown_attribute(index, &options.lemma_attr))?;
     let mut tables = Vec::new();
     for r in &grammar.relations {
         // (name, the keyword's label, the collocate's): one or two sides.
@@ -345,14 +337,29 @@ impl<C: Columns> Side<'_, C> {
 
     /// The relation's patterns as one query, the labelled tokens given lemmas.
     fn query(&self, lemmas: &[(&str, &str)]) -> Query {
-        let alternatives: Vec<Sequence> = self
+        let alternatives = self
             .relation
             .patterns
             .iter()
             .map(|p| with_lemmas(p, lemmas, &self.options.lemma_attr))
             .collect();
+        self.joined(alternatives)
+    }
+
+    /// The query of the hits with the keyword and collocate `y`, every side's way joined.
+    fn pair_query(&self, ways: &[(&str, &str)], y: &str) -> Query {
+        let alternatives = ways
+            .iter()
+            .map(|&(k, c)| self.query(&[(k, self.lemma), (c, y)]).sequence)
+            .collect();
+        self.joined(alternatives)
+    }
+
+    /// Sequences as the alternatives of one query (one alone as it is), in the relation's
+    /// region.
+    fn joined(&self, mut alternatives: Vec<Sequence>) -> Query {
         let sequence = if alternatives.len() == 1 {
-            alternatives.into_iter().next().unwrap_or_default()
+            alternatives.remove(0)
         } else {
             vec![Item {
                 atom: Atom::Group(alternatives),
@@ -360,31 +367,6 @@ impl<C: Columns> Side<'_, C> {
                 max: Some(1),
                 label: None,
             }]
-        };
-        Query {
-            within: self.relation.within.as_ref().map(|r| Within {
-                region: r.clone(),
-                attrs: Vec::new(),
-            }),
-            ..Query::of_sequence(sequence)
-        }
-    }
-
-    /// The query of the hits with the keyword and collocate `y`, every side's way joined.
-    fn pair_query(&self, ways: &[(&str, &str)], y: &str) -> Query {
-        let mut alternatives = Vec::new();
-        for &(k, c) in ways {
-            let q = self.query(&[(k, self.lemma), (c, y)]);
-            alternatives.push(q.sequence);
-        }
-        let sequence = match alternatives.len() {
-            1 => alternatives.remove(0),
-            _ => vec![Item {
-                atom: Atom::Group(alternatives),
-                min: 1,
-                max: Some(1),
-                label: None,
-            }],
         };
         Query {
             within: self.relation.within.as_ref().map(|r| Within {
