@@ -256,7 +256,7 @@ fn explorer(command: Command) -> anyhow::Result<ExitCode> {
         } => {
             let (host, lang) = (host.as_deref(), lang.as_deref());
             crate::explore::search_documents(
-                &run,
+                &crate::explore::run_of(&run),
                 &query,
                 limit,
                 host,
@@ -283,16 +283,21 @@ fn explorer(command: Command) -> anyhow::Result<ExitCode> {
             args.run = subcorpus(&args.run, args.subcorpus.as_deref())?;
             crate::explore::sketch(&args, &mut out(), &mut err()).map(done)
         }
-        Command::Subcorpus(args) => crate::explore::subcorpus(&args, &mut out()).map(done),
+        Command::Subcorpus(mut args) => {
+            args.run = crate::explore::run_of(&args.run);
+            crate::explore::subcorpus(&args, &mut out()).map(done)
+        }
         Command::Keywords(mut args) => {
             args.run = subcorpus(&args.run, args.subcorpus.as_deref())?;
+            args.reference = crate::explore::run_of(&args.reference);
             crate::explore::keywords(&args, &mut out(), &mut err()).map(done)
         }
         command => unreachable!("{command:?} is dispatched by `tools`"),
     }
 }
 
-/// The folder a command reads: the run, or its subcorpus `name` (made again when stale).
+/// The folder a command reads: the run (a topic folder or file names its `run/`), or its
+/// subcorpus `name` (made again when stale).
 fn subcorpus(run: &std::path::Path, name: Option<&str>) -> anyhow::Result<std::path::PathBuf> {
-    crate::explore::resolve_subcorpus(run, name, &mut std::io::stderr())
+    crate::explore::resolve_subcorpus(&crate::explore::run_of(run), name, &mut std::io::stderr())
 }

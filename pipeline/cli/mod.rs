@@ -256,7 +256,8 @@ pub struct RunArgs {
     /// Run folder (default: `run/` beside the topic file). An existing run folder is resumed.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Start at this stage and reuse what the earlier stages stored.
+    /// Start at this stage and reuse what the earlier stages stored (`--from extract` rebuilds
+    /// the documents and everything after them without fetching).
     #[arg(long, value_enum, value_name = "STAGE", default_value = "seeds")]
     pub from: Stage,
     /// Stop after this stage (default: parse, the last). `--to crawl` fetches only; a later

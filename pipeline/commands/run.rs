@@ -32,21 +32,22 @@ use crate::{annotate, export, extract, seeds};
 /// The recorded web of the embedded default topic.
 pub const DEMO_WEB: &[u8] = include_bytes!("../../corpora/demo/web.warc.gz");
 
-/// A stage `--from` can start at (and `--to` stop after).
+/// A stage `--from` can start at (and `--to` stop after). Each one's help says what the stage
+/// itself does: the flags' own help says whether it is where a run starts or ends.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
 pub enum Stage {
-    /// Gather seeds, crawl (resuming), extract, export.
+    /// The seed URLs: the topic's, files of URLs and result pages, search APIs.
     #[default]
     Seeds,
-    /// Continue the crawl from the stored frontier, then extract and export.
+    /// Fetching, from the stored frontier on (a crawl resumes where it stopped).
     Crawl,
-    /// Rebuild `docs.jsonl` from the stored responses, then tag and export; no fetching.
+    /// `docs.jsonl` from the stored responses (no fetching).
     Extract,
-    /// Tag the documents not tagged yet (`[annotate]`), then export.
+    /// Tagging the documents not tagged yet (`[annotate]`).
     Annotate,
-    /// Rebuild the exports from `docs.jsonl` (and the stored tags).
+    /// The exports from `docs.jsonl` and the stored tags (vrt, matrices, graphs, index…).
     Export,
-    /// Run Syntex and Upery on the tagged corpus (`[parse]`).
+    /// Syntex and Upery on the tagged corpus (`[parse]`).
     Parse,
 }
 
@@ -437,7 +438,10 @@ pub(crate) fn gather_seeds(
     proxy: Option<&str>,
     progress: &Progress,
 ) -> anyhow::Result<seeds::SeedsReport> {
-    let canonicalizer = topic.file.urls.canonicalizer();
+    let canonicalizer = topic
+        .file
+        .urls
+        .canonicalizer(topic.file.traps.max_url_length);
     let scope = Scope::new(&topic.file.domains.allow, &topic.file.domains.deny);
     let gathered = seeds::run(topic, store, &canonicalizer, &scope, runtime, proxy)?;
     if let Some(why) = &gathered.search_stopped {
@@ -505,7 +509,10 @@ impl CrawlStage<'_> {
         worker: Option<crawl::WorkerLink>,
     ) -> anyhow::Result<crawl::CrawlOutcome> {
         let topic = self.topic;
-        let canonicalizer = topic.file.urls.canonicalizer();
+        let canonicalizer = topic
+            .file
+            .urls
+            .canonicalizer(topic.file.traps.max_url_length);
         let fetcher = match self.replay {
             Some(source) => Fetcher::Replay(Arc::new(
                 Replay::from_bytes(

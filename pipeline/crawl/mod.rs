@@ -126,12 +126,18 @@ pub struct CrawlContext {
 impl CrawlContext {
     /// The seen-set key of a link: canonical form, then its script's parameter rule (seed 004).
     /// None for what is not an http(s) URL; with the rule's objection when it breaks the rule.
+    /// A URL over the length limit is kept: the trap rule with the same limit (`[traps]
+    /// max_url_length`) settles it as `trap-url-length`, so it has its row like any refused URL.
     fn canonical(
         &self,
         raw: &str,
         base: &url::Url,
     ) -> Option<(url::Url, Option<urlnorm::RuleViolation>)> {
-        let target = self.canonicalizer.parse(raw, Some(base)).ok()?;
+        let target = match self.canonicalizer.parse(raw, Some(base)) {
+            Ok(target) => target,
+            Err(urlnorm::UrlError::TooLong { canonical, .. }) => *canonical,
+            Err(_) => return None,
+        };
         Some(match urlnorm::rule_for(&self.param_rules, &target) {
             Some(rule) => match rule.apply(&target) {
                 Ok(mapped) => (mapped, None),

@@ -22,7 +22,7 @@ use super::{MAX_HELD_TOKENS, QueryStopped};
 
 use super::concordance::{DocNames, KwicLine, bound, concordance, joined, open, sentence_context};
 use super::near::Hits;
-use super::{CSV_BOM, attribute, csv_line, interrupt, parse, query_error, tsv};
+use super::{CSV_BOM, attribute, counted, csv_line, interrupt, parse, query_error, tsv};
 use super::{Format, KwicArgs, Sort};
 use crate::index::corpus::FileColumns;
 
@@ -62,9 +62,9 @@ pub fn kwic(args: &KwicArgs, out: &mut dyn Write, notice: &mut dyn Write) -> any
     if args.sample.is_some() {
         writeln!(
             notice,
-            "a random sample of {shown} of {} hits (seed {}: the same seed gives the same lines) \
+            "a random sample of {shown} of {} (seed {}: the same seed gives the same lines) \
              ({:.1} ms)",
-            found.total.unwrap_or(0),
+            counted(found.total.unwrap_or(0) as u64, "hit", "hits"),
             args.seed,
             started.elapsed().as_secs_f64() * 1000.0
         )?;
@@ -161,7 +161,9 @@ fn count_hits(
     }
     writeln!(
         notice,
-        "{hits} hits in {docs} documents ({:.1} ms)",
+        "{} in {} ({:.1} ms)",
+        counted(hits, "hit", "hits"),
+        counted(docs, "document", "documents"),
         started.elapsed().as_secs_f64() * 1000.0
     )?;
     Ok(())
@@ -277,14 +279,16 @@ fn kwic_notice(
     match total {
         Some(t) if args.offset > 0 => writeln!(
             notice,
-            "{t} hits, lines {from}–{to} shown (--offset {}, --limit {limit}) ({ms:.1} ms)",
+            "{}, lines {from}–{to} shown (--offset {}, --limit {limit}) ({ms:.1} ms)",
+            counted(t as u64, "hit", "hits"),
             args.offset
         )?,
         Some(t) if t > shown => writeln!(
             notice,
-            "{t} hits, {shown} shown (--limit {limit}) ({ms:.1} ms)"
+            "{}, {shown} shown (--limit {limit}) ({ms:.1} ms)",
+            counted(t as u64, "hit", "hits")
         )?,
-        Some(t) => writeln!(notice, "{t} hits ({ms:.1} ms)")?,
+        Some(t) => writeln!(notice, "{} ({ms:.1} ms)", counted(t as u64, "hit", "hits"))?,
         None => writeln!(
             notice,
             "lines {from}–{to} shown; there are more (--limit or --offset to see more, --count for the total) ({ms:.1} ms)"

@@ -107,6 +107,26 @@ fn names<C: Columns>(index: &Index<C>) -> String {
         .join(", ")
 }
 
+/// The run folder a path names for the explorer's commands: a topic file's or a topic folder's
+/// `run/` (as `compare` and `batch` accept them), else the path itself (a run folder, an index
+/// folder, a subcorpus).
+pub fn run_of(path: &Path) -> std::path::PathBuf {
+    let topic_dir = if path.is_file() && path.extension().is_some_and(|e| e == "toml") {
+        path.parent().unwrap_or(Path::new("."))
+    } else {
+        path
+    };
+    let is_topic = topic_dir.join("topic.toml").is_file() || path.is_file();
+    let run = topic_dir.join("run");
+    if is_topic && !topic_dir.join("index").is_dir() && run.is_dir() {
+        run
+    } else {
+        path.to_path_buf()
+    }
+}
+
+pub(crate) use crate::ground::progress::counted;
+
 pub(crate) fn parse(query: &str) -> anyhow::Result<cql::Query> {
     cql::parse(query).map_err(|e| anyhow::anyhow!("{e}\n  {query}"))
 }

@@ -84,12 +84,16 @@ pub fn sketch(
     write_tables(out, args.format, &tables)?;
     writeln!(
         notice,
-        "{}: {} relations from {}, {} hits with the keyword, in {:.0} ms (--format tsv \
+        "{}: {} from {}, {} with the keyword, in {:.0} ms (--format tsv \
          gives each collocate's `glaneur kwic` query)",
         args.lemma,
-        tables.len(),
+        super::counted(tables.len() as u64, "relation", "relations"),
         made.origin,
-        tables.iter().map(|t| t.keyword_hits).sum::<u64>(),
+        super::counted(
+            tables.iter().map(|t| t.keyword_hits).sum::<u64>(),
+            "hit",
+            "hits"
+        ),
         started.elapsed().as_secs_f64() * 1000.0
     )?;
     Ok(())

@@ -20,8 +20,8 @@ use stages::explore::stats;
 use super::filters::Keep;
 
 use super::{
-    CollocArgs, FreqArgs, KeywordsArgs, attribute, needed, parse, query_error, regions, search,
-    write_rows,
+    CollocArgs, FreqArgs, KeywordsArgs, attribute, counted, needed, parse, query_error, regions,
+    search, write_rows,
 };
 use crate::index::corpus;
 
@@ -134,8 +134,9 @@ fn token_freq(args: &FreqArgs, out: &mut dyn Write, notice: &mut dyn Write) -> a
     let position = match at {
         Position::Node => String::new(),
         _ if args.query.is_some() => format!(
-            " at {} ({outside} hits with no token there in their document)",
-            args.at.to_uppercase()
+            " at {} ({} with no token there in their document)",
+            args.at.to_uppercase(),
+            counted(outside, "hit", "hits")
         ),
         _ => String::new(),
     };
@@ -389,8 +390,8 @@ pub fn colloc(
     )?;
     writeln!(
         notice,
-        "{} hits of the node, {} collocates seen at least {} times{}{}{}, {} shown, by {} ({:.1} ms)",
-        hits.len(),
+        "{} of the node, {} collocates seen at least {} times{}{}{}, {} shown, by {} ({:.1} ms)",
+        counted(hits.len() as u64, "hit", "hits"),
         rows.len(),
         args.min_freq,
         if args.min_collocate_freq > 0 {

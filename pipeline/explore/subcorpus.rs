@@ -119,9 +119,9 @@ pub fn subcorpus(args: &SubcorpusArgs, out: &mut dyn Write) -> anyhow::Result<()
     )?;
     writeln!(
         out,
-        "subcorpus {name}: {} documents, {} tokens in {} (read it with --subcorpus {name})",
-        made.documents,
-        made.tokens,
+        "subcorpus {name}: {}, {} in {} (read it with --subcorpus {name})",
+        super::counted(made.documents, "document", "documents"),
+        super::counted(made.tokens, "token", "tokens"),
         dir.display()
     )?;
     Ok(())
@@ -139,8 +139,9 @@ pub fn resolve(run: &Path, name: Option<&str>, notice: &mut dyn Write) -> anyhow
         writeln!(
             notice,
             "subcorpus {name}: the run's index changed since it was made; made again from its \
-             definition ({} documents, {} tokens)",
-            made.documents, made.tokens
+             definition ({}, {})",
+            super::counted(made.documents, "document", "documents"),
+            super::counted(made.tokens, "token", "tokens")
         )?;
     }
     Ok(dir)
@@ -239,10 +240,10 @@ fn list(run: &Path, out: &mut dyn Write) -> anyhow::Result<()> {
     for d in found {
         writeln!(
             out,
-            "{}\t{} documents\t{} tokens\t{}",
+            "{}\t{}\t{}\t{}",
             d.name,
-            d.documents,
-            d.tokens,
+            super::counted(d.documents, "document", "documents"),
+            super::counted(d.tokens, "token", "tokens"),
             d.definition()
         )?;
     }

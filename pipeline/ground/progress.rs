@@ -2,7 +2,8 @@
 //! rate, errors, pages per second over the last seconds and overall) and one bar per later stage.
 //!
 //! **In:** the crawl's events (a request settled, a URL dropped) and, once a second, the number
-//! of URLs queued in the store. **Out:** lines on stderr; the counters (for `live.json`).
+//! of URLs queued in the store. **Out:** lines on stderr; the counters (for `live.json`); and
+//! [`counted`], the "1 hit" / "2 hits" of every count a person reads.
 //!
 //! **Invariants:** nothing is drawn when stderr is not a terminal (logs and CI stay clean); the
 //! counters are kept either way; the harvest rate is the ratio of `report.json`
@@ -246,6 +247,12 @@ pub fn per_second(rate: f64) -> String {
     } else {
         format!("{rate:.2}")
     }
+}
+
+/// `n` and the noun, in the singular for one: "1 hit", "2 hits" (every count a person reads).
+pub fn counted(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 #[cfg(test)]

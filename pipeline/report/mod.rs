@@ -176,11 +176,16 @@ impl Report {
     /// The summary's seeds, search and crawl lines.
     fn summary_seeds_crawl(&self, out: &mut String) {
         if let Some(seeds) = &self.seeds {
-            let total: u64 = seeds.by_source.values().sum();
+            let sightings: u64 = seeds.by_source.values().sum();
             let _ = writeln!(
                 out,
-                "  {:<8} {:>8}  seed URLs ({} in scope, {} off-domain, {} invalid)",
-                "seeds", total, seeds.in_scope, seeds.off_domain, seeds.invalid
+                "  {:<8} {:>8}  seed URLs: {} in scope, {} off-domain (from {}; {} not a URL)",
+                "seeds",
+                seeds.in_scope + seeds.off_domain,
+                seeds.in_scope,
+                seeds.off_domain,
+                crate::ground::progress::counted(sightings, "sighting", "sightings"),
+                seeds.invalid
             );
             if seeds.queries > 0 {
                 let _ = writeln!(

@@ -55,6 +55,8 @@ struct Sink<'a> {
     scope: &'a Scope,
     report: SeedsReport,
     in_scope: HashSet<i64>,
+    /// Seed URLs outside `[domains]` (a URL found several times counts once).
+    off_scope: HashSet<i64>,
     now: f64,
 }
 
@@ -109,7 +111,7 @@ impl Sink<'_> {
                     self.store
                         .skip(id, Reason::OffDomain, "seed outside [domains]")?;
                 }
-                self.report.off_domain += 1;
+                self.off_scope.insert(id);
             }
         }
         Ok(())
@@ -133,6 +135,7 @@ pub fn run(
         scope,
         report: SeedsReport::default(),
         in_scope: HashSet::new(),
+        off_scope: HashSet::new(),
         now,
     };
     for url in &topic.seed_urls {
@@ -148,6 +151,7 @@ pub fn run(
         search(&mut sink, topic, (plan, section), runtime, proxy)?;
     }
     sink.report.in_scope = sink.in_scope.len() as u64;
+    sink.report.off_domain = sink.off_scope.len() as u64;
     sink.store.commit()?;
     Ok(sink.report)
 }
@@ -615,11 +619,11 @@ fn seed_row(
 /// Seeds stage figures.
 #[derive(Debug, Default, serde::Serialize)]
 pub struct SeedsReport {
-    /// Seed URLs found, per source.
+    /// Seed sightings (a URL found by several sources or queries counts each time), per source.
     pub by_source: BTreeMap<String, u64>,
     /// Distinct seed URLs in scope.
     pub in_scope: u64,
-    /// Seeds outside `[domains]`.
+    /// Distinct seed URLs outside `[domains]`.
     pub off_domain: u64,
     /// Lines or entries that were not usable URLs.
     pub invalid: u64,

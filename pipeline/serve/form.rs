@@ -17,6 +17,8 @@ pub(crate) struct TopicForm {
     pub(super) name: String,
     pub(super) description: String,
     pub(super) languages: String,
+    /// `replay`: a recorded web to crawl (empty: the live web; None: the form did not say).
+    pub(super) replay: Option<String>,
     pub(super) seed_urls: String,
     pub(super) seed_terms: String,
     /// `[search] queries`, when the topic has a `[search]` section (`None`: it has none).
@@ -62,6 +64,7 @@ impl TopicForm {
             name: name.to_string(),
             description: scalar(doc.get("description")),
             languages: strings(doc.get("languages")).join(", "),
+            replay: Some(scalar(doc.get("replay"))),
             seed_urls: strings(get("seeds", "urls")).join("\n"),
             seed_terms: strings(get("seeds", "terms")).join(", "),
             queries: doc
@@ -103,6 +106,13 @@ impl TopicForm {
             "languages",
             value(list(&self.languages, &[',', ' ', '\n'])),
         );
+        match self.replay.as_deref().map(str::trim) {
+            None => {}
+            Some("") => {
+                root.remove("replay");
+            }
+            Some(file) => put(root, "replay", value(file)),
+        }
         set(
             &mut doc,
             "seeds",

@@ -89,8 +89,9 @@ fn form_page(form: &TopicForm, new: bool, problem: Option<&str>) -> String {
 {name_field}\n\
 <label>description <input name=\"description\" value=\"{}\" size=\"80\"></label>\n\
 <label>languages (ISO 639-1, comma-separated; empty: any) <input name=\"languages\" value=\"{}\"></label>\n\
+<label>recorded web to crawl instead of the network (a WARC file in the topic folder, e.g. a run's <code>run/warc/…warc.gz</code>; empty: the live web) <input name=\"replay\" value=\"{}\" size=\"50\"></label>\n\
 <h2>Seeds</h2>\n<label>seed URLs (one a line) <textarea name=\"seed_urls\" rows=\"4\">{}</textarea></label>\n\
-<label>seed terms (comma-separated: they weigh links before any page is read) <input name=\"seed_terms\" value=\"{}\" size=\"80\"></label>\n\
+<label>seed terms (comma-separated: what a search API is sent, in <code>[search]</code>; they do not score pages) <input name=\"seed_terms\" value=\"{}\" size=\"80\"></label>\n\
 {queries}\n<p>saved result pages: {pages}</p>\n\
 <label>add saved result pages (HTML or WARC, as saved from a browser) <input type=\"file\" name=\"result_page\" multiple></label>\n\
 <h2>Formula</h2>\n<label>expression (ET/AND, OU/OR, NON/NOT, NEAR/n, \"phrases\", prefix*) <input name=\"formula\" id=\"f-formula\" value=\"{}\" size=\"90\"></label>\n\
@@ -115,6 +116,7 @@ fn form_page(form: &TopicForm, new: bool, problem: Option<&str>) -> String {
         },
         v(&form.description),
         v(&form.languages),
+        v(form.replay.as_deref().unwrap_or("")),
         v(&form.seed_urls),
         v(&form.seed_terms),
         v(&form.formula),
@@ -241,6 +243,7 @@ async fn read_form(
             "name" => &mut form.name,
             "description" => &mut form.description,
             "languages" => &mut form.languages,
+            "replay" => form.replay.get_or_insert_with(String::new),
             "seed_urls" => &mut form.seed_urls,
             "seed_terms" => &mut form.seed_terms,
             "queries" => form.queries.get_or_insert_with(String::new),

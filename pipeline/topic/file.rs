@@ -443,12 +443,14 @@ pub struct ScriptRule {
 }
 
 impl Urls {
-    /// The canonicaliser: the default drop list unless `drop_params` replaces it.
-    pub fn canonicalizer(&self) -> stages::web::urlnorm::Canonicalizer {
+    /// The canonicaliser: the default drop list unless `drop_params` replaces it, and the
+    /// topic's one URL length limit (`[traps] max_url_length`, given here).
+    pub fn canonicalizer(&self, max_url_length: usize) -> stages::web::urlnorm::Canonicalizer {
         match &self.drop_params {
             Some(list) => stages::web::urlnorm::Canonicalizer::with_drop_params(list),
             None => stages::web::urlnorm::Canonicalizer::default(),
         }
+        .with_max_url_length(max_url_length)
     }
 
     /// The per-script rules, for `stages::web::urlnorm`.

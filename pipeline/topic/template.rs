@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
+/// The template's description, which `glaneur check` asks to replace.
+pub(crate) const DESCRIPTION: &str = "What this corpus is about, in one sentence";
+
 /// The template, with `{name}` for the topic's name.
 const TEMPLATE: &str = r#"# A glaneur topic: what to gather and how. Change what is marked, then
 #   glaneur check {dir}                    # the topic resolved, or every problem with its field
@@ -17,9 +20,12 @@ const TEMPLATE: &str = r#"# A glaneur topic: what to gather and how. Change what
 # Every field and its allowed range: docs/guide/topic-file.md.
 
 name = "{name}"
-description = "What this corpus is about, in one sentence"
+description = "{description}"
 # Target languages (ISO 639-1); pages in other languages are not kept.
 languages = ["fr"]
+# Crawl a recorded web instead of the network (a WARC file, relative to this folder: a run's
+# run/warc/*.warc.gz, or the demo's web.warc.gz); `glaneur run --replay FILE` does the same.
+# replay = "recorded.warc.gz"
 
 [seeds]
 # Where the crawl starts: pages you know are on topic (a search engine's results for the
@@ -27,7 +33,9 @@ languages = ["fr"]
 urls = [
     "https://fr.wikipedia.org/wiki/Th%C3%A9orie_des_graphes",
 ]
-# Words of the topic: they weigh links and pages before any page is read.
+# Words of the topic, for a search API (`[search]`, docs/guide/seeds.md): it sends random tuples
+# of them and takes the results as seeds. They do not score pages or links: the formula and the
+# seed pages' own words do.
 terms = ["graphe", "graphes", "sommet", "arête"]
 # result_pages = ["serp/google-graphes.html"]   # saved search-engine result pages
 # url_lists = ["seeds.txt"]                      # one URL per line
@@ -98,7 +106,10 @@ pub fn init(dir: &Path) -> anyhow::Result<PathBuf> {
 
 /// The template for topic `name` in folder `dir` (also the web interface's new topic).
 pub(crate) fn render(name: &str, dir: &str) -> String {
-    TEMPLATE.replace("{name}", name).replace("{dir}", dir)
+    TEMPLATE
+        .replace("{name}", name)
+        .replace("{dir}", dir)
+        .replace("{description}", DESCRIPTION)
 }
 
 #[cfg(test)]
@@ -113,7 +124,11 @@ mod tests {
         let topic = crate::topic::Topic::load(&dir).unwrap();
         assert_eq!(topic.file.name, "graphes");
         crate::topic::check_files(&topic, false).unwrap();
-        assert!(crate::topic::warnings(&topic).is_empty());
+        // `check` passes it, and says which placeholders are left: the contact, the description.
+        let warnings = crate::topic::warnings(&topic);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].contains("[politeness] contact"), "{warnings:?}");
+        assert!(warnings[1].starts_with("description"), "{warnings:?}");
         let before = std::fs::read_to_string(&path).unwrap();
         let again = init(&dir).unwrap_err().to_string();
         assert!(again.contains("exists already"), "{again}");

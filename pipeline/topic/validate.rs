@@ -634,6 +634,27 @@ pub fn warnings(topic: &Topic) -> Vec<String> {
             ));
         }
     }
+    out.extend(placeholders(topic));
+    out
+}
+
+/// The template's placeholders left in a topic (`glaneur init`'s contact and description).
+fn placeholders(topic: &Topic) -> Vec<String> {
+    let mut out = Vec::new();
+    let contact = &topic.file.politeness.contact;
+    if contact.contains("prenom.nom") || contact.ends_with("univ.example") {
+        out.push(format!(
+            "[politeness] contact is the template's `{contact}`: put your e-mail or web page, \
+             which every request's User-Agent carries so that site owners can reach you"
+        ));
+    }
+    if topic.file.description == crate::topic::template::DESCRIPTION {
+        out.push(
+            "description is the template's: say in one sentence what this corpus is about (it \
+             is written in the report and the exports' metadata)"
+                .to_string(),
+        );
+    }
     out
 }
 

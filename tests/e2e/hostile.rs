@@ -397,3 +397,47 @@ fn a_host_name_too_long_for_a_file_name_does_not_block_the_exports() {
         "{maps:?}"
     );
 }
+
+#[test]
+fn a_link_over_the_url_length_limit_gets_its_row_and_reason() {
+    // One limit for the parser and `[traps] max_url_length` (default 2,083 bytes): a link of
+    // 2,100 or 2,123 bytes is recorded as `trap-url-length`, never dropped without a row; a
+    // link of 2,083 bytes is within it.
+    let dir = tempfile::tempdir().unwrap();
+    let head = "http://long.test/";
+    let link = |len: usize| format!("{head}{}", "a".repeat(len - head.len()));
+    std::fs::create_dir(dir.path().join("long.test")).unwrap();
+    std::fs::write(
+        dir.path().join("long.test").join("index.html"),
+        format!(
+            "<html lang=fr><head><title>Graphes</title></head><body><p>Un graphe est un \
+             ensemble de sommets reliés par des arêtes, et cette page en parle assez \
+             longuement pour être gardée dans le corpus des graphes.</p>\
+             <a href=\"{}\">a</a> <a href=\"{}\">b</a> <a href=\"{}\">c</a></body></html>",
+            link(2083),
+            link(2100),
+            link(2123)
+        ),
+    )
+    .unwrap();
+    let topic = dir.path().join("topic.toml");
+    std::fs::write(
+        &topic,
+        format!(
+            "name = \"long-links\"\nlanguages = [\"fr\"]\n[seeds]\nurls = [\"{head}\"]\n\
+             [formula]\nexpression = '\"graphe*\"'\n[politeness]\n\
+             contact = \"mailto:test@example.org\"\ndelay_seconds = 0\n"
+        ),
+    )
+    .unwrap();
+    let web = TestWeb::start(dir.path());
+    let out = dir.path().join("run");
+    assert_exit(&run_topic(&topic, &out, &web.proxy(), &[]), 0);
+    for len in [2100, 2123] {
+        let (reason, detail) = reason_of(&out, &link(len)).expect("a row for the long link");
+        assert_eq!(reason, "trap-url-length", "{len} bytes");
+        assert!(detail.contains("2083"), "{detail}");
+    }
+    let (reason, _) = reason_of(&out, &link(2083)).expect("a row for the 2,083-byte link");
+    assert_ne!(reason, "trap-url-length");
+}

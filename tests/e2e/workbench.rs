@@ -153,6 +153,17 @@ pub fn cqp_sketches_and_subcorpora_on_the_tagged_demo(run: &Path) {
     assert_eq!(rows.len(), 1, "{by_seed}");
     assert_eq!(rows[0][1], "topic", "{by_seed}");
 
+    // A topic folder (or its topic file) names its run folder, as for `compare` and `batch`.
+    let topic = tempfile::tempdir().unwrap();
+    std::fs::write(topic.path().join("topic.toml"), "name = \"t\"\n").unwrap();
+    std::os::unix::fs::symlink(run, topic.path().join("run")).unwrap();
+    let all_nouns = tokens.iter().filter(|t| t.pos == "NOUN").count();
+    assert_eq!(count(topic.path(), "[pos=\"NOUN\"]", &[]), all_nouns);
+    assert_eq!(
+        count(&topic.path().join("topic.toml"), "[pos=\"NOUN\"]", &[]),
+        all_nouns
+    );
+
     // A named subcorpus: the first document, read by kwic and freq as its own corpus.
     let id = &ids[0];
     run_ok(run, &["subcorpus", "first", "--where", &format!("id={id}")]);
@@ -167,7 +178,7 @@ pub fn cqp_sketches_and_subcorpora_on_the_tagged_demo(run: &Path) {
     let listed = run_ok(run, &["subcorpus"]);
     let size = tokens.iter().filter(|t| t.doc == 1).count();
     assert!(
-        listed.contains(&format!("first\t1 documents\t{size} tokens")),
+        listed.contains(&format!("first\t1 document\t{size} tokens")),
         "{listed}"
     );
     // Made again when the run's index changes (here: its manifest touched by a new export).

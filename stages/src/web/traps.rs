@@ -35,7 +35,7 @@ pub struct TrapLimits {
 impl Default for TrapLimits {
     fn default() -> TrapLimits {
         TrapLimits {
-            max_url_length: 2083,
+            max_url_length: super::urlnorm::MAX_URL_BYTES,
             max_path_depth: 16,
             max_repeats: 2,
             max_query_variants: 500,

@@ -2,10 +2,12 @@
 //!
 //! **In:** a URL string as found in a page or a seed list (absolute, or relative to the page's
 //! URL), or an already parsed [`url::Url`]; the list of query parameters to drop (defaults to
-//! common session and tracking parameters, see [`DEFAULT_DROP_PARAMS`]).
+//! common session and tracking parameters, see [`DEFAULT_DROP_PARAMS`]); the longest canonical
+//! URL accepted (the topic's `[traps] max_url_length`, default [`MAX_URL_BYTES`]).
 //!
 //! **Out:** one canonical `http`/`https` URL per resource, or a typed [`UrlError`] that names
-//! the URL; [`host_key`] gives `scheme://host:port`, the unit of politeness.
+//! the URL (a URL over the length limit comes with its canonical form, so that the crawl records
+//! it); [`host_key`] gives `scheme://host:port`, the unit of politeness.
 //!
 //! **Invariants:** canonicalisation is idempotent (`c(c(u)) == c(u)`); it never panics; it
 //! changes only what cannot change the resource fetched, plus the deliberate drop list.
@@ -36,9 +38,11 @@
 
 use url::Url;
 
-/// The longest canonical URL accepted, in bytes (longer URLs are almost always traps or
-/// generated junk, and many servers refuse them).
-pub const MAX_URL_BYTES: usize = 2048;
+/// The longest canonical URL accepted by default, in bytes: the default of the topic's
+/// `[traps] max_url_length` too (2,083, the old Internet Explorer limit, Heritrix's), one limit
+/// for the parser and the crawl. Longer URLs are almost always traps or generated junk, and
+/// many servers refuse them.
+pub const MAX_URL_BYTES: usize = 2083;
 
 /// The default drop list: session and tracking parameters (`*` at the end = any suffix).
 pub const DEFAULT_DROP_PARAMS: [&str; 11] = [
@@ -87,13 +91,18 @@ pub enum UrlError {
         /// The resolved URL, quoted.
         url: String,
     },
-    /// The canonical URL is longer than [`MAX_URL_BYTES`].
-    #[error("URL {url:?} is {len} bytes long, more than the {MAX_URL_BYTES} accepted")]
+    /// The canonical URL is longer than the canonicaliser's limit ([`MAX_URL_BYTES`] unless
+    /// [`Canonicalizer::with_max_url_length`] set another).
+    #[error("URL {url:?} is {len} bytes long, more than the {max} accepted")]
     TooLong {
         /// The canonical URL, quoted (shortened).
         url: String,
         /// Its length in bytes.
         len: usize,
+        /// The limit it is over.
+        max: usize,
+        /// The canonical URL itself, for a caller that records the refusal under it.
+        canonical: Box<Url>,
     },
 }
 
@@ -118,10 +127,13 @@ impl DropPattern {
     }
 }
 
-/// Canonicalises URLs with one drop list of session and tracking parameters.
+/// Canonicalises URLs with one drop list of session and tracking parameters, and one length
+/// limit.
 #[derive(Debug, Clone)]
 pub struct Canonicalizer {
     drop: Vec<DropPattern>,
+    /// The longest canonical URL [`Canonicalizer::parse`] accepts, in bytes.
+    max_url_length: usize,
 }
 
 impl Default for Canonicalizer {
@@ -151,7 +163,20 @@ impl Canonicalizer {
                 None => DropPattern::Exact(p.to_ascii_lowercase()),
             })
             .collect();
-        Canonicalizer { drop }
+        Canonicalizer {
+            drop,
+            max_url_length: MAX_URL_BYTES,
+        }
+    }
+
+    /// The same canonicaliser with another length limit (the topic's `[traps]
+    /// max_url_length`).
+    #[must_use]
+    pub fn with_max_url_length(self, max_url_length: usize) -> Canonicalizer {
+        Canonicalizer {
+            max_url_length,
+            ..self
+        }
     }
 
     /// Whether a parameter of this name is dropped.
@@ -188,7 +213,7 @@ impl Canonicalizer {
     /// # Errors
     /// [`UrlError::Invalid`] when the WHATWG parser rejects it, [`UrlError::UnsupportedScheme`]
     /// for anything but `http`/`https`, [`UrlError::EmptyHost`], and [`UrlError::TooLong`]
-    /// when the canonical URL exceeds [`MAX_URL_BYTES`].
+    /// (with the canonical URL) when the canonical URL exceeds the length limit.
     pub fn parse(&self, input: &str, base: Option<&Url>) -> Result<Url, UrlError> {
         let parsed = Url::options()
             .base_url(base)
@@ -215,10 +240,12 @@ impl Canonicalizer {
         }
         let canonical = self.canonicalize(&parsed);
         let len = canonical.as_str().len();
-        if len > MAX_URL_BYTES {
+        if len > self.max_url_length {
             return Err(UrlError::TooLong {
                 url: quote(canonical.as_str()),
                 len,
+                max: self.max_url_length,
+                canonical: Box::new(canonical),
             });
         }
         Ok(canonical)
@@ -274,13 +301,14 @@ pub struct ParamRule {
     pub host: String,
     /// Path of the script (`/tisk.php`).
     pub path: String,
-    /// Parameters that must be present.
+    /// Parameters that must be present (or have a default).
     pub required: Vec<String>,
-    /// Parameters that must be present with one of these values.
+    /// Parameters that must be present (or have a default) with one of these values.
     pub enumerated: Vec<(String, Vec<String>)>,
     /// Parameters kept when present.
     pub optional: Vec<String>,
-    /// Optional parameters added with this value when absent.
+    /// Parameters added with this value when absent: a required or enumerated parameter
+    /// with a default is never missing.
     pub defaults: Vec<(String, String)>,
 }
 
@@ -302,8 +330,8 @@ pub enum RuleViolation {
 
 impl ParamRule {
     /// Applies the rule to a canonical URL of its script: the URL with only the parameters
-    /// the rule names (defaults added), or why it is ignored. Names are matched exactly,
-    /// values after percent-decoding.
+    /// the rule names (defaults added, and checked like given values), or why it is ignored.
+    /// Names are matched exactly, values after percent-decoding.
     pub fn apply(&self, url: &Url) -> Result<Url, RuleViolation> {
         let query = url.query().unwrap_or("");
         let pairs: Vec<(String, String, &str)> = query
@@ -315,13 +343,26 @@ impl ParamRule {
             })
             .collect();
         let has = |name: &str| pairs.iter().any(|(n, _, _)| n == name);
+        // A parameter with a default is always given: the default fills it when absent.
+        let value_of = |name: &str| {
+            pairs
+                .iter()
+                .find(|(n, _, _)| n == name)
+                .map(|(_, value, _)| value)
+                .or_else(|| {
+                    self.defaults
+                        .iter()
+                        .find(|(n, _)| n == name)
+                        .map(|(_, v)| v)
+                })
+        };
         for name in &self.required {
-            if !has(name) {
+            if value_of(name).is_none() {
                 return Err(RuleViolation::Missing(name.clone()));
             }
         }
         for (name, allowed) in &self.enumerated {
-            let Some((_, value, _)) = pairs.iter().find(|(n, _, _)| n == name) else {
+            let Some(value) = value_of(name) else {
                 return Err(RuleViolation::Missing(name.clone()));
             };
             if !allowed.contains(value) {

@@ -365,3 +365,114 @@ fn seed_004_parameter_rules() {
     assert!(rule_for(&rules, &u("http://EXAMPLE.com/tisk.php?x=1")).is_some());
     assert!(rule_for(&rules, &u("http://example.com/jiny.php?x=1")).is_none());
 }
+
+#[test]
+fn the_guides_script_rule_example_fills_the_default() {
+    // docs/guide/topic-file.md, `[[urls.script]]`, as written there.
+    let rule = ParamRule {
+        host: "example.com".into(),
+        path: "/show.php".into(),
+        required: vec!["id".into()],
+        enumerated: vec![("lang".into(), vec!["fr".into(), "en".into()])],
+        optional: vec!["page".into()],
+        defaults: vec![("lang".into(), "fr".into())],
+    };
+    let c = Canonicalizer::default();
+    let apply = |s: &str| {
+        rule.apply(&c.parse(s, None).expect("test URL"))
+            .map(|u| u.to_string())
+    };
+    // The default fills the absent parameter: given, and allowed.
+    assert_eq!(
+        apply("http://example.com/show.php?id=9"),
+        Ok("http://example.com/show.php?id=9&lang=fr".into())
+    );
+    assert_eq!(
+        apply("http://example.com/show.php?lang=en&id=9&page=2&x=1"),
+        Ok("http://example.com/show.php?id=9&lang=en&page=2".into())
+    );
+    // A value outside `enumerated` is still refused, and so is a required parameter
+    // without a default.
+    assert_eq!(
+        apply("http://example.com/show.php?id=9&lang=de"),
+        Err(RuleViolation::NotAllowed {
+            name: "lang".into(),
+            value: "de".into()
+        })
+    );
+    assert_eq!(
+        apply("http://example.com/show.php?lang=fr"),
+        Err(RuleViolation::Missing("id".into()))
+    );
+    // A required parameter with a default counts as given too.
+    let required_default = ParamRule {
+        required: vec!["id".into(), "lang".into()],
+        enumerated: Vec::new(),
+        ..rule.clone()
+    };
+    assert_eq!(
+        required_default
+            .apply(
+                &c.parse("http://example.com/show.php?id=9", None)
+                    .expect("test URL")
+            )
+            .map(|u| u.to_string()),
+        Ok("http://example.com/show.php?id=9&lang=fr".into())
+    );
+    // An enumerated parameter with no default is still required.
+    let no_default = ParamRule {
+        defaults: Vec::new(),
+        ..rule
+    };
+    assert_eq!(
+        no_default
+            .apply(
+                &c.parse("http://example.com/show.php?id=9", None)
+                    .expect("test URL")
+            )
+            .map(|u| u.to_string()),
+        Err(RuleViolation::Missing("lang".into()))
+    );
+}
+
+#[test]
+fn the_length_limit_is_the_topics() {
+    // One limit: the default is `[traps] max_url_length`'s, 2,083 bytes, not 2,048.
+    assert_eq!(MAX_URL_BYTES, 2083);
+    let head = "http://e.org/";
+    let url = |len: usize| format!("{head}{}", "a".repeat(len - head.len()));
+    let c = Canonicalizer::default();
+    assert_eq!(
+        c.parse(&url(2083), None).map(|u| u.as_str().len()),
+        Ok(2083)
+    );
+    for long in [2100, 2123] {
+        let Err(UrlError::TooLong {
+            len,
+            max,
+            canonical,
+            ..
+        }) = c.parse(&url(long), None)
+        else {
+            panic!("a URL of {long} bytes is over the limit");
+        };
+        assert_eq!((len, max), (long, 2083));
+        // The canonical URL comes with the refusal, for a caller that records it.
+        assert_eq!(canonical.as_str(), url(long));
+    }
+    // A topic's own limit replaces the default.
+    let short = Canonicalizer::default().with_max_url_length(100);
+    assert!(matches!(
+        short.parse(&url(101), None),
+        Err(UrlError::TooLong {
+            len: 101,
+            max: 100,
+            ..
+        })
+    ));
+    let long = Canonicalizer::default().with_max_url_length(4000);
+    assert_eq!(
+        long.parse(&url(2123), None).map(|u| u.as_str().len()),
+        Ok(2123)
+    );
+}

@@ -359,13 +359,30 @@ fn quote_if_phrase(term: &str) -> String {
 }
 
 /// A `[domains] allow` pattern as a `site:` value: `.fr` → `fr`, `inria.fr` → `inria.fr`.
+/// Only a host name is one: a name with a dot in it, or a TLD in its documented form with a
+/// leading dot. A bare word (`francophone`, which stands for a list of TLDs, or a word taken
+/// for a keyword), a network or a malformed name gives None.
 fn site_value(pattern: &str) -> Option<String> {
-    let value = pattern.trim().trim_start_matches('.').to_ascii_lowercase();
-    let ok = !value.is_empty()
-        && value
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-');
-    ok.then_some(value)
+    let pattern = pattern.trim().to_ascii_lowercase();
+    let value = pattern.strip_prefix('.').unwrap_or(&pattern);
+    let named = pattern.starts_with('.') || value.contains('.');
+    let ok = named
+        && value.split('.').all(|label| {
+            !label.is_empty() && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        })
+        && url::Host::parse(value).is_ok();
+    ok.then(|| value.to_owned())
+}
+
+/// The `site:` values of the whole allow list, or none: the list is a union, so restricting
+/// the search to some of its entries would leave the others' pages out.
+fn site_values(patterns: &[String]) -> Vec<String> {
+    patterns
+        .iter()
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| site_value(p))
+        .collect::<Option<Vec<String>>>()
+        .unwrap_or_default()
 }
 
 /// Compiles `query` for `backend`:
@@ -378,7 +395,8 @@ fn site_value(pattern: &str) -> Option<String> {
 /// | SearXNG | `-word`, `-"a phrase"` in `q` (passed to its engines) | `site:` in `q` (one domain only) | `language` | — |
 ///
 /// Where a row says "one domain only", several allowed domains are not compiled (the
-/// backend has no documented OR of sites) and the results are only re-checked. Wildcard
+/// backend has no documented OR of sites) and the results are only re-checked; so are they
+/// when an allowed entry is not a host name (`francophone`, a network): no `site:` at all. Wildcard
 /// terms (`graph*`) are never compiled: no backend documents them.
 pub fn compile(
     backend: Backend,
@@ -392,11 +410,7 @@ pub fn compile(
         .iter()
         .filter(|t| !t.contains('*') && !t.trim().is_empty())
         .collect();
-    let sites: Vec<String> = restrictions
-        .sites
-        .iter()
-        .filter_map(|s| site_value(s))
-        .collect();
+    let sites = site_values(&restrictions.sites);
     let language = restrictions
         .language
         .as_deref()

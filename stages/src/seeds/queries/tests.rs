@@ -270,3 +270,53 @@ fn explicit_queries_come_first() {
     assert!(matches!(q[1], Query::Tuple(_)));
     assert!(topic_queries(&[], &terms(&["q"]), 3, 0, 0).is_ok());
 }
+
+#[test]
+fn only_host_names_are_sent_as_sites() {
+    let sent = |sites: &[&str]| -> Vec<(Backend, String, Option<String>)> {
+        let mut r = restrictions();
+        r.sites = terms(sites);
+        [
+            Backend::Brave,
+            Backend::Searxng,
+            Backend::Mojeek,
+            Backend::Google,
+        ]
+        .into_iter()
+        .map(|backend| {
+            let c = compile(backend, &tuple(), &r).unwrap();
+            let site = param(&c, "site")
+                .or(param(&c, "siteSearch"))
+                .map(str::to_owned);
+            (backend, c.q, site)
+        })
+        .collect()
+    };
+    // A word that names no host (`francophone` stands for a list of TLDs, a typo for
+    // nothing) is never a `site:`; and since the allow list is a union, leaving out one of
+    // its entries would narrow the search to the others: no site is sent at all.
+    for words in [
+        &["francophone"][..],
+        &["francophone", "inria.fr"],
+        &["linguistique"],
+        &["fr"],
+        &["10.0.0.0/8"],
+        &["inria..fr"],
+    ] {
+        for (backend, q, site) in sent(words) {
+            assert!(!q.contains("site:"), "{words:?} {backend:?}: {q}");
+            assert_eq!(site, None, "{words:?} {backend:?}");
+        }
+    }
+    // Host names and the documented TLD form keep their `site:`.
+    for (pattern, value) in [
+        (".fr", "fr"),
+        ("inria.fr", "inria.fr"),
+        ("WWW.Inria.FR", "www.inria.fr"),
+    ] {
+        for (backend, q, site) in sent(&[pattern]) {
+            let said = q.ends_with(&format!(" site:{value}")) || site.as_deref() == Some(value);
+            assert!(said, "{pattern} {backend:?}: {q} {site:?}");
+        }
+    }
+}
