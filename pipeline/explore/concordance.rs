@@ -83,11 +83,15 @@ pub fn concordance(args: &KwicArgs, count_all: bool) -> anyhow::Result<Concordan
         .as_deref()
         .map(|a| attribute(&index, a))
         .transpose()?;
+    // A sample is drawn in corpus order and sorted here; the kept hits come in their order.
     let (hits, total) = match args.sample {
-        Some(n) => sampled_hits(&search, args, n)?,
+        Some(n) => {
+            let (drawn, total) = sampled_hits(&search, args, n)?;
+            (ordered(&index, drawn, args, &show, sort_attr)?, total)
+        }
         None => kept_hits(&index, &search, args, &show, sort_attr, count_all)?,
     };
-    let hits: Vec<Hit> = ordered(&index, hits, args, &show, sort_attr)?
+    let hits: Vec<Hit> = hits
         .into_iter()
         .skip(args.offset)
         .take(args.limit)

@@ -183,8 +183,8 @@ fn main_language<C>(index: &stages::explore::index::Index<C>) -> Option<String> 
 fn write_tables(out: &mut dyn Write, format: Format, tables: &[&Table]) -> anyhow::Result<()> {
     if format == Format::Text {
         for t in tables {
-            let s = if t.keyword_hits == 1 { "" } else { "s" };
-            writeln!(out, "{} ({} hit{s})", t.relation, t.keyword_hits)?;
+            let hits = super::counted(t.keyword_hits, "hit", "hits");
+            writeln!(out, "{} ({hits})", t.relation)?;
             if t.rows.is_empty() && t.keyword_hits > 0 {
                 writeln!(out, "  (no collocate as frequent as --min-freq)")?;
             }

@@ -102,30 +102,24 @@ fn token_freq(args: &FreqArgs, out: &mut dyn Write, notice: &mut dyn Write) -> a
     let lexicon = &index.attributes[attr].lexicon;
     let listed: Vec<&(String, u64)> = rows.iter().filter(|(v, _)| keep.keeps(v)).collect();
     let per_million = 1e6 / f64::from(index.n_tokens.max(1));
-    let table: Vec<Vec<String>> = listed
-        .iter()
-        .take(args.limit)
-        .enumerate()
-        .map(|(i, (v, f))| {
-            let mut row = vec![
-                (i + 1).to_string(),
-                v.clone(),
-                f.to_string(),
-                format!("{:.2}", *f as f64 * per_million),
-            ];
-            if let Some(d) = lexicon
-                .find(v)
-                .and_then(|id| dispersion.as_ref()?.get(id as usize))
-            {
-                row.extend([
-                    format!("{:.3}", d.dp),
-                    format!("{:.1}", d.arf),
-                    format!("{:.3}", d.juilland_d),
-                ]);
-            }
-            row
-        })
-        .collect();
+    let table = ranked(&listed, args.limit, |(v, f)| {
+        let mut row = vec![
+            v.clone(),
+            f.to_string(),
+            format!("{:.2}", *f as f64 * per_million),
+        ];
+        if let Some(d) = lexicon
+            .find(v)
+            .and_then(|id| dispersion.as_ref()?.get(id as usize))
+        {
+            row.extend([
+                format!("{:.3}", d.dp),
+                format!("{:.1}", d.arf),
+                format!("{:.3}", d.juilland_d),
+            ]);
+        }
+        row
+    });
     let mut header = vec!["rank", "value", "frequency", "per_million"];
     if dispersion.is_some() {
         header.extend(["dp", "arf", "juilland_d"]);
@@ -251,32 +245,25 @@ fn document_freq(
     let rows = breakdown::by_document(&index, &args.by, hits.as_deref())
         .with_context(|| format!("the documents have no attribute `{}`", args.by))?;
     let listed: Vec<_> = rows.iter().filter(|r| keep.keeps(&r.value)).collect();
-    let table: Vec<Vec<String>> = listed
-        .iter()
-        .take(args.limit)
-        .enumerate()
-        .map(|(i, r)| match hits {
-            Some(_) => vec![
-                (i + 1).to_string(),
-                r.value.clone(),
-                r.count.to_string(),
-                format!("{:.2}", r.count as f64 * 1e6 / r.tokens.max(1) as f64),
-                r.with_hits.to_string(),
-                r.documents.to_string(),
-                r.tokens.to_string(),
-            ],
-            None => vec![
-                (i + 1).to_string(),
-                r.value.clone(),
-                r.tokens.to_string(),
-                format!(
-                    "{:.2}",
-                    r.tokens as f64 * 100.0 / f64::from(index.n_tokens.max(1))
-                ),
-                r.documents.to_string(),
-            ],
-        })
-        .collect();
+    let table = ranked(&listed, args.limit, |r| match hits {
+        Some(_) => vec![
+            r.value.clone(),
+            r.count.to_string(),
+            format!("{:.2}", r.count as f64 * 1e6 / r.tokens.max(1) as f64),
+            r.with_hits.to_string(),
+            r.documents.to_string(),
+            r.tokens.to_string(),
+        ],
+        None => vec![
+            r.value.clone(),
+            r.tokens.to_string(),
+            format!(
+                "{:.2}",
+                r.tokens as f64 * 100.0 / f64::from(index.n_tokens.max(1))
+            ),
+            r.documents.to_string(),
+        ],
+    });
     let header: &[&str] = match hits {
         Some(_) => &[
             "rank",
@@ -356,23 +343,17 @@ pub fn colloc(
     )
     .map_err(|e| query_error(e, args.timeout))?;
     let rows: Vec<_> = rows.into_iter().filter(|c| keep.keeps(&c.value)).collect();
-    let table: Vec<Vec<String>> = rows
-        .iter()
-        .take(args.limit)
-        .enumerate()
-        .map(|(i, c)| {
-            vec![
-                (i + 1).to_string(),
-                c.value.clone(),
-                c.together.to_string(),
-                c.frequency.to_string(),
-                format!("{:.3}", c.logdice),
-                format!("{:.3}", c.mi),
-                format!("{:.3}", c.t),
-                format!("{:.3}", c.ll),
-            ]
-        })
-        .collect();
+    let table = ranked(&rows, args.limit, |c| {
+        vec![
+            c.value.clone(),
+            c.together.to_string(),
+            c.frequency.to_string(),
+            format!("{:.3}", c.logdice),
+            format!("{:.3}", c.mi),
+            format!("{:.3}", c.t),
+            format!("{:.3}", c.ll),
+        ]
+    });
     write_rows(
         out,
         args.format,
@@ -551,22 +532,16 @@ pub fn keywords(
     .into_iter()
     .filter(|k| k.reference >= args.min_reference_freq && keep.keeps(&k.value))
     .collect();
-    let table: Vec<Vec<String>> = rows
-        .iter()
-        .take(args.limit)
-        .enumerate()
-        .map(|(i, k)| {
-            vec![
-                (i + 1).to_string(),
-                k.value.clone(),
-                k.focus.to_string(),
-                k.reference.to_string(),
-                format!("{:.3}", k.score),
-                format!("{:.2}", k.ll),
-                format!("{:.2}", k.log_ratio),
-            ]
-        })
-        .collect();
+    let table = ranked(&rows, args.limit, |k| {
+        vec![
+            k.value.clone(),
+            k.focus.to_string(),
+            k.reference.to_string(),
+            format!("{:.3}", k.score),
+            format!("{:.2}", k.ll),
+            format!("{:.2}", k.log_ratio),
+        ]
+    });
     write_rows(
         out,
         args.format,
@@ -593,4 +568,17 @@ pub fn keywords(
         table.len()
     )?;
     Ok(())
+}
+
+/// The first `limit` rows as table lines, each after its rank (1, 2, …).
+fn ranked<T>(rows: &[T], limit: usize, cells: impl Fn(&T) -> Vec<String>) -> Vec<Vec<String>> {
+    rows.iter()
+        .take(limit)
+        .enumerate()
+        .map(|(i, row)| {
+            let mut line = vec![(i + 1).to_string()];
+            line.extend(cells(row));
+            line
+        })
+        .collect()
 }

@@ -216,15 +216,15 @@ fn folder(run: &Path, name: &str) -> PathBuf {
 
 /// A digest of the run's index manifest: it changes whenever the index is built again.
 fn signature(run: &Path) -> anyhow::Result<String> {
-    use sha2::Digest;
     let index = corpus::locate(run)?;
-    let mut hash = sha2::Sha256::new();
+    let mut signature = String::new();
     for file in ["index.json", "SHA256SUMS"] {
-        if let Ok(bytes) = std::fs::read(index.join(file)) {
-            hash.update(&bytes);
+        // An index from before checksums has no SHA256SUMS: its manifest alone signs it.
+        if let Ok(d) = crate::ground::checksums::digest(&index.join(file)) {
+            signature.push_str(&d);
         }
     }
-    Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    Ok(signature)
 }
 
 fn list(run: &Path, out: &mut dyn Write) -> anyhow::Result<()> {

@@ -36,7 +36,7 @@ fn listed_files(dir: &Path) -> anyhow::Result<Vec<String>> {
 }
 
 /// The SHA-256 of a file, in hex.
-fn digest(path: &Path) -> anyhow::Result<String> {
+pub fn digest(path: &Path) -> anyhow::Result<String> {
     let mut file =
         std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut hasher = Sha256::new();

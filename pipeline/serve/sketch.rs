@@ -202,10 +202,10 @@ fn tables(name: &str, q: &HashMap<String, String>, made: &crate::explore::Sketch
 /// One relation's table.
 fn relation(name: &str, q: &HashMap<String, String>, t: &stages::explore::sketch::Table) -> String {
     let sub = given(q.get("subcorpus")).unwrap_or_default().to_string();
-    let s = if t.keyword_hits == 1 { "" } else { "s" };
+    let hits = crate::ground::progress::counted(t.keyword_hits, "hit", "hits");
     let mut out = format!(
         "<table class=\"sketch\" data-relation=\"{0}\" data-hits=\"{1}\"><tr><th>{0} \
-         <span class=\"muted\">({1} hit{s})</span></th><th class=\"n\">f_xy</th>\
+         <span class=\"muted\">({hits})</span></th><th class=\"n\">f_xy</th>\
          <th class=\"n\">logDice</th></tr>\n",
         escape(&t.relation),
         t.keyword_hits
