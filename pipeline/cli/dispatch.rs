@@ -9,7 +9,7 @@
 
 use std::process::ExitCode;
 
-use super::{Command, RunArgs, SeedsCommand};
+use super::{Command, RunArgs, SeedsArgs, SeedsCommand};
 use crate::commands::run::{Ending, RunOptions, Stage};
 
 /// Runs `command`; returns the exit code of its ending.
@@ -57,19 +57,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
             crate::commands::workers::collect(&run, topic.as_deref(), quiet).map(code_of)
         }
         Command::Check { topic } => crate::commands::check::check(topic.as_deref()).map(print_ok),
-        Command::Seeds(SeedsCommand::Import { files, engine }) => crate::seeds::import(
-            &files,
-            engine,
-            &mut std::io::stdout().lock(),
-            &mut std::io::stderr().lock(),
-        )
-        .map(|hits| {
-            if hits == 0 {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            }
-        }),
+        Command::Seeds(args) => seeds(args),
         Command::Verify { run, refetch } => {
             crate::commands::verify::verify(&run, refetch).map(|verdict| {
                 let code = if verdict.settled() {
@@ -137,6 +125,38 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     crate::commands::workers::run_alone(args.topic, args.out, store, args.proxy, args.quiet)
         .map(code_of)
+}
+
+/// `glaneur seeds import FILE…` (0: a result printed), or the review of a topic's seeds (0: a
+/// seed to crawl).
+fn seeds(args: SeedsArgs) -> anyhow::Result<ExitCode> {
+    let code = |found: bool| {
+        if found {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        }
+    };
+    match (args.command, args.topic) {
+        (Some(SeedsCommand::Import { files, engine }), _) => crate::seeds::import(
+            &files,
+            engine,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        )
+        .map(|hits| code(hits > 0)),
+        (None, Some(topic)) => {
+            crate::commands::seeds::review(&crate::commands::seeds::ReviewOptions {
+                topic,
+                out: args.out,
+                proxy: args.proxy,
+                fetch: args.fetch,
+                quiet: args.quiet,
+            })
+            .map(code)
+        }
+        (None, None) => anyhow::bail!("glaneur seeds: give a topic, or `import FILE…`"),
+    }
 }
 
 /// The commands that read files and print: inspection, the corpus's queries, the server, a

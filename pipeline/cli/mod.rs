@@ -27,7 +27,8 @@ pub use crate::explore::args::{CollocArgs, Format, FreqArgs, KeywordsArgs, KwicA
 Exit codes: 0 corpus produced; 1 the run finished but the corpus is empty (the summary says why);\n\
 2 fatal error (bad topic, unwritable folder, damaged run); 130 interrupted (run the same command\n\
 again to resume). `glaneur seeds import`: 0 at least one result printed; 1 no result in any file\n\
-(each page without results, and each file that cannot be read, is named on stderr with the reason)."
+(each page without results, and each file that cannot be read, is named on stderr with the reason).\n\
+`glaneur seeds TOPIC`: 0 the review lists seeds to crawl; 1 none is kept; 2 fatal error."
 )]
 pub struct Cli {
     /// What to do; without a command, `run` on the embedded demo topic.
@@ -117,9 +118,10 @@ pub enum Command {
         #[arg(long)]
         refetch: bool,
     },
-    /// Seeds: read saved search-engine result pages.
-    #[command(subcommand)]
-    Seeds(SeedsCommand),
+    /// Seeds: gather a topic's seeds for review before the crawl (`glaneur seeds TOPIC`:
+    /// RUN/seeds-review.tsv, whose `keep` column `glaneur run` obeys), or read saved
+    /// search-engine result pages (`glaneur seeds import`).
+    Seeds(SeedsArgs),
     /// Print the tokens of a plain-text file, one per line, exactly as they go into the
     /// TreeTagger files.
     Tokenize {
@@ -217,6 +219,34 @@ pub enum Command {
         /// The topic's folder, e.g. corpora/graphes (its last part names the topic).
         dir: PathBuf,
     },
+}
+
+/// `glaneur seeds TOPIC [--fetch]`, or `glaneur seeds import FILE…`.
+#[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct SeedsArgs {
+    /// `import`: read saved result pages.
+    #[command(subcommand)]
+    pub command: Option<SeedsCommand>,
+    /// Topic file or folder whose seeds are gathered (as `glaneur run` gathers them: nothing
+    /// is asked twice) and listed in RUN/seeds-review.tsv, with `keep` yes for the seeds in
+    /// scope and no for the others; an existing review keeps its choices, new seeds are added.
+    #[arg(required = true)]
+    pub topic: Option<PathBuf>,
+    /// Run folder (default: `run/` beside the topic file), as for `glaneur run`.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Send every request through this HTTP proxy.
+    #[arg(long, value_name = "URL")]
+    pub proxy: Option<String>,
+    /// Also request the page of each seed the review keeps, once (robots.txt obeyed, the
+    /// topic's politeness delay between requests to a server): the review shows its title and
+    /// whether the formula accepts it.
+    #[arg(long)]
+    pub fetch: bool,
+    /// No progress lines.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// `glaneur seeds …`.

@@ -8,6 +8,8 @@
 
 use std::path::Path;
 
+use stages::seeds::queries::Backend;
+
 /// `glaneur check`: the resolved topic as text, or why it is invalid.
 pub fn check(path: Option<&Path>) -> anyhow::Result<String> {
     let topic = match path {
@@ -37,8 +39,29 @@ pub fn check(path: Option<&Path>) -> anyhow::Result<String> {
         } else {
             format!("key from {}", vars.join(" + "))
         };
+        // The keyless backends' endpoints follow from the topic: say which one is asked.
+        let section = topic.file.search.as_ref();
+        let language = section.and_then(|s| s.language.as_deref()).or(topic
+            .file
+            .languages
+            .first()
+            .map(String::as_str));
+        let at = match (plan.backend, section.and_then(|s| s.endpoint.clone())) {
+            (_, Some(endpoint)) => format!(" at {endpoint}"),
+            (Backend::Mediawiki | Backend::Commoncrawl, None) => {
+                crate::seeds::apis::default_endpoint(plan.backend, language)
+                    .map(|e| format!(" at {e}"))
+                    .unwrap_or_default()
+            }
+            _ => String::new(),
+        };
+        let what = if plan.backend.takes_prefixes() {
+            "URL prefixes"
+        } else {
+            "queries"
+        };
         out.push_str(&format!(
-            "# search: {} queries on {} ({keys}), as they will be sent:\n",
+            "# search: {} {what} on {}{at} ({keys}), as they will be sent:\n",
             plan.queries.len(),
             plan.backend.name(),
         ));

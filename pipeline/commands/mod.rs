@@ -1,6 +1,6 @@
 //! The commands beside the crawl's stages and the explorer: `run` (the stages in order),
 //! `check`, `verify`, one stage on local files (`formula`, `extract`, `tokenize`), `monitor`,
-//! `batch`, `worker`/`collect`, `compare`.
+//! `batch`, `worker`/`collect`, `compare`, and the seed review (`seeds`).
 //!
 //! **In/Out:** see each module. **Invariants:** a command composes the layers below; none of
 //! them imports a command.
@@ -11,5 +11,6 @@ pub mod compare;
 pub mod inspect;
 pub mod monitor;
 pub mod run;
+pub mod seeds;
 pub mod verify;
 pub mod workers;

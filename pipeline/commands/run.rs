@@ -220,6 +220,8 @@ pub(crate) fn run_locked(
         ));
     }
     if options.from <= Stage::Crawl && options.to >= Stage::Crawl {
+        // The user's choices of `glaneur seeds` (a malformed file stops here, before any request).
+        report.review = seeds::review::apply(&mut store, &run_dir)?;
         let pass = crawl::Pass {
             monitor: false,
             at: options
@@ -281,6 +283,16 @@ fn finish(
     (interrupted, stopped): (bool, bool),
     started: Instant,
 ) -> anyhow::Result<Ending> {
+    report.discovery = store
+        .via_counts()?
+        .into_iter()
+        .map(|(via, urls, pages, kept)| crate::report::ViaCount {
+            via: via.name().to_string(),
+            urls,
+            pages,
+            kept,
+        })
+        .collect();
     report.urls = store
         .reason_counts()?
         .into_iter()

@@ -40,6 +40,8 @@ pub struct Analysis {
     pub digests: Option<crate::store::Digests>,
     /// Tokens of the text the formula judged (title and all visible text).
     pub judged_tokens: u64,
+    /// A sitemap or feed (its entries are `links`), or XML that is not a page.
+    pub listing: Option<super::listing::ListingRead>,
 }
 
 impl Analysis {
@@ -86,6 +88,9 @@ pub fn analyze(
     url: &url::Url,
     response: &Response,
 ) -> Analysis {
+    if let Some((read, entries)) = super::listing::read(topic, url, response) {
+        return super::listing::analysis(topic, focus, read, &entries);
+    }
     let content_type = response.header("content-type");
     // The host's TLD hints the charset detector (`decode` takes the whole host).
     let decoded = stages::page::decode::decode(response.body(), content_type, url.host_str());
@@ -100,11 +105,14 @@ pub fn analyze(
     let skimmed = if is_plain {
         stages::page::skim::skim_plain(&decoded.text)
     } else {
-        stages::page::skim::skim_html_with(
+        stages::page::skim::skim_html_opts(
             &decoded.text,
             url,
-            topic.file.crawl.max_links_per_page,
-            topic.file.crawl.max_attributes_per_element,
+            &stages::page::skim::SkimOptions {
+                max_links: topic.file.crawl.max_links_per_page,
+                max_attributes: topic.file.crawl.max_attributes_per_element,
+                javascript_links: topic.file.discovery.javascript,
+            },
         )
     };
     let mut text = skimmed.title.clone().unwrap_or_default();
@@ -132,7 +140,18 @@ pub fn analyze(
         similarity,
         &focus.weights,
     );
-    let links = focus.score_links(&topic.formula, &skimmed.links);
+    let links = if topic.file.discovery.feeds {
+        focus.score_links(&topic.formula, &skimmed.links)
+    } else {
+        // Feeds off: their announcements are not followed either.
+        let pages: Vec<_> = skimmed
+            .links
+            .iter()
+            .filter(|l| l.kind != LinkKind::Feed)
+            .cloned()
+            .collect();
+        focus.score_links(&topic.formula, &pages)
+    };
     // Seed pages teach the centroid their term counts (it is not learned yet).
     let terms = centroid.is_none().then(|| {
         if prepared.options() == focus.counter.options() {
@@ -156,6 +175,7 @@ pub fn analyze(
         targets: Vec::new(),
         digests: None,
         judged_tokens: tokens as u64,
+        listing: None,
     }
 }
 
@@ -168,12 +188,5 @@ pub(super) fn other_language(target: &url::Url, languages: &[String]) -> bool {
 }
 
 pub(super) fn link_kind_name(kind: LinkKind) -> &'static str {
-    match kind {
-        LinkKind::Anchor => "anchor",
-        LinkKind::Area => "area",
-        LinkKind::Frame => "frame",
-        LinkKind::Iframe => "iframe",
-        LinkKind::LinkRel => "link-rel",
-        LinkKind::MetaRefresh => "meta-refresh",
-    }
+    kind.name()
 }

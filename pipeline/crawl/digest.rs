@@ -24,6 +24,7 @@ pub fn options(topic: &Topic) -> ExtractOptions {
         keep_everything: topic.file.output.keep_everything,
         max_links: topic.file.crawl.max_links_per_page,
         max_attributes: topic.file.crawl.max_attributes_per_element,
+        javascript_links: topic.file.discovery.javascript,
         ..ExtractOptions::default()
     }
 }

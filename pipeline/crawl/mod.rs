@@ -68,6 +68,7 @@ pub mod digest;
 mod focus;
 mod job;
 mod lease;
+mod listing;
 pub use lease::WorkerLink;
 mod live;
 mod load;
@@ -260,6 +261,8 @@ struct Host {
     query_variants: HashMap<u64, u32>,
     /// Calendar-like URLs accepted, for the trap rule.
     calendar_pages: u32,
+    /// Sitemap files of this server queued in this run (`[discovery] max_sitemaps_per_host`).
+    sitemap_files: u32,
     /// Its politeness key, shared by its schedule entries.
     name: std::sync::Arc<str>,
     /// Changes with every new placement in the schedule: older entries are stale.
@@ -495,6 +498,7 @@ impl Crawler<'_> {
             gave_up: false,
             query_variants: HashMap::new(),
             calendar_pages: 0,
+            sitemap_files: 0,
         });
     }
 

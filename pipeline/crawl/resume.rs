@@ -29,6 +29,8 @@ impl Crawler<'_> {
                 let h = self.host_mut(&host);
                 if path.is_empty() {
                     h.calendar_pages = count;
+                } else if path == super::listing::SITEMAP_COUNTER {
+                    h.sitemap_files = count;
                 } else {
                     h.query_variants.insert(fingerprint(&path), count);
                 }

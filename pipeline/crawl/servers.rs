@@ -123,6 +123,7 @@ impl Crawler<'_> {
             .and_then(|r| retry_after(r.header("retry-after"), crate::ground::clock::now_system()));
         let robots = robots_from_status(status, body.as_bytes(), &token);
         let crawl_delay = robots.crawl_delay();
+        let sitemaps = (robots.sitemaps(), robots.is_allowed("/sitemap.xml"));
         self.store
             .host_robots(host_key, status, &body, crawl_delay, now)?;
         let base = self.base_delay();
@@ -152,7 +153,7 @@ impl Crawler<'_> {
                 if was_failing {
                     self.store.host_rest(host_key, 0, 0.0)?;
                 }
-                return Ok(());
+                return self.robots_sitemaps(host_key, sitemaps.0, sitemaps.1);
             }
         };
         if failures >= give_up_after {

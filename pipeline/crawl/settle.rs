@@ -11,6 +11,7 @@
 
 use super::*;
 use crate::ground::progress::Fetched;
+use stages::page::extract::LinkKind;
 
 impl Crawler<'_> {
     pub(super) fn handle(&mut self, result: JobResult) -> anyhow::Result<()> {
@@ -159,6 +160,9 @@ impl Crawler<'_> {
             self.seed_settled(entry.id, None)?;
             return Ok(());
         };
+        if analysis.listing.is_some() {
+            return self.take_listing(&entry, url, analysis);
+        }
         self.take_page(&entry, host_key, url, &response, analysis, now)
     }
 
@@ -330,12 +334,17 @@ impl Crawler<'_> {
                 },
                 &self.ctx.focus.weights,
             );
+            let via = if *kind == LinkKind::Javascript {
+                Via::Javascript
+            } else {
+                Via::Link
+            };
             let (dst, new) = self.store.insert_url(
                 target.as_str(),
                 target_host,
                 child_depth,
                 Some(entry.id),
-                Via::Link,
+                via,
                 priority,
                 now,
             )?;
@@ -490,6 +499,18 @@ impl Crawler<'_> {
         host_key: &str,
         url: &url::Url,
     ) -> anyhow::Result<bool> {
+        self.admit_listed(id, host_key, url, false)
+    }
+
+    /// [`Crawler::admit`], for a sitemap file too (`sitemap_file`: its `.xml.gz` is no file
+    /// type to skip).
+    pub(super) fn admit_listed(
+        &mut self,
+        id: i64,
+        host_key: &str,
+        url: &url::Url,
+        sitemap_file: bool,
+    ) -> anyhow::Result<bool> {
         if let Err(refusal) = self.guard(url) {
             self.store.skip(id, refusal.reason, &refusal.detail)?;
             return Ok(false);
@@ -498,6 +519,7 @@ impl Crawler<'_> {
             return Ok(false);
         }
         if self.ctx.topic.file.crawl.skip_file_extensions
+            && !sitemap_file
             && let Some(ext) = urlnorm::non_text_extension(url)
         {
             // Asking for a file only to record its content type would cost the server a

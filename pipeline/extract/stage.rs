@@ -61,6 +61,7 @@ pub fn run(
             keep_everything: topic.file.output.keep_everything,
             max_links: topic.file.crawl.max_links_per_page,
             max_attributes: topic.file.crawl.max_attributes_per_element,
+            javascript_links: topic.file.discovery.javascript,
             ..ExtractOptions::default()
         },
         product_token: stages::web::robots::product_token(&topic.user_agent()),

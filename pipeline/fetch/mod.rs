@@ -36,7 +36,9 @@ use crate::warc::Response;
 /// approach.
 pub const MAX_INFLATION: usize = 100;
 
-/// Content types whose bodies glaneur harvests (seed 001: HTML and plain text only).
+/// Content types whose bodies glaneur downloads: HTML and plain text (seed 001), and the XML
+/// and gzip types sitemaps and feeds come in (the crawl reads those as lists of URLs, never as
+/// documents; any other XML is recorded as `content-type`).
 pub fn is_harvested_type(content_type: Option<&str>) -> bool {
     let Some(ct) = content_type else {
         // No header: sniffing decides later; download it.
@@ -51,6 +53,20 @@ pub fn is_harvested_type(content_type: Option<&str>) -> bool {
     matches!(
         essence.as_str(),
         "text/html" | "application/xhtml+xml" | "text/plain" | ""
+    ) || is_listing_type(&essence)
+}
+
+/// Content types (lower-case essence) a sitemap or a feed comes in.
+pub fn is_listing_type(essence: &str) -> bool {
+    matches!(
+        essence,
+        "application/xml"
+            | "text/xml"
+            | "application/rss+xml"
+            | "application/atom+xml"
+            | "application/rdf+xml"
+            | "application/gzip"
+            | "application/x-gzip"
     )
 }
 
@@ -221,5 +237,10 @@ mod tests {
         assert!(is_harvested_type(None));
         assert!(!is_harvested_type(Some("application/pdf")));
         assert!(!is_harvested_type(Some("image/png")));
+        assert!(is_harvested_type(Some(
+            "application/rss+xml; charset=utf-8"
+        )));
+        assert!(is_harvested_type(Some("application/x-gzip")));
+        assert!(!is_harvested_type(Some("application/octet-stream")));
     }
 }

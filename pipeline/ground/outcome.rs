@@ -132,6 +132,16 @@ reasons! {
     TrapQueryVariants = "trap-query-variants", "crawler trap: too many query strings on one path";
     /// Too many calendar pages (crawler trap).
     TrapCalendar = "trap-calendar", "crawler trap: too many calendar-like URLs on the server";
+    /// A sitemap read (not a document).
+    Sitemap = "sitemap", "a sitemap or sitemap index: its URLs were queued (it is not a document)";
+    /// A feed read (not a document).
+    Feed = "feed", "a feed (RSS or Atom): its entries were queued (it is not a document)";
+    /// A sitemap or feed that could not be read.
+    BadListing = "bad-listing", "a sitemap or feed that could not be read (malformed XML, over 50 MB uncompressed, broken gzip)";
+    /// Listed by a sitemap that may not list it.
+    SitemapOffSite = "sitemap-off-site", "listed by a sitemap of another server or directory, which the sitemap protocol does not allow";
+    /// Past the server's sitemap budget.
+    SitemapLimit = "sitemap-limit", "the server has more sitemap files than [discovery] max_sitemaps_per_host";
     /// A 200 response waiting for the extract stage's decision.
     Fetched = "fetched", "a 200 response the extract stage has not judged yet (run --from extract)";
     /// A redirect (the target is its own URL).
@@ -162,6 +172,8 @@ reasons! {
     Refetch = "refetch", "its stored response was damaged: queued again by glaneur verify --refetch";
     /// Replay: the recorded web holds no answer for the URL.
     NotRecorded = "not-recorded", "replay: the recorded web holds no answer for this URL (a live crawl would request it)";
+    /// A seed the user set to `no` in (or left out of) the seed review.
+    SeedDropped = "seed-dropped", "dropped at the seed review (seeds-review.tsv)";
 }
 
 impl Reason {

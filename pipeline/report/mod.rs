@@ -42,6 +42,9 @@ pub struct Report {
     pub seconds: f64,
     /// Seeds stage.
     pub seeds: Option<SeedsReport>,
+    /// The seed review (`seeds-review.tsv`) applied before the crawl, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub review: Option<crate::seeds::review::ReviewReport>,
     /// Crawl stage.
     pub crawl: Option<CrawlOutcome>,
     /// Extract stage.
@@ -56,6 +59,8 @@ pub struct Report {
     pub parse: Option<ParseReport>,
     /// Every URL of the run by final state and reason.
     pub urls: Vec<ReasonCount>,
+    /// Every URL of the run by the way it was found (`via`).
+    pub discovery: Vec<ViaCount>,
     /// The harvest rate ([`crate::ground::outcome::harvest_rate`]): pages the topic formula accepts ÷ HTML/text pages
     /// fetched, read on the clean text.
     pub harvest_rate: Option<f64>,
@@ -65,6 +70,20 @@ pub struct Report {
     pub harvest: Option<Harvest>,
     /// When the corpus is empty: why, in one sentence.
     pub empty_corpus: Option<String>,
+}
+
+/// URLs found one way (`via`: `seed`, `link`, `redirect`, `robots`, `sitemap`, `feed`,
+/// `javascript`).
+#[derive(Debug, Clone, Serialize)]
+pub struct ViaCount {
+    /// How they were found.
+    pub via: String,
+    /// URLs.
+    pub urls: u64,
+    /// Of them, HTML or text pages fetched with a 200.
+    pub pages: u64,
+    /// Of them, documents kept.
+    pub kept: u64,
 }
 
 /// URLs in one (state, reason).
@@ -101,7 +120,18 @@ impl Report {
         let Some(seeds) = &self.seeds else {
             return "no seeds were gathered".into();
         };
-        if seeds.in_scope == 0 && self.urls.iter().all(|r| r.state != State::Fetched.name()) {
+        let nothing_fetched = self.urls.iter().all(|r| r.state != State::Fetched.name());
+        if let Some(review) = &self.review
+            && nothing_fetched
+            && review.kept == 0
+            && review.dropped > 0
+        {
+            return format!(
+                "the seed review dropped all {} seeds in scope: set `keep` to yes for some in {}",
+                review.dropped, review.file
+            );
+        }
+        if seeds.in_scope == 0 && nothing_fetched {
             if seeds.off_domain > 0 {
                 return format!(
                     "all {} seeds are outside [domains] allow/deny",
@@ -203,6 +233,27 @@ impl Report {
                 );
             }
         }
+        if let Some(review) = &self.review {
+            let mut also = Vec::new();
+            if review.not_in_file > 0 {
+                also.push(format!("{} not in the file", review.not_in_file));
+            }
+            if review.already_fetched > 0 {
+                also.push(format!(
+                    "{} already fetched by an earlier run, kept",
+                    review.already_fetched
+                ));
+            }
+            let also = also.iter().map(|a| format!("; {a}")).collect::<String>();
+            let _ = writeln!(
+                out,
+                "  {:<8} {:>8}  seeds dropped at the seed review ({} kept, seeds-review.tsv{also})",
+                "review", review.dropped, review.kept
+            );
+            for note in &review.notes {
+                let _ = writeln!(out, "  {:<8} {:>8}  {note}", "", "");
+            }
+        }
         if let Some(crawl) = &self.crawl {
             let _ = writeln!(
                 out,
@@ -225,6 +276,32 @@ impl Report {
                 } else {
                     ""
                 },
+            );
+        }
+        self.summary_discovery(out);
+    }
+
+    /// The summary's line on the URLs found besides links and seeds, when there are any.
+    fn summary_discovery(&self, out: &mut String) {
+        let found: Vec<String> = self
+            .discovery
+            .iter()
+            .filter(|v| matches!(v.via.as_str(), "sitemap" | "feed" | "javascript"))
+            .map(|v| {
+                format!(
+                    "{} by {} ({} fetched, {} kept)",
+                    v.urls, v.via, v.pages, v.kept
+                )
+            })
+            .collect();
+        if !found.is_empty() {
+            let total: u64 = self.discovery.iter().map(|v| v.urls).sum();
+            let _ = writeln!(
+                out,
+                "  {:<8} {:>8}  URLs found: {}",
+                "found",
+                total,
+                found.join(", ")
             );
         }
     }
@@ -497,6 +574,37 @@ mod tests {
             line,
             "per tenth of the pages in fetch order: 100 %, 100 %, 100 %, 100 %, 100 %, 50 %, \
              50 %, 50 %, 50 %, 50 % (per 100 pages: report.json)"
+        );
+    }
+
+    #[test]
+    fn the_review_has_its_line_and_explains_an_empty_corpus() {
+        let review = crate::seeds::review::ReviewReport {
+            file: "run/seeds-review.tsv".into(),
+            dropped: 3,
+            not_in_file: 1,
+            ..Default::default()
+        };
+        let report = Report {
+            seeds: Some(SeedsReport {
+                in_scope: 3,
+                ..SeedsReport::default()
+            }),
+            review: Some(review),
+            ..Report::default()
+        };
+        let summary = report.summary();
+        assert!(
+            summary.contains(
+                "  review          3  seeds dropped at the seed review (0 kept, \
+                 seeds-review.tsv; 1 not in the file)"
+            ),
+            "{summary}"
+        );
+        assert_eq!(
+            report.explain_empty(),
+            "the seed review dropped all 3 seeds in scope: set `keep` to yes for some in \
+             run/seeds-review.tsv"
         );
     }
 }

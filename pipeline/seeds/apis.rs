@@ -1,7 +1,10 @@
-//! Seeds from search APIs: Brave Search, Mojeek, a SearXNG instance, Google Custom Search.
+//! Seeds from search APIs: Brave Search, Mojeek, a SearXNG instance, Google Custom Search, and
+//! the two that need no key, a MediaWiki's search (Wikipedia) and the Common Crawl URL index
+//! (`keyless.rs`).
 //!
 //! **In:** the compiled queries of `[search]` ([`crate::topic::SearchPlan`]), the API key from
-//! the environment, the run's HTTP client (User-Agent, `--proxy`).
+//! the environment, the run's HTTP client (User-Agent with the topic's contact, which
+//! Wikimedia's User-Agent policy asks for, `--proxy`).
 //! **Out:** result pages ([`ResultPage`]) with their hits, and a record of every result page
 //! received in `crawl.sqlite` (`searches`), so that a resumed run never asks twice.
 //!
@@ -42,18 +45,32 @@ pub fn key_variables(backend: Backend) -> (Option<&'static str>, Option<&'static
         Backend::Brave => (Some("BRAVE_SEARCH_API_KEY"), None),
         Backend::Mojeek => (Some("MOJEEK_API_KEY"), None),
         Backend::Google => (Some("GOOGLE_CSE_API_KEY"), Some("GOOGLE_CSE_ID")),
-        Backend::Searxng => (None, None),
+        Backend::Searxng | Backend::Mediawiki | Backend::Commoncrawl => (None, None),
     }
 }
 
-/// The provider's public endpoint (SearXNG has none: it is your instance).
-fn default_endpoint(backend: Backend) -> Option<&'static str> {
-    match backend {
-        Backend::Brave => Some("https://api.search.brave.com/res/v1/web/search"),
-        Backend::Mojeek => Some("https://api.mojeek.com/search"),
-        Backend::Google => Some("https://www.googleapis.com/customsearch/v1"),
-        Backend::Searxng => None,
-    }
+/// The latest Common Crawl collection when this glaneur was written; the others are listed
+/// in <https://index.commoncrawl.org/collinfo.json> (`cdx-api`).
+pub const COMMONCRAWL_INDEX: &str = "https://index.commoncrawl.org/CC-MAIN-2025-47-index";
+
+/// The provider's public endpoint (SearXNG has none: it is your instance). MediaWiki: the
+/// Wikipedia in `language` (`en` without one).
+pub fn default_endpoint(backend: Backend, language: Option<&str>) -> Option<String> {
+    let fixed = match backend {
+        Backend::Brave => "https://api.search.brave.com/res/v1/web/search",
+        Backend::Mojeek => "https://api.mojeek.com/search",
+        Backend::Google => "https://www.googleapis.com/customsearch/v1",
+        Backend::Commoncrawl => COMMONCRAWL_INDEX,
+        Backend::Searxng => return None,
+        Backend::Mediawiki => {
+            let language = language
+                .map(|l| l.trim().to_ascii_lowercase())
+                .filter(|l| !l.is_empty())
+                .unwrap_or_else(|| "en".into());
+            return Some(format!("https://{language}.wikipedia.org/w/api.php"));
+        }
+    };
+    Some(fixed.to_string())
 }
 
 /// Everything a [`Searcher`] needs besides the HTTP client.
@@ -67,6 +84,10 @@ pub struct SearchConfig {
     key: Option<String>,
     /// Google's search engine id (`cx`).
     cx: Option<String>,
+    /// MediaWiki: the article URL with `$1` for the title.
+    pub article: Option<String>,
+    /// Results wanted per query (Common Crawl's `limit` is drawn from it).
+    pub wanted: u32,
     /// Gap between the end of a response and the next request.
     pub delay: Duration,
     /// Requests allowed over the run folder.
@@ -104,9 +125,11 @@ impl SearchConfig {
     }
 
     /// The configuration of `[search]`, with credentials and the endpoint override read
-    /// through `env` (the process environment in `glaneur run`).
+    /// through `env` (the process environment in `glaneur run`); `language` chooses the
+    /// Wikipedia of a `mediawiki` backend without an endpoint.
     pub fn new(
         section: &SearchSection,
+        language: Option<&str>,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> anyhow::Result<SearchConfig> {
         let backend = section.backend;
@@ -114,7 +137,7 @@ impl SearchConfig {
         let raw = env(ENDPOINT_VARIABLE)
             .filter(|v| !v.trim().is_empty())
             .or_else(|| section.endpoint.clone())
-            .or_else(|| default_endpoint(backend).map(str::to_string));
+            .or_else(|| default_endpoint(backend, language));
         let Some(raw) = raw else {
             bail!(
                 "[search] backend = \"{name}\" needs the URL of your instance: `endpoint = \"http://localhost:8888\"` (or {ENDPOINT_VARIABLE})"
@@ -134,6 +157,13 @@ impl SearchConfig {
                 .join("search")
                 .with_context(|| format!("cannot add /search to {raw}"))?;
         }
+        let article = match backend {
+            Backend::Mediawiki => Some(keyless::article_template(
+                &endpoint,
+                section.article_path.as_deref(),
+            )?),
+            _ => None,
+        };
         let (key_var, cx_var) = key_variables(backend);
         let read = |var: Option<&str>| -> anyhow::Result<Option<String>> {
             let Some(var) = var else { return Ok(None) };
@@ -149,6 +179,8 @@ impl SearchConfig {
             endpoint,
             key: read(key_var)?,
             cx: read(cx_var)?,
+            article,
+            wanted: section.results_per_query,
             delay: crate::topic::seconds(section.delay_seconds),
             max_requests: section.max_requests,
         })
@@ -303,7 +335,7 @@ impl Searcher {
                     );
                 }
             };
-            let verdict = classify(backend, status, &body);
+            let verdict = classify(&self.config, status, &body);
             let wait = match self.outcome(verdict, attempts, retry_after, &shown)? {
                 Ok(outcome) => return Ok(outcome),
                 Err(wait) => wait,
@@ -319,12 +351,30 @@ impl Searcher {
         let mut url = self.config.endpoint.clone();
         {
             let mut pairs = url.query_pairs_mut();
-            pairs.append_pair("q", &query.q);
+            let q_name = match backend {
+                Backend::Mediawiki => {
+                    pairs.append_pair("action", "query");
+                    pairs.append_pair("list", "search");
+                    "srsearch"
+                }
+                Backend::Commoncrawl => "url",
+                _ => "q",
+            };
+            pairs.append_pair(q_name, &query.q);
             for (k, v) in query.params.iter().chain(paging.iter()) {
                 pairs.append_pair(k, v);
             }
             match backend {
                 Backend::Brave => {}
+                Backend::Mediawiki => {
+                    pairs.append_pair("format", "json");
+                    pairs.append_pair("formatversion", "2");
+                }
+                Backend::Commoncrawl => {
+                    pairs.append_pair("output", "json");
+                    let limit = keyless::capture_limit(self.config.wanted);
+                    pairs.append_pair("limit", &limit.to_string());
+                }
                 Backend::Mojeek => {
                     pairs.append_pair("fmt", "json");
                     if let Some(key) = &self.config.key {
@@ -473,17 +523,28 @@ fn excerpt(body: &[u8]) -> String {
     }
 }
 
-fn classify(backend: Backend, status: u16, body: &[u8]) -> Verdict {
-    let json: Option<Value> = serde_json::from_slice(body).ok();
+fn classify(config: &SearchConfig, status: u16, body: &[u8]) -> Verdict {
     let server_error = (500..600).contains(&status);
     if server_error {
         return Verdict::Retry(None, format!("the server answered {status}"));
     }
-    match backend {
+    if config.backend == Backend::Commoncrawl {
+        // JSON lines, not one JSON document.
+        return keyless::commoncrawl(status, body);
+    }
+    let json: Option<Value> = serde_json::from_slice(body).ok();
+    match config.backend {
         Backend::Brave => brave(status, json, body),
         Backend::Google => google(status, json, body),
         Backend::Mojeek => mojeek(status, json, body),
         Backend::Searxng => searxng(status, json, body),
+        Backend::Mediawiki => keyless::mediawiki(
+            status,
+            json,
+            body,
+            config.article.as_deref().unwrap_or("$1"),
+        ),
+        Backend::Commoncrawl => keyless::commoncrawl(status, body),
     }
 }
 
@@ -702,6 +763,9 @@ fn searxng(status: u16, json: Option<Value>, body: &[u8]) -> Verdict {
     let more = !hits.is_empty();
     Verdict::Hits(hits, more)
 }
+
+#[path = "keyless.rs"]
+mod keyless;
 
 #[cfg(test)]
 #[path = "apis_tests.rs"]

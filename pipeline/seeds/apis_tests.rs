@@ -1,7 +1,8 @@
 //! Each search backend against a local mock server that answers as the provider documents:
 //! the recorded Brave response (`tests/data/serp/api/`), Mojeek's JSON response format,
 //! SearXNG's `format=json` output and Google Custom Search's `Search` schema (Custom Search JSON
-//! API v1 discovery document), with their error, quota and paging cases.
+//! API v1 discovery document), with their error, quota and paging cases; the keyless backends
+//! (MediaWiki, Common Crawl) in `keyless_tests.rs`, on the same mock.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -138,7 +139,7 @@ fn keys() -> impl Fn(&str) -> Option<String> {
 fn searcher(backend: Backend, endpoint: &str, max_requests: u64) -> Searcher {
     let mut s = section(backend, endpoint);
     s.max_requests = max_requests;
-    let config = SearchConfig::new(&s, &keys()).unwrap();
+    let config = SearchConfig::new(&s, None, &keys()).unwrap();
     let client =
         crate::fetch::http_client("glaneur-test", None, Duration::from_secs(10), 1, false).unwrap();
     Searcher::new(config, client, 0)
@@ -321,27 +322,34 @@ async fn max_requests_stops_before_sending() {
 #[test]
 fn missing_key_and_missing_instance_are_named() {
     let none = env_with(&[]);
-    let err = SearchConfig::new(&section(Backend::Brave, "http://x.test/"), &none).unwrap_err();
+    let err =
+        SearchConfig::new(&section(Backend::Brave, "http://x.test/"), None, &none).unwrap_err();
     assert!(err.to_string().contains("BRAVE_SEARCH_API_KEY"), "{err}");
     let err = SearchConfig::new(
         &section(Backend::Google, "http://x.test/"),
+        None,
         &env_with(&[("GOOGLE_CSE_API_KEY", "k")]),
     )
     .unwrap_err();
     assert!(err.to_string().contains("GOOGLE_CSE_ID"), "{err}");
     let mut s = section(Backend::Searxng, "http://x.test/");
     s.endpoint = None;
-    let err = SearchConfig::new(&s, &none).unwrap_err();
+    let err = SearchConfig::new(&s, None, &none).unwrap_err();
     assert!(err.to_string().contains("endpoint"), "{err}");
     // SearXNG needs no key; its instance URL gets /search.
-    let c = SearchConfig::new(&section(Backend::Searxng, "http://searx.test/base"), &none).unwrap();
+    let c = SearchConfig::new(
+        &section(Backend::Searxng, "http://searx.test/base"),
+        None,
+        &none,
+    )
+    .unwrap();
     assert_eq!(c.endpoint.as_str(), "http://searx.test/base/search");
     // The environment overrides the topic's endpoint; the key never shows in Debug.
     let env = env_with(&[
         ("BRAVE_SEARCH_API_KEY", "brave-secret"),
         (ENDPOINT_VARIABLE, "http://mock.test/brave"),
     ]);
-    let c = SearchConfig::new(&section(Backend::Brave, "http://x.test/"), &env).unwrap();
+    let c = SearchConfig::new(&section(Backend::Brave, "http://x.test/"), None, &env).unwrap();
     assert_eq!(c.endpoint.as_str(), "http://mock.test/brave");
     assert!(!format!("{c:?}").contains("brave-secret"));
 }
@@ -757,6 +765,9 @@ async fn retry_after_beyond_the_cap_stops() {
     assert!(why.contains("3600 s"), "{why}");
     assert_eq!(mock.log().len(), 1);
 }
+
+#[path = "keyless_tests.rs"]
+mod keyless;
 
 #[test]
 fn retry_after_reads_seconds_and_dates() {

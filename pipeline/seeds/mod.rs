@@ -6,7 +6,9 @@
 //! **Out:** the seed URLs in `crawl.sqlite` (`urls` with `via = 'seed'`, queued at depth 0;
 //! one `seeds` row per (URL, source); one `seed_hits` row per sighting with engine, query,
 //! result page, rank, retrieval time, title and snippet; `searches` for the API result pages
-//! received); at the export stage, `seeds.csv` and `seed-hits.csv` ([`write_csv`]).
+//! received); at the export stage, `seeds.csv` and `seed-hits.csv` ([`write_csv`]); the seed
+//! review `seeds-review.tsv`, written by `glaneur seeds` and applied before the crawl
+//! ([`review`]).
 //!
 //! **Invariants:** idempotent (running it again on the same run folder adds nothing new and
 //! sends no API request already answered); every seed is stored as soon as it is found, so an
@@ -17,6 +19,7 @@
 //! corpus and its links are not followed.
 
 pub mod apis;
+pub mod review;
 
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
@@ -150,6 +153,17 @@ pub fn run(
     if let (Some(plan), Some(section)) = (&topic.search, &topic.file.search) {
         search(&mut sink, topic, (plan, section), runtime, proxy)?;
     }
+    // The seeds an earlier run (or `glaneur seeds`) stored are this run's too: a resumed run
+    // does not ask an answered search again, and its summary must not say it has no seed.
+    for seed in sink.store.seed_outcomes()? {
+        let id = seed.url.id;
+        if !sink.in_scope.contains(&id) && !sink.off_scope.contains(&id) {
+            match seed.url.reason {
+                Some(Reason::OffDomain) => sink.off_scope.insert(id),
+                _ => sink.in_scope.insert(id),
+            };
+        }
+    }
     sink.report.in_scope = sink.in_scope.len() as u64;
     sink.report.off_domain = sink.off_scope.len() as u64;
     sink.store.commit()?;
@@ -229,7 +243,12 @@ fn search(
     runtime: &tokio::runtime::Runtime,
     proxy: Option<&str>,
 ) -> anyhow::Result<()> {
-    let config = SearchConfig::new(section, &|var| std::env::var(var).ok())?;
+    // The wiki of a `mediawiki` backend without an endpoint: the topic's first language.
+    let language = section
+        .language
+        .as_deref()
+        .or(topic.file.languages.first().map(String::as_str));
+    let config = SearchConfig::new(section, language, &|var| std::env::var(var).ok())?;
     // The proxy is the crawl's; the API requests carry the key, so they go direct unless the
     // topic asks otherwise.
     let client = crate::fetch::http_client(
@@ -621,9 +640,9 @@ fn seed_row(
 pub struct SeedsReport {
     /// Seed sightings (a URL found by several sources or queries counts each time), per source.
     pub by_source: BTreeMap<String, u64>,
-    /// Distinct seed URLs in scope.
+    /// Distinct seed URLs in scope (those stored by earlier runs included).
     pub in_scope: u64,
-    /// Distinct seed URLs outside `[domains]`.
+    /// Distinct seed URLs outside `[domains]` (those stored by earlier runs included).
     pub off_domain: u64,
     /// Lines or entries that were not usable URLs.
     pub invalid: u64,

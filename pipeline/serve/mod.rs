@@ -17,7 +17,8 @@
 //! process group (a Ctrl-C in serve's terminal does not reach it), reaped when it ends; a run is
 //! stopped the way Ctrl-C stops it (`RUN/.glaneur.stop`, resumable); the server never writes a
 //! run folder otherwise but for its subcorpora (`RUN/subcorpora/`, made and deleted by a POST
-//! of the subcorpora page), and writes a topic folder only through the form (`topic.toml`,
+//! of the subcorpora page) and the `keep` column of its seed review (`RUN/seeds-review.tsv`, by a
+//! POST of the seed review page, never while a run works in the folder), and writes a topic folder only through the form (`topic.toml`,
 //! `serp/`); every asset is embedded in the binary (no network needed by the pages).
 //!
 //! **Files:** this file (options, state, routes), `access.rs` (Host, cross-site and token
@@ -28,7 +29,7 @@
 //! parsed as the command line's, links, downloads), `workbench.rs` (the concordance and a
 //! hit's wider context), `tables.rs` (word lists and breakdowns, collocations, keywords),
 //! `sketch.rs` (word sketches), `subcorpora.rs` (a run's subcorpora: listed, made, deleted;
-//! the subcorpus a query page reads).
+//! the subcorpus a query page reads), `seeds.rs` (the seed review: which seeds a run crawls).
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -53,6 +54,7 @@ mod listen;
 mod pages;
 mod runs;
 mod save;
+mod seeds;
 mod sketch;
 mod subcorpora;
 mod tables;
@@ -247,6 +249,7 @@ fn router(app: Arc<App>) -> Router {
             post(subcorpora::delete),
         )
         .route("/runs/{name}/sitemaps/{file}", get(corpus::sitemap))
+        .route("/runs/{name}/seeds", get(seeds::review).post(seeds::save))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn(deadline))
         .layer(middleware::from_fn_with_state(app.clone(), access::check))

@@ -149,7 +149,7 @@ pub(crate) async fn monitor(
 <p><span id=\"stage\" class=\"muted\">connecting…</span> \
 <form class=\"inline\" method=\"post\" action=\"/runs/{n}/start\"><button id=\"start\">Start / resume</button></form> \
 <form class=\"inline\" method=\"post\" action=\"/runs/{n}/stop\"><button id=\"stop\">Stop</button></form> \
-<a href=\"/runs/{n}/decisions\">decision log</a> <a href=\"/runs/{n}/report\">report</a> <a href=\"/runs/{n}/corpus\" id=\"corpus-link\">corpus</a></p>\n\
+<a href=\"/runs/{n}/seeds\" id=\"seeds-link\">seed review</a> <a href=\"/runs/{n}/decisions\">decision log</a> <a href=\"/runs/{n}/report\">report</a> <a href=\"/runs/{n}/corpus\" id=\"corpus-link\">corpus</a></p>\n\
 <div class=\"bar\"><div id=\"budget\" style=\"width:0\"></div></div>\n\
 <p class=\"muted\" id=\"eta\"></p>\n\
 <p id=\"after\" hidden>This run has ended: <a href=\"/runs/{n}/report\">its report</a> has every chart and count, \

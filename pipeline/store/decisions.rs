@@ -28,7 +28,8 @@ pub struct Decision {
     pub detail: String,
     /// Link depth from the nearest seed.
     pub depth: i64,
-    /// How it was found: `seed`, `link`, `redirect`.
+    /// How it was found: `seed`, `link`, `redirect`, `robots` (a sitemap robots.txt names),
+    /// `sitemap`, `feed`, `javascript`.
     pub via: String,
     /// The page that led to it.
     pub parent: Option<i64>,

@@ -46,6 +46,10 @@ pub use overview::{KeptRow, UrlFacts};
 pub use read::{JudgedPage, SeedOutcome, SeedSighting, UrlOutcome};
 pub use rows::{FetchRow, PageFacts, QueuedUrl, StoredPage, Via};
 use schema::SCHEMA;
+
+/// The reasons of a 200 response that is not a page (SQL list): a type glaneur does not
+/// harvest, and the sitemaps and feeds read for their URLs. No stage reads them as documents.
+pub(crate) const NOT_PAGES: &str = "('content-type', 'sitemap', 'feed', 'bad-listing')";
 pub use seeds::{SeedHitRow, SeedSources};
 pub use visits::{Change, Digests, LastVersion, VisitRecord, VisitRow, http_epoch};
 pub use warc::StoredRecord;
@@ -314,6 +318,15 @@ impl Store {
         Ok(())
     }
 
+    /// Changes the reason of a URL already settled (a response read as a sitemap or a feed).
+    pub fn set_reason(&mut self, id: i64, reason: Reason, detail: &str) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached("UPDATE urls SET reason = ?2, detail = ?3 WHERE id = ?1")?
+            .execute(params![id, reason, detail])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
     /// Gives a URL that stays queued the reason it was not fetched in this run.
     pub fn waiting(&mut self, id: i64, reason: Reason, detail: &str) -> anyhow::Result<()> {
         self.conn
@@ -521,10 +534,12 @@ impl Store {
     /// How many pages [`Store::stored_pages`] gives.
     pub fn count_stored_pages(&self) -> anyhow::Result<u64> {
         let n: i64 = self.conn.query_row(
-            "SELECT COUNT(*) FROM urls u
-             WHERE u.state = 'fetched' AND u.status = 200 AND u.warc_file IS NOT NULL
-               AND COALESCE(u.reason, '') != ?1",
-            [Reason::ContentType],
+            &format!(
+                "SELECT COUNT(*) FROM urls u
+                 WHERE u.state = 'fetched' AND u.status = 200 AND u.warc_file IS NOT NULL
+                   AND COALESCE(u.reason, '') NOT IN {NOT_PAGES}"
+            ),
+            [],
             |r| r.get(0),
         )?;
         Ok(n as u64)
@@ -533,16 +548,16 @@ impl Store {
     /// The next `limit` pages of [`Store::stored_pages`] whose id is above `after` (a long
     /// list is read a slice at a time).
     pub fn stored_pages_after(&self, after: i64, limit: i64) -> anyhow::Result<Vec<StoredPage>> {
-        let mut stmt = self.conn.prepare_cached(
+        let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT u.id, u.url, u.depth, EXISTS(SELECT 1 FROM seeds s WHERE s.url_id = u.id),
                     u.content_type, u.last_modified, u.fetched_at, u.warc_file, u.warc_offset, u.warc_length
              FROM urls u
              WHERE u.state = 'fetched' AND u.status = 200 AND u.warc_file IS NOT NULL
-               AND COALESCE(u.reason, '') != ?1 AND u.id > ?2
-             ORDER BY u.id LIMIT ?3",
-        )?;
+               AND COALESCE(u.reason, '') NOT IN {NOT_PAGES} AND u.id > ?1
+             ORDER BY u.id LIMIT ?2"
+        ))?;
         let rows = stmt
-            .query_map(rusqlite::params![Reason::ContentType, after, limit], |r| {
+            .query_map(rusqlite::params![after, limit], |r| {
                 Ok(StoredPage {
                     id: r.get(0)?,
                     url: r.get(1)?,
@@ -560,6 +575,29 @@ impl Store {
                 })
             })?
             .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
+    /// Per way of discovery (`via`): URLs found, pages fetched (200, HTML or text) and kept.
+    pub fn via_counts(&self) -> anyhow::Result<Vec<(Via, u64, u64, u64)>> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT via, COUNT(*),
+                    SUM(state = 'fetched' AND status = 200
+                        AND COALESCE(reason, '') NOT IN {NOT_PAGES}),
+                    SUM(reason = 'kept')
+             FROM urls GROUP BY via ORDER BY COUNT(*) DESC"
+        ))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get::<_, i64>(1)?.max(0) as u64,
+                    r.get::<_, i64>(2)?.max(0) as u64,
+                    r.get::<_, i64>(3)?.max(0) as u64,
+                ))
+            })?
+            .collect::<Result<Vec<_>, _>>()
+            .context("crawl.sqlite: counting the URLs by way of discovery")?;
         Ok(rows)
     }
 

@@ -8,7 +8,7 @@
 
 use rusqlite::params;
 
-use super::{Reason, Store};
+use super::{NOT_PAGES, Reason, Store};
 
 /// One URL, as the report's timeline and histograms see it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -67,14 +67,14 @@ impl Store {
 
     /// Every URL once, in table order, as [`UrlFacts`].
     pub fn each_url_facts(&self, mut each: impl FnMut(UrlFacts)) -> anyhow::Result<()> {
-        let mut stmt = self.conn.prepare(
+        let mut stmt = self.conn.prepare(&format!(
             "SELECT discovered_at, fetched_at, state = 'skipped',
                     state = 'failed' OR COALESCE(status, 0) >= 400, status,
-                    state = 'fetched' AND status = 200 AND COALESCE(reason, '') != ?1,
-                    COALESCE(verdict, 0), COALESCE(reason, '') = ?2, score, depth
-             FROM urls",
-        )?;
-        let mut rows = stmt.query(params![Reason::ContentType, Reason::Kept])?;
+                    state = 'fetched' AND status = 200 AND COALESCE(reason, '') NOT IN {NOT_PAGES},
+                    COALESCE(verdict, 0), COALESCE(reason, '') = ?1, score, depth
+             FROM urls"
+        ))?;
+        let mut rows = stmt.query(params![Reason::Kept])?;
         while let Some(r) = rows.next()? {
             let page: bool = r.get(5)?;
             each(UrlFacts {

@@ -14,7 +14,7 @@ use anyhow::Context;
 use rusqlite::{OptionalExtension, params};
 use stages::export::graph::{LinkGraph, LinkGraphBuilder, PageNode};
 
-use super::{Reason, State, Store, Via};
+use super::{NOT_PAGES, Reason, State, Store, Via};
 
 /// A URL's crawl outcome, as `seeds.csv` reports it.
 #[derive(Debug, Clone)]
@@ -85,6 +85,36 @@ fn url_outcome(r: &rusqlite::Row<'_>) -> rusqlite::Result<UrlOutcome> {
 }
 
 impl Store {
+    /// The priority a URL was queued with and its depth (None for an unknown id).
+    pub fn priority_depth(&self, id: i64) -> anyhow::Result<Option<(f64, u32)>> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT COALESCE(priority, 0), depth FROM urls WHERE id = ?1")?
+            .query_row([id], |r| Ok((r.get(0)?, r.get::<_, i64>(1)?.max(0) as u32)))
+            .optional()?)
+    }
+
+    /// Whether a sitemap was named by its server's robots.txt, or listed by an index that was:
+    /// such a sitemap may list any page of its server (the sitemap protocol).
+    pub fn via_robots(&self, id: i64) -> anyhow::Result<bool> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT via, parent_id FROM urls WHERE id = ?1")?;
+        let mut id = id;
+        // An index is not listed by another index (the protocol): two steps at most.
+        for _ in 0..2 {
+            let row: Option<(Via, Option<i64>)> = stmt
+                .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?;
+            match row {
+                Some((Via::Robots, _)) => return Ok(true),
+                Some((Via::Sitemap, Some(parent))) => id = parent,
+                _ => return Ok(false),
+            }
+        }
+        Ok(false)
+    }
+
     /// Every seed URL with its crawl outcome, in id order.
     pub fn seed_outcomes(&self) -> anyhow::Result<Vec<SeedOutcome>> {
         let mut stmt = self.conn.prepare(
@@ -145,13 +175,13 @@ impl Store {
     /// HTML and text pages fetched with a 200, in fetch order, with the extract stage's
     /// verdicts.
     pub fn judged_in_fetch_order(&self) -> anyhow::Result<Vec<JudgedPage>> {
-        let mut stmt = self.conn.prepare(
+        let mut stmt = self.conn.prepare(&format!(
             "SELECT url, COALESCE(verdict, 0), COALESCE(reason, '') = ?1
-             FROM urls WHERE state = 'fetched' AND status = 200 AND reason != ?2
-             ORDER BY fetched_at, id",
-        )?;
+             FROM urls WHERE state = 'fetched' AND status = 200 AND reason NOT IN {NOT_PAGES}
+             ORDER BY fetched_at, id"
+        ))?;
         let rows = stmt
-            .query_map(params![Reason::Kept, Reason::ContentType], |r| {
+            .query_map(params![Reason::Kept], |r| {
                 Ok(JudgedPage {
                     url: r.get(0)?,
                     on_topic: r.get::<_, i64>(1)? != 0,

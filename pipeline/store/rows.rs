@@ -28,6 +28,15 @@ pub enum Via {
     Link,
     /// The target of a redirect (its parent is the URL that redirected).
     Redirect,
+    /// A sitemap named by its server's robots.txt (or `/sitemap.xml` asked for when robots.txt
+    /// names none); no parent.
+    Robots,
+    /// An entry of a sitemap or sitemap index (its parent is the sitemap).
+    Sitemap,
+    /// An entry of a feed (its parent is the feed).
+    Feed,
+    /// A link written in a page's JavaScript (its parent is the page).
+    Javascript,
 }
 
 impl Via {
@@ -37,14 +46,26 @@ impl Via {
             Via::Seed => "seed",
             Via::Link => "link",
             Via::Redirect => "redirect",
+            Via::Robots => "robots",
+            Via::Sitemap => "sitemap",
+            Via::Feed => "feed",
+            Via::Javascript => "javascript",
         }
     }
 
     /// The value with this stored name.
     pub fn parse(name: &str) -> Option<Via> {
-        [Via::Seed, Via::Link, Via::Redirect]
-            .into_iter()
-            .find(|v| v.name() == name)
+        [
+            Via::Seed,
+            Via::Link,
+            Via::Redirect,
+            Via::Robots,
+            Via::Sitemap,
+            Via::Feed,
+            Via::Javascript,
+        ]
+        .into_iter()
+        .find(|v| v.name() == name)
     }
 }
 

@@ -2,14 +2,15 @@
 //! API result pages received (`searches`), so that a resumed run neither asks again nor loses
 //! a sighting.
 //!
-//! **In:** what the seed stage gathers. **Out:** rows of `seeds`, `seed_hits`, `searches`.
+//! **In:** what the seed stage gathers, and the seed review's choices. **Out:** rows of
+//! `seeds`, `seed_hits`, `searches`; a seed the review keeps again back in the frontier.
 //!
 //! **Invariants:** a sighting is recorded once (same source, query, page and rank); the
 //! search API's key never reaches the store (requests are stored without it).
 
 use rusqlite::{OptionalExtension, params};
 
-use super::Store;
+use super::{Reason, Store};
 
 /// One sighting of a seed, for `seed_hits`.
 #[derive(Debug, Clone, Default)]
@@ -225,6 +226,20 @@ impl Store {
             .execute(params![url_id, verdict])?;
         self.uncommitted += 1;
         Ok(())
+    }
+
+    /// Puts back in the frontier a seed dropped at the seed review that the review now keeps;
+    /// returns whether it was dropped (any other URL is left as it is).
+    pub fn requeue_dropped_seed(&mut self, url_id: i64) -> anyhow::Result<bool> {
+        let changed = self
+            .conn
+            .prepare_cached(
+                "UPDATE urls SET state = 'queued', reason = NULL, detail = NULL
+                 WHERE id = ?1 AND state = 'skipped' AND reason = ?2",
+            )?
+            .execute(params![url_id, Reason::SeedDropped])?;
+        self.uncommitted += 1;
+        Ok(changed > 0)
     }
 
     /// Whether a URL is a seed, or a seed's redirect target (the seed's page itself).

@@ -161,3 +161,15 @@ fn every_url_knows_the_sources_of_the_seed_its_path_starts_from() {
     assert_eq!(sources.of(lost), None);
     assert_eq!(sources.of(9999), None);
 }
+
+#[test]
+fn not_pages_names_reasons_that_exist() {
+    let list = super::NOT_PAGES.trim_matches(|c| c == '(' || c == ')');
+    for name in list.split(',') {
+        let name = name.trim().trim_matches('\'');
+        assert!(
+            crate::ground::outcome::Reason::parse(name).is_some(),
+            "{name} is not a reason"
+        );
+    }
+}

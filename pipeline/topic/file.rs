@@ -49,6 +49,9 @@ pub struct TopicFile {
     /// Crawler-trap defences.
     #[serde(default)]
     pub traps: Traps,
+    /// Where URLs come from besides HTML links: sitemaps, feeds, JavaScript.
+    #[serde(default)]
+    pub discovery: Discovery,
     /// URL canonicalisation: parameters dropped, per-script parameter rules.
     #[serde(default)]
     pub urls: Urls,
@@ -104,12 +107,24 @@ pub struct Seeds {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SearchSection {
-    /// Which API: `brave`, `mojeek`, `searxng` or `google`.
+    /// Which API: `brave`, `mojeek`, `searxng`, `google`, or without a key `mediawiki` and
+    /// `commoncrawl`.
     pub backend: stages::seeds::queries::Backend,
     /// The API's URL (for SearXNG: the instance's URL, `/search` is added); default: the
-    /// provider's public endpoint. `GLANEUR_SEARCH_ENDPOINT` in the environment overrides it.
+    /// provider's public endpoint (MediaWiki: the Wikipedia of the topic's first language;
+    /// Common Crawl: the latest collection glaneur knows). `GLANEUR_SEARCH_ENDPOINT` in the
+    /// environment overrides it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<String>,
+    /// `commoncrawl`: the host names or URL prefixes whose captures become seeds
+    /// (`example.org`, `example.org/blog/`, `*.example.org`); default: the host names of
+    /// `[domains] allow`, each with its subdomains.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub urls: Vec<String>,
+    /// `mediawiki`: an article's URL with `$1` for its title, when the wiki's articles are not
+    /// where the endpoint suggests (`…/w/api.php` → `…/wiki/$1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub article_path: Option<String>,
     /// Queries sent as written (before the random tuples).
     #[serde(default)]
     pub queries: Vec<String>,
@@ -497,6 +512,39 @@ impl Default for Traps {
             max_repeats: limits.max_repeats,
             max_query_variants: limits.max_query_variants,
             max_calendar_pages: limits.max_calendar_pages,
+        }
+    }
+}
+
+/// `[discovery]`: the sources of URLs besides a page's HTML links. Each can be switched off.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Discovery {
+    /// Read the sitemaps a server's robots.txt names (`Sitemap:` lines) and the sitemaps they
+    /// index; their URLs are queued with `via = 'sitemap'`.
+    pub sitemaps: bool,
+    /// When robots.txt names no sitemap, ask for `/sitemap.xml` (when robots.txt allows it):
+    /// one request more per server, so off unless asked for.
+    pub guess_sitemap: bool,
+    /// Sitemap files read per server (indexes included); the others are skipped with the
+    /// reason `sitemap-limit`.
+    pub max_sitemaps_per_host: u32,
+    /// Read feeds (RSS, Atom) announced by `<link rel="alternate">` or given as seeds; their
+    /// entries are queued with `via = 'feed'`.
+    pub feeds: bool,
+    /// Follow links written in JavaScript (`javascript:` URLs, `onclick`, `data-url`, inline
+    /// scripts' navigation calls), queued with `via = 'javascript'`.
+    pub javascript: bool,
+}
+
+impl Default for Discovery {
+    fn default() -> Discovery {
+        Discovery {
+            sitemaps: true,
+            guess_sitemap: false,
+            max_sitemaps_per_host: 100,
+            feeds: true,
+            javascript: true,
         }
     }
 }

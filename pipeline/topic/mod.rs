@@ -194,13 +194,18 @@ fn search_plan(
     if section.results_per_query == 0 {
         bail!("`results_per_query` must be at least 1");
     }
-    let queries = topic_queries(
-        &file.seeds.terms,
-        &section.queries,
-        section.tuple_size,
-        section.tuple_count(&file.seeds.terms),
-        section.random_seed,
-    )?;
+    check_backend_fields(section)?;
+    let queries = if section.backend.takes_prefixes() {
+        prefix_queries(file, section)?
+    } else {
+        topic_queries(
+            &file.seeds.terms,
+            &section.queries,
+            section.tuple_size,
+            section.tuple_count(&file.seeds.terms),
+            section.random_seed,
+        )?
+    };
     if queries.is_empty() {
         bail!("no query to send: give `[seeds] terms` (for random tuples) or `queries`");
     }
@@ -212,13 +217,85 @@ fn search_plan(
     };
     let mut compiled = Vec::new();
     for query in queries {
-        let c = compile(section.backend, &query, &restrictions)?;
+        let c = compile(section.backend, &query, &restrictions).with_context(|| {
+            match section.backend.takes_prefixes() && !section.urls.is_empty() {
+                true => "`urls`",
+                false => "a query",
+            }
+        })?;
         compiled.push((query, c));
     }
     Ok(SearchPlan {
         backend: section.backend,
         queries: compiled,
     })
+}
+
+/// The fields that belong to one backend only, refused on the others (a field that would be
+/// silently ignored is a mistake left in the topic).
+fn check_backend_fields(section: &SearchSection) -> anyhow::Result<()> {
+    use stages::seeds::queries::Backend;
+    let name = section.backend.name();
+    if !section.urls.is_empty() && section.backend != Backend::Commoncrawl {
+        bail!(
+            "`urls` lists host names for backend = \"commoncrawl\"; backend = \"{name}\" sends              keyword queries (`queries`, `[seeds] terms`); seed URLs go in [seeds] urls"
+        );
+    }
+    if section.article_path.is_some() && section.backend != Backend::Mediawiki {
+        bail!("`article_path` is for backend = \"mediawiki\" only");
+    }
+    if section.backend == Backend::Mediawiki
+        && (section.endpoint.is_some() || section.article_path.is_some())
+    {
+        // The articles' URLs must be known before anything is asked (the default endpoint, a
+        // Wikipedia's, gives them).
+        let endpoint = section
+            .endpoint
+            .as_deref()
+            .unwrap_or("https://en.wikipedia.org/w/api.php");
+        stages::seeds::queries::wiki_article_template(endpoint, section.article_path.as_deref())?;
+    }
+    if section.backend.takes_prefixes() {
+        if !section.queries.is_empty() {
+            bail!(
+                "`queries`: backend = \"commoncrawl\" lists the pages captured under host names                  or URL prefixes, it takes no keywords: give `urls = [\"example.org\"]` instead"
+            );
+        }
+        if section.tuples.is_some_and(|n| n > 0) {
+            bail!("`tuples`: backend = \"commoncrawl\" sends no keyword tuples: remove it");
+        }
+    }
+    Ok(())
+}
+
+/// Common Crawl's queries: `urls`, else each host name of `[domains] allow` with its subdomains
+/// (`inria.fr` → `*.inria.fr`: the allow list matches subdomains too).
+fn prefix_queries(
+    file: &TopicFile,
+    section: &SearchSection,
+) -> anyhow::Result<Vec<stages::seeds::queries::Query>> {
+    use stages::seeds::queries::Query;
+    if !section.urls.is_empty() {
+        return Ok(section
+            .urls
+            .iter()
+            .map(|u| Query::Explicit(u.clone()))
+            .collect());
+    }
+    let hosts: Vec<Query> = file
+        .domains
+        .allow
+        .iter()
+        .map(|p| p.trim().to_ascii_lowercase())
+        .filter(|p| !p.starts_with('.') && p.contains('.') && !p.contains('/'))
+        .map(|p| Query::Explicit(format!("*.{p}")))
+        .collect();
+    if hosts.is_empty() {
+        bail!(
+            "`urls` is missing: backend = \"commoncrawl\" lists the pages captured under host              names or URL prefixes; give them, e.g. `urls = [\"example.org\", \"example.org/blog/\"]`,              or name host names (not only TLDs) in [domains] allow"
+        );
+    }
+    Ok(hosts)
 }
 
 #[cfg(test)]
@@ -410,5 +487,88 @@ contact = "mailto:linguiste@example.org"
         let topic = Topic::demo(PathBuf::from("corpora/demo")).unwrap();
         assert_eq!(topic.file.name, "demo");
         assert!(!topic.seed_urls.is_empty());
+    }
+
+    #[test]
+    fn commoncrawl_takes_host_names_and_says_which_field_is_missing() {
+        let cc = |search: &str, allow: &str| {
+            let text = SEARCH
+                .replace(
+                    "backend = \"brave\"\ntuple_size = 2\ntuples = 3\nqueries = [\"graphe planaire\"]",
+                    search,
+                )
+                .replace("allow = [\".fr\"]", allow);
+            parse(&text)
+        };
+        let sent = |topic: Topic| -> Vec<String> {
+            let plan = topic.search.unwrap();
+            plan.queries.into_iter().map(|(_, c)| c.q).collect()
+        };
+        // From [domains] allow: host names with their subdomains; TLDs are no prefix.
+        let topic = cc(
+            "backend = \"commoncrawl\"",
+            "allow = [\".fr\", \"inria.fr\", \"Graphes.Example.ORG\"]",
+        )
+        .unwrap();
+        assert_eq!(sent(topic), ["*.inria.fr", "*.graphes.example.org"]);
+        // Explicit prefixes win.
+        let topic = cc(
+            "backend = \"commoncrawl\"\nurls = [\"a.fr\", \"b.fr/blog/\"]",
+            "allow = [\".fr\"]",
+        )
+        .unwrap();
+        assert_eq!(sent(topic), ["a.fr/*", "b.fr/blog/*"]);
+        for (search, allow, field) in [
+            (
+                "backend = \"commoncrawl\"",
+                "allow = [\".fr\"]",
+                "`urls` is missing",
+            ),
+            (
+                "backend = \"commoncrawl\"\nurls = [\"two words\"]",
+                "allow = []",
+                "`urls`: `two words` is not a host name",
+            ),
+            (
+                "backend = \"commoncrawl\"\nqueries = [\"graphe\"]",
+                "allow = [\"a.fr\"]",
+                "`queries`",
+            ),
+            (
+                "backend = \"mediawiki\"\nurls = [\"a.fr\"]",
+                "allow = []",
+                "`urls` lists host names for backend = \"commoncrawl\"",
+            ),
+            (
+                "backend = \"brave\"\narticle_path = \"https://w.example/$1\"",
+                "allow = []",
+                "`article_path` is for backend = \"mediawiki\"",
+            ),
+            (
+                "backend = \"mediawiki\"\narticle_path = \"/wiki/\"",
+                "allow = []",
+                "`article_path = \"/wiki/\"` must be the http(s) URL of an article with $1",
+            ),
+            (
+                "backend = \"mediawiki\"\nendpoint = \"https://wiki.example.org/search\"",
+                "allow = []",
+                "is not a wiki's api.php",
+            ),
+        ] {
+            let err = format!("{:#}", cc(search, allow).unwrap_err());
+            assert!(
+                err.contains("[search]") && err.contains(field),
+                "{search}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn mediawiki_sends_words_without_sites() {
+        let text = SEARCH.replace("backend = \"brave\"", "backend = \"mediawiki\"");
+        let plan = parse(&text).unwrap().search.unwrap();
+        let (_, first) = &plan.queries[0];
+        assert_eq!(first.q, "graphe planaire -graffiti");
+        assert!(first.params.is_empty(), "{:?}", first.params);
     }
 }

@@ -39,6 +39,9 @@ urls = [
 terms = ["graphe", "graphes", "sommet", "arête"]
 # result_pages = ["serp/google-graphes.html"]   # saved search-engine result pages
 # url_lists = ["seeds.txt"]                      # one URL per line
+# Seeds from a search API too (`glaneur seeds` lists them for review before the crawl):
+# [search]
+# backend = "mediawiki"   # Wikipedia's search, no key; or commoncrawl; brave, mojeek, google need one
 
 [formula]
 # A page is kept when its clean text satisfies this. Operators in UPPER CASE: ET/AND,
@@ -62,6 +65,14 @@ strategy = "best-first"
 contact = "mailto:prenom.nom@univ.example"
 # Seconds between two requests to the same server (robots.txt's Crawl-delay wins if longer).
 delay_seconds = 1.0
+
+# Besides a page's HTML links the crawl reads the sitemaps a server's robots.txt names, the
+# feeds a page announces (or a feed URL among the seeds) and links written in JavaScript; each
+# can be switched off (docs/guide/crawl.md).
+# [discovery]
+# sitemaps = true
+# feeds = true
+# javascript = true
 
 # Tag the corpus (part of speech, lemma) between extraction and export: take the two lines
 # below out of their comment. spaCy's small model of each language is used; the first run

@@ -208,6 +208,9 @@ pub const LIMITS: &[Limit] = &[
     limit("[traps] max_calendar_pages", 0.0, 1e9, WHOLE, |f| {
         Some(whole(f.traps.max_calendar_pages))
     }),
+    limit("[discovery] max_sitemaps_per_host", 0.0, 1e6, WHOLE, |f| {
+        Some(whole(f.discovery.max_sitemaps_per_host))
+    }),
     above("[text] near_duplicate_threshold", 0.0, 1.0, SHARE, |f| {
         Some(Number::Real(f.text.near_duplicate_threshold))
     }),

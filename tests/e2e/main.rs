@@ -16,6 +16,7 @@ mod compare;
 mod crawl;
 mod dedup;
 mod demo;
+mod discovery;
 mod explore;
 mod guard;
 mod harvest;

@@ -101,6 +101,7 @@ fn only_its_own_names_are_served_and_no_other_site_changes_anything() {
             "/runs/graphes/start",
             "/runs/graphes/subcorpora",
             "/runs/graphes/subcorpora/keep/delete",
+            "/runs/graphes/seeds",
         ] {
             let (status, answer) = request(port, "POST", path, &headers, b"name=evil");
             assert_eq!(status, 403, "{path} {headers:?}: {answer}");
@@ -567,4 +568,62 @@ fn the_topic_form_writes_only_the_topic_its_url_names_and_only_when_it_validates
     assert_eq!(status, 413, "{answer}");
     assert!(answer.contains("larger than 32 MiB"), "{answer}");
     assert!(!corpora.join("enorme").exists());
+}
+
+/// The seed review page: the review file's lines with a checkbox each; a same-origin POST sets
+/// `keep` of the URLs it shows and nothing else; another site's is refused.
+#[test]
+fn the_seed_review_page_sets_keep_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpora = dir.path().join("corpora");
+    slow_topic(&corpora, "graphes");
+    let (_server, address) = start_serve(&corpora, &[]);
+    let port = port_of(&address);
+    let (status, answer) = request(port, "GET", "/runs/graphes/seeds", &[], b"");
+    assert_eq!(status, 200);
+    assert!(answer.contains("id=\"seeds-none\"") && answer.contains("glaneur seeds"));
+
+    let run = corpora.join("graphes/run");
+    std::fs::create_dir_all(&run).unwrap();
+    let review = run.join("seeds-review.tsv");
+    let text = "# my notes\nkeep\turl\tsources\ttitle\n\
+                Y\thttp://a.test/\ttopic\tLes <graphes>\n\
+                yes\thttp://b.test/\ttopic\t\n\
+                no\thttp://c.test/\ttopic\t\n\
+                yes\thttp://d.test/\ttopic\t\n";
+    std::fs::write(&review, text).unwrap();
+    let (status, answer) = request(port, "GET", "/runs/graphes/seeds", &[], b"");
+    assert_eq!(status, 200);
+    assert_eq!(answer.matches("type=\"checkbox\"").count(), 4, "{answer}");
+    assert_eq!(answer.matches(" checked>").count(), 3, "{answer}");
+    assert!(answer.contains("Les &lt;graphes&gt;"), "escaped: {answer}");
+
+    // Another site's form changes nothing.
+    let form = "url=http%3A%2F%2Fb.test%2F&url=http%3A%2F%2Fc.test%2F&keep=http%3A%2F%2Fc.test%2F";
+    let form_type = ("Content-Type", "application/x-www-form-urlencoded");
+    let (status, _) = request(
+        port,
+        "POST",
+        "/runs/graphes/seeds",
+        &[("Origin", "http://evil.example"), form_type],
+        form.as_bytes(),
+    );
+    assert_eq!(status, 403);
+    assert_eq!(std::fs::read_to_string(&review).unwrap(), text);
+    // The page's own form: b unchecked, c checked; a and d, not shown, untouched.
+    let origin = format!("http://127.0.0.1:{port}");
+    let (status, answer) = request(
+        port,
+        "POST",
+        "/runs/graphes/seeds",
+        &[("Origin", &origin), form_type],
+        form.as_bytes(),
+    );
+    assert_eq!(status, 303, "{answer}");
+    assert!(answer.contains("/runs/graphes/seeds?saved=2"), "{answer}");
+    assert_eq!(
+        std::fs::read_to_string(&review).unwrap(),
+        text.replace("yes\thttp://b.test/", "no\thttp://b.test/")
+            .replace("no\thttp://c.test/", "yes\thttp://c.test/")
+    );
 }

@@ -18,3 +18,5 @@ pub mod robots;
 pub mod traps;
 
 pub mod warc;
+
+pub mod listing;

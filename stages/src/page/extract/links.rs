@@ -1,17 +1,26 @@
 //! Links and robots directives as the page means them, read the same way by the extractor and by
 //! the crawl's skim (`crate::page::skim`).
 //!
-//! **In:** `href`/`src` values, `<meta>` contents and the text around a link. **Out:** absolute
-//! `http`/`https` URLs without fragment ([`resolve`], [`resolve_links`]), the URL of a `<meta
-//! http-equiv=refresh>` ([`refresh_url`]), `noindex`/`nofollow` ([`read_robots`]) and the bounded
-//! text around a link ([`context_around`]).
+//! **In:** `href`/`src` values, `<meta>` contents, `<link rel type>`, the text around a link,
+//! and for the extractor's walk each element (its feeds and JavaScript links, [`PageLinks`]).
+//! **Out:** absolute `http`/`https` URLs without fragment ([`resolve`], [`resolve_links`]), the
+//! URL of a `<meta http-equiv=refresh>` ([`refresh_url`]), whether a `<link>` announces a feed
+//! ([`is_feed`]), `noindex`/`nofollow` ([`read_robots`]) and the bounded text around a link
+//! ([`context_around`]).
 //!
 //! **Invariants:** never panics; same-document references and other schemes give no link; cuts in
-//! text fall on character boundaries.
+//! text fall on character boundaries; the walk and the skim push an element's feed and
+//! JavaScript links in the same order (JavaScript links, then the feed, before the element's own
+//! link), so both readers give the same list.
 
+use scraper::ElementRef;
 use url::Url;
 
-use super::{CONTEXT_CHARS, Link, LinkKind, MetaRobots};
+use super::cues::has_rel;
+use super::{CONTEXT_CHARS, ExtractOptions, Link, LinkKind, MetaRobots, push_collapsed};
+use crate::page::script_links::{
+    MAX_JAVASCRIPT_LINKS, element_urls, navigation_urls, runs_javascript,
+};
 
 /// A link as found in the page, before URL resolution.
 pub(crate) struct RawLink {
@@ -24,6 +33,9 @@ pub(crate) struct RawLink {
     pub(crate) context: String,
     pub(crate) kind: LinkKind,
     pub(crate) nofollow: bool,
+    /// The link takes its texts from the next one: a JavaScript link of an `<a href>` or an
+    /// `<area href>`, whose own link (its text read as the page goes on) is pushed right after.
+    pub(crate) text_from_next: bool,
 }
 
 impl RawLink {
@@ -37,13 +49,27 @@ impl RawLink {
             context: String::new(),
             kind,
             nofollow,
+            text_from_next: false,
         }
     }
 }
 
 /// The links as the page means them: resolved against `base` (non-http(s) and same-page links
 /// dropped), with the anchor text, else the image `alt`, else the fallback attribute.
-pub(crate) fn resolve_links(base: &Url, raw: Vec<RawLink>) -> Vec<Link> {
+pub(crate) fn resolve_links(base: &Url, mut raw: Vec<RawLink>) -> Vec<Link> {
+    // From the end, so that every link of a run borrowing from the next reaches the element's
+    // own link (past `max_links`, that link is not there: the texts stay empty).
+    for i in (1..raw.len()).rev() {
+        let (head, tail) = raw.split_at_mut(i);
+        if let (Some(link), Some(next)) = (head.last_mut(), tail.first())
+            && link.text_from_next
+        {
+            link.anchor.clone_from(&next.anchor);
+            link.alt.clone_from(&next.alt);
+            link.fallback.clone_from(&next.fallback);
+            link.context.clone_from(&next.context);
+        }
+    }
     raw.into_iter()
         .filter_map(|raw| {
             let url = resolve(base, &raw.href)?;
@@ -60,6 +86,98 @@ pub(crate) fn resolve_links(base: &Url, raw: Vec<RawLink>) -> Vec<Link> {
             })
         })
         .collect()
+}
+
+/// Whether a `<link>` announces a feed: `alternate` among its `rel` tokens and an RSS, Atom or
+/// RDF `type` (case-insensitive, parameters ignored; JSON feeds are left out).
+pub(crate) fn is_feed(rel: Option<&str>, type_attr: Option<&str>) -> bool {
+    let essence = type_attr
+        .and_then(|t| t.split(';').next())
+        .unwrap_or_default()
+        .trim();
+    has_rel(rel, "alternate")
+        && [
+            "application/rss+xml",
+            "application/atom+xml",
+            "application/rdf+xml",
+        ]
+        .iter()
+        .any(|t| essence.eq_ignore_ascii_case(t))
+}
+
+/// The links of the walk that are not read with the element's text: feeds, and JavaScript
+/// links (within the page's budget, [`MAX_JAVASCRIPT_LINKS`], none when
+/// [`ExtractOptions::javascript_links`] is off).
+#[derive(Default)]
+pub(super) struct PageLinks {
+    /// JavaScript links still to find on the page.
+    javascript_left: usize,
+}
+
+impl PageLinks {
+    pub(super) fn new(options: &ExtractOptions) -> PageLinks {
+        PageLinks {
+            javascript_left: if options.javascript_links {
+                MAX_JAVASCRIPT_LINKS
+            } else {
+                0
+            },
+        }
+    }
+
+    /// Pushes the feed and the JavaScript links `el` makes onto `links`, at most `max_links` in
+    /// all (`cut` counts the others); before the walk reads the element's own link.
+    pub(super) fn read(
+        &mut self,
+        el: ElementRef<'_>,
+        links: &mut Vec<RawLink>,
+        max_links: usize,
+        cut: &mut usize,
+    ) {
+        let e = el.value();
+        let tag: &str = &e.name.local;
+        let mut push = |link: RawLink| {
+            if links.len() >= max_links {
+                *cut += 1;
+            } else {
+                links.push(link);
+            }
+        };
+        if self.javascript_left > 0 {
+            let mut urls = Vec::new();
+            element_urls(
+                tag.as_bytes(),
+                e.attrs(),
+                &mut self.javascript_left,
+                &mut urls,
+            );
+            // The pre-parse scan left a script's navigation calls alone in its text.
+            if tag == "script" && e.attr("src").is_none() && runs_javascript(e.attr("type")) {
+                let code: String = el.text().collect();
+                navigation_urls(&code, &mut self.javascript_left, &mut urls);
+            }
+            let own = matches!(tag, "a" | "area");
+            let nofollow = own && has_rel(e.attr("rel"), "nofollow");
+            for url in urls {
+                push(RawLink {
+                    text_from_next: own && e.attr("href").is_some(),
+                    ..RawLink::new(&url, LinkKind::Javascript, nofollow)
+                });
+            }
+        }
+        if tag == "link"
+            && let Some(href) = e.attr("href")
+            && is_feed(e.attr("rel"), e.attr("type"))
+        {
+            let mut link = RawLink::new(href, LinkKind::Feed, has_rel(e.attr("rel"), "nofollow"));
+            push_collapsed(
+                &mut link.anchor,
+                e.attr("title").unwrap_or_default(),
+                &mut false,
+            );
+            push(link);
+        }
+    }
 }
 
 /// Adds the directives of a `<meta name=robots>` content (`none` sets both).

@@ -64,7 +64,7 @@ use walk::Walker;
 mod cues;
 mod links;
 mod region;
-pub(crate) use links::{RawLink, context_around, read_robots, refresh_url, resolve_links};
+pub(crate) use links::{RawLink, context_around, is_feed, read_robots, refresh_url, resolve_links};
 
 mod language;
 
@@ -138,6 +138,10 @@ pub struct ExtractOptions {
     /// every new attribute against the element's others, so n attributes cost n² (300,000 on
     /// one tag take minutes). [`Extracted::attributes_cut`] counts the others.
     pub max_attributes: usize,
+    /// Read JavaScript links ([`LinkKind::Javascript`]): navigation calls with one string
+    /// literal in inline scripts, event handlers and `javascript:` URLs, and URL-named data
+    /// attributes; at most 100 a page (they also count against `max_links`).
+    pub javascript_links: bool,
 }
 
 impl Default for ExtractOptions {
@@ -147,6 +151,7 @@ impl Default for ExtractOptions {
             drop_comments: false,
             max_links: DEFAULT_MAX_LINKS,
             max_attributes: DEFAULT_MAX_ATTRIBUTES,
+            javascript_links: true,
         }
     }
 }
@@ -365,6 +370,28 @@ pub enum LinkKind {
     LinkRel,
     /// `<meta http-equiv=refresh content="N; url=…">`.
     MetaRefresh,
+    /// `<link rel=alternate type=application/rss+xml|atom+xml|rdf+xml href>`: a feed.
+    Feed,
+    /// A string literal in a navigation call (`location.href = '…'`, `window.open('…')`…) of
+    /// an inline script, an event handler or a `javascript:` URL, or the value of `data-url`,
+    /// `data-href`, `data-link`, `data-target-url` (see [`ExtractOptions::javascript_links`]).
+    Javascript,
+}
+
+impl LinkKind {
+    /// The kind's name, as serialised and stored (databases hold these: they never change).
+    pub fn name(self) -> &'static str {
+        match self {
+            LinkKind::Anchor => "anchor",
+            LinkKind::Area => "area",
+            LinkKind::Frame => "frame",
+            LinkKind::Iframe => "iframe",
+            LinkKind::LinkRel => "link-rel",
+            LinkKind::MetaRefresh => "meta-refresh",
+            LinkKind::Feed => "feed",
+            LinkKind::Javascript => "javascript",
+        }
+    }
 }
 
 /// Extract blocks, links and metadata from an HTML page.

@@ -27,11 +27,12 @@ pub const MAX_NESTING: usize = 1024;
 /// Scripts and style sheets: their content is half the bytes of a news page and never text
 /// (the walk skips both elements), yet the tokenizer reads it character by character. The
 /// content between `<script …>` or `<style …>` and its end tag is left out, the tags kept, so
-/// the tree is the same. The scan follows the tokenizer where it matters: tag names and ends
-/// (quoted attribute values), comments (`-->`, `--!>`, `<!-->`), bogus comments, and the end
-/// of script text (whose `<!--`…`<script>` escapes can hide a `</script>`); it does not cut
-/// inside SVG/MathML (where `<script>` holds markup) or after `<frameset>` (which ignores a
-/// `<script>` tag).
+/// the tree is the same; a script keeps only its navigation calls, rewritten
+/// (`crate::page::script_links::digest`), for the walk's JavaScript links. The scan follows
+/// the tokenizer where it matters: tag names and ends (quoted attribute values), comments
+/// (`-->`, `--!>`, `<!-->`), bogus comments, and the end of script text (whose
+/// `<!--`…`<script>` escapes can hide a `</script>`); it does not cut inside SVG/MathML (where
+/// `<script>` holds markup) or after `<frameset>` (which ignores a `<script>` tag).
 ///
 /// Attribute bombs: html5ever checks each new attribute of a tag against the tag's others, so
 /// n attributes on one element cost O(n²). Past `max_attributes` on one start tag, the rest of
@@ -189,6 +190,10 @@ fn raw_text(
     let strippable = is_script || name.eq_ignore_ascii_case(b"style");
     if strip && end > tag.end && strippable {
         copy.cut(tag.end, end);
+        if is_script {
+            let code = copy.html.get(tag.end..end).unwrap_or_default();
+            copy.write(&crate::page::script_links::digest(code));
+        }
     }
     let closing = tag_end_counting(bytes, end + 2 + name.len(), 0);
     copy.cut_attributes(&closing);
@@ -223,6 +228,13 @@ impl<'a> Copied<'a> {
             .get_or_insert_with(|| String::with_capacity(html.len()));
         buffer.push_str(html.get(self.copied..from).unwrap_or_default());
         self.copied = to;
+    }
+
+    /// Writes `text` at the point the copy has reached (after a cut, which starts the copy).
+    fn write(&mut self, text: &str) {
+        if let Some(buffer) = &mut self.out {
+            buffer.push_str(text);
+        }
     }
 
     /// Leaves out a tag's excess attributes, if it has any.

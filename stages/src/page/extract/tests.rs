@@ -692,3 +692,105 @@ fn bounded_link_contexts_are_the_contexts_of_the_whole_block() {
         }
     }
 }
+
+#[test]
+fn feeds_and_javascript_links_join_the_link_list() {
+    let html = r##"<html><head><base href="https://base.example/sub/">
+        <link rel="alternate" type="application/atom+xml" title="Fil  Atom" href="atom.xml">
+        <link rel="alternate" hreflang="en" href="/en/">
+        <link rel="next alternate" type="APPLICATION/RSS+XML; charset=utf-8" href="p2.html">
+        <script>if (done) { window.location.href = '/next.html'; }</script>
+        <script type="application/ld+json">{"url": "/ld.html"}</script>
+        <script src="/lib.js">location = '/src-body.html';</script>
+        </head><body><p>Read <a href="#" onclick="location.href='/js.html'" rel="nofollow">the
+        rest</a> or <a href="/plain.html">this</a>.</p>
+        <div data-url="/data.html" data-src="/lazy.jpg" onclick="go('/no.html')">x</div>
+        </body></html>"##;
+    let got = |ex: &Extracted| -> Vec<(String, LinkKind, String, bool)> {
+        ex.links
+            .iter()
+            .map(|l| (l.url.clone(), l.kind, l.anchor.clone(), l.nofollow))
+            .collect()
+    };
+    let link = |url: &str, kind, anchor: &str, nofollow| {
+        (
+            format!("https://base.example{url}"),
+            kind,
+            anchor.to_owned(),
+            nofollow,
+        )
+    };
+    let ex = extract(html);
+    assert_eq!(
+        got(&ex),
+        [
+            link("/sub/atom.xml", LinkKind::Feed, "Fil Atom", false),
+            link("/sub/p2.html", LinkKind::Feed, "", false),
+            link("/sub/p2.html", LinkKind::LinkRel, "", false),
+            link("/next.html", LinkKind::Javascript, "", false),
+            link("/js.html", LinkKind::Javascript, "the rest", true),
+            link("/plain.html", LinkKind::Anchor, "this", false),
+            link("/data.html", LinkKind::Javascript, "", false),
+        ]
+    );
+    // `href="#"` gives no link, but its text and context go to the JavaScript link.
+    assert_eq!(ex.links[4].context, "Read the rest or this.");
+    // Switched off: no JavaScript link, the feeds stay.
+    let options = ExtractOptions {
+        javascript_links: false,
+        ..ExtractOptions::default()
+    };
+    let off = extract_html(html, &page_url(), &options);
+    assert!(got(&off).iter().all(|l| l.1 != LinkKind::Javascript));
+    assert_eq!(off.links.len(), 4);
+    // The skim reads the same links.
+    let skim = crate::page::skim::skim_html(html, &page_url());
+    let skimmed: Vec<_> = skim
+        .links
+        .iter()
+        .map(|l| (l.url.clone(), l.kind, l.anchor.clone(), l.nofollow))
+        .collect();
+    assert_eq!(skimmed, got(&ex));
+}
+
+#[test]
+fn javascript_links_count_against_the_link_limit() {
+    let options = ExtractOptions {
+        max_links: 3,
+        ..ExtractOptions::default()
+    };
+    let html = "<script>location = '/a'; location = '/b'</script><a href=/c onclick=\"location='/d'\">c</a>\
+                <a href=/e>e</a>";
+    let ex = extract_html(html, &page_url(), &options);
+    let urls: Vec<&str> = ex.links.iter().map(|l| l.url.as_str()).collect();
+    assert_eq!(
+        urls,
+        [
+            "https://example.org/a",
+            "https://example.org/b",
+            "https://example.org/d"
+        ]
+    );
+    assert_eq!(ex.links_cut, 2);
+    // The anchor's own link was cut: its JavaScript link has no text to borrow.
+    assert_eq!(ex.links[2].anchor, "");
+}
+
+#[test]
+fn link_kind_names_are_stable() {
+    for (kind, name) in [
+        (LinkKind::Anchor, "anchor"),
+        (LinkKind::Area, "area"),
+        (LinkKind::Frame, "frame"),
+        (LinkKind::Iframe, "iframe"),
+        (LinkKind::LinkRel, "link-rel"),
+        (LinkKind::MetaRefresh, "meta-refresh"),
+        (LinkKind::Feed, "feed"),
+        (LinkKind::Javascript, "javascript"),
+    ] {
+        assert_eq!(kind.name(), name);
+        assert_eq!(serde_json::to_value(kind).expect("serialisable"), name);
+    }
+    let options: ExtractOptions = serde_json::from_str("{}").expect("defaults");
+    assert!(options.javascript_links);
+}

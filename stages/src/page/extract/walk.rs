@@ -20,7 +20,9 @@ use super::block::RawBlock;
 use super::classify::{Structure, classify};
 use super::cues::{Attrs, ClassNames, has_rel, hides};
 use super::language::stopword_language;
-use super::links::{RawLink, context_around, read_robots, refresh_url, resolve, resolve_links};
+use super::links::{
+    PageLinks, RawLink, context_around, read_robots, refresh_url, resolve, resolve_links,
+};
 use super::region::{Container, Cue, content_cue, region_mask, region_mask_all};
 use super::{
     BlockKind, ExtractOptions, Extracted, LinkKind, MODIFIED_NAMES, MetaRobots, PUBLISHED_NAMES,
@@ -85,6 +87,8 @@ pub(super) struct Walker {
     max_links: usize,
     /// Links past `max_links`, not kept.
     links_cut: usize,
+    /// Feeds and JavaScript links, read before each element's own link.
+    page_links: PageLinks,
 }
 
 impl Walker {
@@ -93,6 +97,7 @@ impl Walker {
         Walker {
             drop_comments: options.drop_comments,
             max_links: options.max_links,
+            page_links: PageLinks::new(options),
             ..Walker::default()
         }
     }
@@ -158,6 +163,8 @@ impl Walker {
         let a = Attrs::of(e);
         self.note_lang(tag, &a);
         self.note_dates(tag, &a);
+        self.page_links
+            .read(el, &mut self.links, self.max_links, &mut self.links_cut);
         if self.read_whole(tag, el, &a) {
             return None;
         }

@@ -4,15 +4,18 @@
 //!
 //! **In:** the tokenizer's callbacks (byte slices of the page). **Out:** calls on the skim's state.
 //!
-//! **Invariants:** copies only the text the skim keeps and the attributes of the few elements it
-//! reads; unwinds with [`TooManyAttributes`] at a tag past the attribute limit.
+//! **Invariants:** copies only the text the skim keeps (an inline script's included, for its
+//! JavaScript links), the attributes of the few elements it reads and, on the others, those that
+//! may hold a JavaScript link (judged by name before their value is copied); unwinds with
+//! [`TooManyAttributes`] at a tag past the attribute limit.
 
 use std::convert::Infallible;
 
 use html5gum::{Emitter, Error, State as Mode};
 
-use super::state::Tag;
+use super::state::{Keep, Tag};
 use super::{State, TooManyAttributes};
+use crate::page::script_links::is_script_attribute;
 
 /// The html5gum emitter: collects what a tag or a run of text is made of, in buffers kept
 /// across tokens, and hands it whole to the [`State`].
@@ -26,8 +29,12 @@ pub(super) struct Reader<'s> {
     last_start: Vec<u8>,
     is_end_tag: bool,
     self_closing: bool,
-    /// Whether the current tag's attributes are kept.
-    keep_attrs: bool,
+    /// Which of the current tag's attributes are kept.
+    keep_attrs: Keep,
+    /// The current attribute's name is still to be judged ([`Keep::Scripted`]).
+    unjudged: bool,
+    /// The current attribute is left out: its value is not copied.
+    dropped: bool,
     /// The current tag's attribute names and values, and where each is (see [`Tag`]).
     attr_bytes: Vec<u8>,
     attrs: Vec<(usize, usize, usize)>,
@@ -44,7 +51,9 @@ impl<'s> Reader<'s> {
             last_start: Vec::new(),
             is_end_tag: false,
             self_closing: false,
-            keep_attrs: false,
+            keep_attrs: Keep::Nothing,
+            unjudged: false,
+            dropped: false,
             attr_bytes: Vec::new(),
             attrs: Vec::new(),
             attributes: 0,
@@ -71,10 +80,28 @@ impl<'s> Reader<'s> {
         self.name.clear();
         self.is_end_tag = is_end_tag;
         self.self_closing = false;
-        self.keep_attrs = false;
+        self.keep_attrs = Keep::Nothing;
+        self.unjudged = false;
+        self.dropped = false;
         self.attr_bytes.clear();
         self.attrs.clear();
         self.attributes = 0;
+    }
+
+    /// Under [`Keep::Scripted`], once the current attribute's name is complete: left out (name
+    /// and value) unless it may hold a JavaScript link.
+    fn judge(&mut self) {
+        if !self.unjudged {
+            return;
+        }
+        self.unjudged = false;
+        if let Some(&(from, to, _)) = self.attrs.last()
+            && !is_script_attribute(self.attr_bytes.get(from..to).unwrap_or_default())
+        {
+            self.attr_bytes.truncate(from);
+            self.attrs.pop();
+            self.dropped = true;
+        }
     }
 }
 
@@ -121,6 +148,7 @@ impl Emitter for Reader<'_> {
 
     fn emit_current_tag(&mut self) -> Option<Mode> {
         self.flush_chars();
+        self.judge();
         if self.is_end_tag {
             self.state.end_tag(&self.name);
             return None;
@@ -159,19 +187,26 @@ impl Emitter for Reader<'_> {
         self.attributes += 1;
         if self.attributes > self.state.max_attributes {
             // Out of the tokenizer's nested calls before they exhaust the stack (see
-            // `skim_html_with`); not a panic: no hook runs, no message is printed.
+            // `skim_html_opts`); not a panic: no hook runs, no message is printed.
             std::panic::resume_unwind(Box::new(TooManyAttributes));
         }
+        self.judge();
         // The name is complete when the first attribute starts.
-        self.keep_attrs = !self.is_end_tag && self.state.reads_attributes_of(&self.name);
-        if self.keep_attrs {
+        self.keep_attrs = if self.is_end_tag {
+            Keep::Nothing
+        } else {
+            self.state.attributes_of(&self.name)
+        };
+        self.dropped = false;
+        if self.keep_attrs != Keep::Nothing {
+            self.unjudged = self.keep_attrs == Keep::Scripted;
             let at = self.attr_bytes.len();
             self.attrs.push((at, at, at));
         }
     }
 
     fn push_attribute_name(&mut self, s: &[u8]) {
-        if self.keep_attrs {
+        if self.keep_attrs != Keep::Nothing && !self.dropped {
             self.attr_bytes.extend_from_slice(s);
             let at = self.attr_bytes.len();
             if let Some(attr) = self.attrs.last_mut() {
@@ -182,7 +217,8 @@ impl Emitter for Reader<'_> {
     }
 
     fn push_attribute_value(&mut self, s: &[u8]) {
-        if self.keep_attrs {
+        self.judge();
+        if self.keep_attrs != Keep::Nothing && !self.dropped {
             self.attr_bytes.extend_from_slice(s);
             let at = self.attr_bytes.len();
             if let Some(attr) = self.attrs.last_mut() {

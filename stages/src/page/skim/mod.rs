@@ -7,10 +7,14 @@
 //!
 //! **Invariants:**
 //! - links follow the rules of [`crate::page::extract`]: `<a href>`, `<area href>`, `<frame src>`,
-//!   `<iframe src>`, `<link rel=next|prev|previous>`, `<meta http-equiv=refresh>`, resolved
-//!   against the first `<base href>` (wherever it is) or the page URL, fragment removed, only
-//!   http(s); anchor text is the element's text, else an image's `alt`, else `title` /
-//!   `aria-label` (`alt` for `<area>`, `title` for frames);
+//!   `<iframe src>`, `<link rel=next|prev|previous>`, `<meta http-equiv=refresh>`, feeds
+//!   (`<link rel=alternate>` of an RSS, Atom or RDF type) and, unless switched off
+//!   ([`SkimOptions::javascript_links`]), JavaScript links (navigation calls with one string
+//!   literal in inline scripts, event handlers and `javascript:` URLs; URL-named data
+//!   attributes), resolved against the first `<base href>` (wherever it is) or the page URL,
+//!   fragment removed, only http(s); anchor text is the element's text, else an image's `alt`,
+//!   else `title` / `aria-label` (`alt` for `<area>`, `title` for frames and feeds; a
+//!   JavaScript link of an `<a href>` or `<area href>` has the element's);
 //! - the text leaves out `<script>`, `<style>`, `<noscript>`, `<template>`, SVG, MathML and
 //!   embedded media, as the extractor does; unlike it, the skim does not drop `hidden` elements
 //!   and keeps navigation and other boilerplate: the crawl judges a page by all its visible text;
@@ -41,6 +45,7 @@ use url::Url;
 
 use crate::page::extract::{self, Link, MetaRobots};
 use crate::page::lang::LangGuess;
+use crate::page::script_links;
 
 mod tags;
 
@@ -76,35 +81,62 @@ pub struct Skim {
 /// committed, so a large reservation costs nothing.
 pub const STACK_BYTES: usize = 64 << 20;
 
-/// Skims `html` (already decoded) found at `page_url`.
-pub fn skim_html(html: &str, page_url: &Url) -> Skim {
-    skim_html_with(
-        html,
-        page_url,
-        extract::DEFAULT_MAX_LINKS,
-        extract::DEFAULT_MAX_ATTRIBUTES,
-    )
+/// How a page is skimmed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkimOptions {
+    /// Links kept at most, the first ones in document order ([`Skim::links_cut`] counts the
+    /// others; a page of a hundred thousand links would cost the crawl a hundred thousand rows,
+    /// URL checks and priorities).
+    pub max_links: usize,
+    /// Attributes read on one element at most ([`Skim::attributes_cut`]).
+    pub max_attributes: usize,
+    /// Read JavaScript links ([`LinkKind::Javascript`](extract::LinkKind::Javascript)), as the
+    /// extractor does with [`ExtractOptions::javascript_links`](extract::ExtractOptions).
+    pub javascript_links: bool,
 }
 
-/// [`skim_html`] keeping at most `max_links` links, the first ones in document order
-/// ([`Skim::links_cut`] counts the others; a page of a hundred thousand links would cost the
-/// crawl a hundred thousand rows, URL checks and priorities), and reading at most
-/// `max_attributes` attributes on one element ([`Skim::attributes_cut`]).
+impl Default for SkimOptions {
+    fn default() -> SkimOptions {
+        SkimOptions {
+            max_links: extract::DEFAULT_MAX_LINKS,
+            max_attributes: extract::DEFAULT_MAX_ATTRIBUTES,
+            javascript_links: true,
+        }
+    }
+}
+
+/// Skims `html` (already decoded) found at `page_url`.
+pub fn skim_html(html: &str, page_url: &Url) -> Skim {
+    skim_html_opts(html, page_url, &SkimOptions::default())
+}
+
+/// [`skim_html`] keeping at most `max_links` links and reading at most `max_attributes`
+/// attributes on one element (see [`SkimOptions`]; JavaScript links are read).
 pub fn skim_html_with(html: &str, page_url: &Url, max_links: usize, max_attributes: usize) -> Skim {
+    let options = SkimOptions {
+        max_links,
+        max_attributes,
+        javascript_links: true,
+    };
+    skim_html_opts(html, page_url, &options)
+}
+
+/// [`skim_html`] with `options`.
+pub fn skim_html_opts(html: &str, page_url: &Url, options: &SkimOptions) -> Skim {
     // html5gum reads each attribute of a tag one call deeper: the reader counts them, and on
     // the first tag past `max_attributes` leaves the tokenizer by unwinding (its depth is then
     // bounded by the limit). Only such a page is scanned for tags to cut (`cap_attributes`)
     // and read again; the others cost a counter per attribute.
     let first = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        skim_once(html, page_url, max_links, max_attributes)
+        skim_once(html, page_url, options)
     }));
     match first {
         Ok(skim) => skim,
         Err(payload) if payload.is::<TooManyAttributes>() => {
             let mut attributes_cut = 0;
-            let capped = extract::cap_attributes(html, max_attributes, &mut attributes_cut);
+            let capped = extract::cap_attributes(html, options.max_attributes, &mut attributes_cut);
             let second = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                skim_once(&capped, page_url, max_links, max_attributes)
+                skim_once(&capped, page_url, options)
             }));
             match second {
                 Ok(mut skim) => {
@@ -123,15 +155,20 @@ pub fn skim_html_with(html: &str, page_url: &Url, max_links: usize, max_attribut
     }
 }
 
-/// Unwinds the tokenizer out of a tag with too many attributes (see [`skim_html_with`]).
+/// Unwinds the tokenizer out of a tag with too many attributes (see [`skim_html_opts`]).
 struct TooManyAttributes;
 
 /// One reading of the page; unwinds with [`TooManyAttributes`] at a tag of more than
 /// `max_attributes` attributes.
-fn skim_once(html: &str, page_url: &Url, max_links: usize, max_attributes: usize) -> Skim {
+fn skim_once(html: &str, page_url: &Url, options: &SkimOptions) -> Skim {
     let mut state = State {
-        max_links,
-        max_attributes,
+        max_links: options.max_links,
+        max_attributes: options.max_attributes,
+        javascript_left: if options.javascript_links {
+            script_links::MAX_JAVASCRIPT_LINKS
+        } else {
+            0
+        },
         ..State::default()
     };
     // The page is read as it is: the extractor's pre-scan (`extract::prepare`), which cuts the

@@ -6,7 +6,8 @@
 //! links resolved and the language detected on the longest blocks.
 //!
 //! **Invariants:** at most `max_links` links kept, the others counted; text inside skipped elements
-//! never reaches a block.
+//! never reaches a block; feeds and JavaScript links come in the extractor's order (an element's
+//! JavaScript links, its feed, then its own link; a script's after its end tag).
 
 use std::borrow::Cow;
 
@@ -15,6 +16,7 @@ use url::Url;
 
 use crate::page::extract::{self, LinkKind, MetaRobots, RawLink, push_collapsed};
 use crate::page::lang;
+use crate::page::script_links::{element_urls, navigation_urls, runs_javascript};
 
 use super::Skim;
 use super::tags::{breaks_block, raw_text, reads_attributes, skips_content};
@@ -43,12 +45,31 @@ impl<'a> Tag<'a> {
         Some(String::from_utf8_lossy(self.bytes.get(*start..*end)?))
     }
 
+    /// Every attribute kept, name and value, in the page's order.
+    fn pairs(&self) -> impl Iterator<Item = (Cow<'a, str>, Cow<'a, str>)> {
+        let bytes = self.bytes;
+        self.attrs.iter().map(move |&(from, to, end)| {
+            let piece = |range| String::from_utf8_lossy(bytes.get(range).unwrap_or_default());
+            (piece(from..to), piece(to..end))
+        })
+    }
+
     fn has_rel(&self, token: &str) -> bool {
         self.attr("rel").is_some_and(|rel| {
             rel.split_ascii_whitespace()
                 .any(|t| t.eq_ignore_ascii_case(token))
         })
     }
+}
+
+/// Which attributes of a start tag the emitter keeps.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Keep {
+    Nothing,
+    /// All of them: an element the skim reads.
+    All,
+    /// Those that may hold a JavaScript link (`on…`, `data-url`…), judged by name.
+    Scripted,
 }
 
 /// Where the tokenizer is inside a raw-text element.
@@ -89,6 +110,10 @@ pub(super) struct State {
     pub(super) max_attributes: usize,
     /// Links past `max_links`.
     pub(super) links_cut: usize,
+    /// JavaScript links still to find on the page (none when they are not read).
+    pub(super) javascript_left: usize,
+    /// The text of the inline script being read, for its JavaScript links.
+    pub(super) script: Option<String>,
 }
 
 impl State {
@@ -164,10 +189,10 @@ impl State {
         }
     }
 
-    /// Whether the tokenizer's text is read (the title's, or visible text).
+    /// Whether the tokenizer's text is read (the title's, an inline script's, or visible text).
     pub(super) fn wants_text(&self) -> bool {
         match self.raw {
-            Some((_, is_title)) => is_title,
+            Some((_, is_title)) => is_title || self.script.is_some(),
             None => self.skipping.is_empty(),
         }
     }
@@ -180,7 +205,11 @@ impl State {
                     push_collapsed(title, text, &mut self.title_pending);
                 }
             }
-            Raw::Hidden => {}
+            Raw::Hidden => {
+                if let Some(script) = &mut self.script {
+                    script.push_str(text);
+                }
+            }
             Raw::No => {
                 if self.skipping.is_empty() {
                     self.push_text(text);
@@ -189,9 +218,17 @@ impl State {
         }
     }
 
-    /// Whether the attributes of the start tag `name` matter.
-    pub(super) fn reads_attributes_of(&self, name: &[u8]) -> bool {
-        self.skipping.is_empty() && reads_attributes(name)
+    /// Which attributes of the start tag `name` matter.
+    pub(super) fn attributes_of(&self, name: &[u8]) -> Keep {
+        if !self.skipping.is_empty() {
+            Keep::Nothing
+        } else if reads_attributes(name) {
+            Keep::All
+        } else if self.javascript_left > 0 {
+            Keep::Scripted
+        } else {
+            Keep::Nothing
+        }
     }
 
     /// Reads a start tag; returns the state the tokenizer switches to, if any.
@@ -210,6 +247,9 @@ impl State {
             self.raw = Some((raw_name, false));
             return Some(mode);
         }
+        if self.javascript_left > 0 {
+            self.javascript_links(tag);
+        }
         match name {
             b"a" => self.open_anchor(tag),
             b"area" => self.link_with_text(tag, "href", LinkKind::Area, "alt"),
@@ -223,13 +263,7 @@ impl State {
                 }
             }
             b"meta" => self.meta(tag),
-            b"link" => {
-                if let Some(href) = tag.attr("href")
-                    && (tag.has_rel("next") || tag.has_rel("prev") || tag.has_rel("previous"))
-                {
-                    self.push_link(&href, LinkKind::LinkRel, tag.has_rel("nofollow"));
-                }
-            }
+            b"link" => self.link_element(tag),
             b"img" => self.image_alt(tag),
             b"br" => self.pending_space = true,
             b"plaintext" => {
@@ -248,12 +282,67 @@ impl State {
             }
         }
         let (mode, raw_name) = raw?;
+        if name == b"script"
+            && self.javascript_left > 0
+            && tag.attr("src").is_none()
+            && runs_javascript(tag.attr("type").as_deref())
+        {
+            self.script = Some(String::new());
+        }
         let is_title = name == b"title" && self.title.is_none();
         if is_title {
             self.title = Some(String::new());
         }
         self.raw = Some((raw_name, is_title));
         Some(mode)
+    }
+
+    /// The JavaScript links in the attributes of a start tag; those of an `<a href>` or an
+    /// `<area href>` take the texts of the element's own link, pushed next.
+    fn javascript_links(&mut self, tag: &Tag) {
+        let mut urls = Vec::new();
+        element_urls(tag.name, tag.pairs(), &mut self.javascript_left, &mut urls);
+        let own = matches!(tag.name, b"a" | b"area");
+        let nofollow = own && tag.has_rel("nofollow");
+        let borrows = own && tag.attr("href").is_some();
+        for url in urls {
+            let index = self.push_link(&url, LinkKind::Javascript, nofollow);
+            if let Some(link) = self.links.get_mut(index) {
+                link.text_from_next = borrows;
+            }
+        }
+    }
+
+    /// The end of an inline script: the navigation calls in its text.
+    fn end_script(&mut self) {
+        if let Some(code) = self.script.take() {
+            let mut urls = Vec::new();
+            navigation_urls(&code, &mut self.javascript_left, &mut urls);
+            for url in urls {
+                self.push_link(&url, LinkKind::Javascript, false);
+            }
+        }
+    }
+
+    /// A `<link>`: a feed (its `title` the anchor text), then `rel=next|prev|previous`.
+    fn link_element(&mut self, tag: &Tag) {
+        let Some(href) = tag.attr("href") else {
+            return;
+        };
+        let nofollow = tag.has_rel("nofollow");
+        if extract::is_feed(tag.attr("rel").as_deref(), tag.attr("type").as_deref()) {
+            let index = self.push_link(&href, LinkKind::Feed, nofollow);
+            if let Some(link) = self.links.get_mut(index) {
+                push_collapsed(
+                    &mut link.anchor,
+                    &tag.attr("title").unwrap_or_default(),
+                    &mut false,
+                );
+            }
+        }
+        if tag.has_rel("next") || tag.has_rel("prev") || tag.has_rel("previous") {
+            self.push_link(&href, LinkKind::LinkRel, nofollow);
+        }
     }
 
     /// An `<a>`: the open anchor closed, and with an `href`, a link whose anchor text the
@@ -307,6 +396,7 @@ impl State {
     pub(super) fn end_tag(&mut self, name: &[u8]) {
         if let Some((open, _)) = self.raw {
             if open == name {
+                self.end_script();
                 self.raw = None;
             }
             return;
@@ -342,6 +432,8 @@ impl State {
     }
 
     pub(super) fn finish(mut self, page_url: &Url) -> Skim {
+        // A script without its end tag runs to the end of the page.
+        self.end_script();
         self.close_anchor();
         self.flush();
         let base = self

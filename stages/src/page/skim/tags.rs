@@ -44,7 +44,7 @@ pub(super) fn raw_text(name: &[u8]) -> Option<(Mode, &'static [u8])> {
 pub(super) fn reads_attributes(name: &[u8]) -> bool {
     matches!(
         name,
-        b"a" | b"area" | b"iframe" | b"frame" | b"base" | b"meta" | b"link" | b"img"
+        b"a" | b"area" | b"iframe" | b"frame" | b"base" | b"meta" | b"link" | b"img" | b"script"
     )
 }
 

@@ -1,11 +1,13 @@
 //! Search-engine queries from the topic's seed terms: BootCaT-style random tuples, explicit
-//! queries, and their compilation into each search API's syntax.
+//! queries, and their compilation into each search API's syntax; for the Common Crawl index,
+//! URL prefixes instead of words.
 //!
 //! **In:** the seed terms `C`, tuple size, count and random seed; explicit queries; the
-//! formula's excluded terms and the `[domains] allow` list; language and country.
+//! formula's excluded terms and the `[domains] allow` list; language and country; for Common
+//! Crawl, host names or URL prefixes.
 //! **Out:** [`Query`] values, and for each backend a [`CompiledQuery`]: the `q` text exactly as
 //! sent plus the backend's own parameters (language, country, site, excluded words), and the
-//! paging parameters of a result page.
+//! paging parameters of a result page; a wiki article's URL from its title ([`wiki_article_url`]).
 //!
 //! **Invariants:**
 //! - tuples are reproducible: the same terms, size, count and seed give the same tuples on
@@ -35,6 +37,12 @@ pub enum Backend {
     Searxng,
     /// Google Custom Search JSON API (`/customsearch/v1`; legacy keys only).
     Google,
+    /// The search API of a MediaWiki (`api.php?action=query&list=search`), Wikipedia by
+    /// default; no key.
+    Mediawiki,
+    /// The Common Crawl URL index (`CC-MAIN-…-index?url=…&output=json`): the pages a crawl
+    /// captured under a host or URL prefix; no key, no keywords.
+    Commoncrawl,
 }
 
 impl Backend {
@@ -45,32 +53,49 @@ impl Backend {
             Backend::Mojeek => "mojeek",
             Backend::Searxng => "searxng",
             Backend::Google => "google",
+            Backend::Mediawiki => "mediawiki",
+            Backend::Commoncrawl => "commoncrawl",
         }
     }
 
+    /// Whether the backend's queries are URL prefixes rather than words (Common Crawl).
+    pub fn takes_prefixes(self) -> bool {
+        self == Backend::Commoncrawl
+    }
+
     /// Results per request glaneur asks for (the most the API documents; SearXNG has no such
-    /// parameter and returns what its engines give, about 10–20).
+    /// parameter and returns what its engines give, about 10–20; MediaWiki allows 500, 50 is
+    /// a page a wiki serves without strain). Common Crawl's `limit` is set by the sender from
+    /// the results wanted (one request per prefix).
     pub fn page_size(self) -> u32 {
         match self {
             Backend::Brave => 20,
             Backend::Mojeek => 10,
             Backend::Searxng => 10,
             Backend::Google => 10,
+            Backend::Mediawiki => 50,
+            Backend::Commoncrawl => 1,
         }
     }
 
     /// Deepest result page the API serves (Brave: `offset` ≤ 9; Google: `start` + `num` ≤
-    /// 100; Mojeek and SearXNG document no limit, 10 pages is glaneur's own bound).
+    /// 100; Mojeek, SearXNG and MediaWiki document no limit that low, 10 pages is glaneur's own
+    /// bound). Common Crawl: one request per prefix (its `page` parameter counts blocks of the
+    /// index, not results).
     pub fn max_pages(self) -> u32 {
-        10
+        match self {
+            Backend::Commoncrawl => 1,
+            _ => 10,
+        }
     }
 
-    /// Longest `q` the API accepts (Brave: 400 characters; Google: 2048; others: a
-    /// conservative 1000).
+    /// Longest `q` the API accepts (Brave: 400 characters; Google: 2048; Wikipedia's
+    /// CirrusSearch: 300; others: a conservative 1000).
     pub fn max_query_chars(self) -> usize {
         match self {
             Backend::Brave => 400,
-            Backend::Google => 2048,
+            Backend::Google | Backend::Commoncrawl => 2048,
+            Backend::Mediawiki => 300,
             Backend::Mojeek | Backend::Searxng => 1000,
         }
     }
@@ -144,6 +169,21 @@ pub enum QueryError {
         /// The limit.
         max: usize,
     },
+    /// An `article_path` without `$1`, or not an http(s) URL.
+    #[error(
+        "`article_path = \"{0}\"` must be the http(s) URL of an article with $1 where the title goes, such as \"https://wiki.example.org/wiki/$1\""
+    )]
+    ArticlePath(String),
+    /// A MediaWiki endpoint from which the articles' URLs cannot be told.
+    #[error(
+        "`endpoint = \"{0}\"` is not a wiki's api.php, so the articles' URLs are unknown: give the api.php URL (https://wiki.example.org/w/api.php), or `article_path = \"https://wiki.example.org/wiki/$1\"`"
+    )]
+    NoArticlePath(String),
+    /// A Common Crawl query that is not a host name or URL prefix.
+    #[error(
+        "`{0}` is not a host name or URL prefix (such as \"example.org\", \"example.org/blog/\" or \"*.example.org\")"
+    )]
+    NotAPrefix(String),
 }
 
 /// SplitMix64 (Steele, Lea and Flood 2014; the seeding generator of `java.util.SplittableRandom`
@@ -403,6 +443,14 @@ pub fn compile(
     query: &Query,
     restrictions: &Restrictions,
 ) -> Result<CompiledQuery, QueryError> {
+    if backend.takes_prefixes() {
+        let text = query.text();
+        let q = url_pattern(&text).ok_or(QueryError::NotAPrefix(text))?;
+        return Ok(CompiledQuery {
+            q,
+            params: Vec::new(),
+        });
+    }
     let mut q = query.text();
     let mut params: Vec<(String, String)> = Vec::new();
     let excluded: Vec<&String> = restrictions
@@ -448,7 +496,7 @@ fn exclude_terms(
     params: &mut Vec<(String, String)>,
 ) {
     match backend {
-        Backend::Brave | Backend::Searxng | Backend::Google => {
+        Backend::Brave | Backend::Searxng | Backend::Google | Backend::Mediawiki => {
             for term in excluded {
                 q.push_str(" -");
                 q.push_str(&quote_if_phrase(term));
@@ -464,6 +512,7 @@ fn exclude_terms(
                 params.push(("qm".into(), words.join(" ")));
             }
         }
+        Backend::Commoncrawl => {}
     }
 }
 
@@ -534,6 +583,8 @@ fn language_and_country(
                 params.push(("language".into(), l.to_string()));
             }
         }
+        // The language chooses the wiki (its endpoint), not a parameter.
+        Backend::Mediawiki | Backend::Commoncrawl => {}
     }
     params
 }
@@ -541,7 +592,9 @@ fn language_and_country(
 /// The paging parameters of result page `page` (1 = first), or `None` beyond the deepest
 /// page the backend serves. Brave: `count`, `offset` (in pages, 0–9); Google: `num`, `start`
 /// (1-based result index, `start + num` ≤ 100 … here ≤ 91 + 10); Mojeek: `t`, `s` (1-based
-/// result index); SearXNG: `pageno`.
+/// result index); SearXNG: `pageno`; MediaWiki: `srlimit`, `sroffset` (0-based result index,
+/// what the answer's `continue.sroffset` gives for the next page); Common Crawl: none (its
+/// `limit` comes from the results wanted).
 pub fn paging(backend: Backend, page: u32) -> Option<Vec<(String, String)>> {
     if page == 0 || page > backend.max_pages() {
         return None;
@@ -562,7 +615,91 @@ pub fn paging(backend: Backend, page: u32) -> Option<Vec<(String, String)>> {
             ("t".into(), size.to_string()),
         ],
         Backend::Searxng => vec![("pageno".into(), page.to_string())],
+        Backend::Mediawiki => vec![
+            ("srlimit".into(), size.to_string()),
+            ("sroffset".into(), (first - 1).to_string()),
+        ],
+        Backend::Commoncrawl => Vec::new(),
     })
+}
+
+/// A host name or URL prefix as the Common Crawl index (pywb's CDX server) takes it in `url`:
+/// `example.org` → `example.org/*` (every page of the host), `example.org/blog/` →
+/// `example.org/blog/*`, `*.example.org` (the host and its subdomains) and any pattern that
+/// already ends in `*` as written; a scheme (`https://`) may be given. None for an empty
+/// value, white space, or no host name before the path.
+pub fn url_pattern(prefix: &str) -> Option<String> {
+    let p = prefix.trim();
+    if p.is_empty() || p.contains(char::is_whitespace) {
+        return None;
+    }
+    let bare = p
+        .strip_prefix("https://")
+        .or_else(|| p.strip_prefix("http://"))
+        .unwrap_or(p);
+    let bare_host = bare.strip_prefix("*.").unwrap_or(bare);
+    let host = bare_host
+        .split(['/', '?', '#'])
+        .next()
+        .unwrap_or("")
+        .trim_end_matches('*');
+    let host_ok = !host.is_empty()
+        && url::Url::parse(&format!("http://{host}/")).is_ok_and(|u| u.host_str().is_some());
+    if !host_ok {
+        return None;
+    }
+    Some(if p.ends_with('*') || bare.starts_with("*.") {
+        p.to_string()
+    } else if bare.contains('/') {
+        format!("{p}*")
+    } else {
+        format!("{p}/*")
+    })
+}
+
+/// A wiki article's URL: `template` with `$1` replaced by the title as MediaWiki writes it in
+/// links (`wfUrlencode`): spaces as `_`, every byte percent-encoded except letters, digits,
+/// `-_.` and `;@$!*(),/~:`. `https://fr.wikipedia.org/wiki/$1` and `Théorie des graphes`
+/// give `https://fr.wikipedia.org/wiki/Th%C3%A9orie_des_graphes`.
+pub fn wiki_article_url(template: &str, title: &str) -> String {
+    let title = title.trim().replace(' ', "_");
+    let mut encoded = String::with_capacity(title.len() * 3);
+    for byte in title.bytes() {
+        let kept = byte.is_ascii_alphanumeric() || b"-_.;@$!*(),/~:".contains(&byte);
+        if kept {
+            encoded.push(byte as char);
+        } else {
+            encoded.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    template.replace("$1", &encoded)
+}
+
+/// Where a wiki's articles are, as a template for [`wiki_article_url`]: `article_path` as given
+/// (`$1` stands for the title), else drawn from the API's address — `…/w/api.php` →
+/// `…/wiki/$1` (Wikipedia and most wikis), `…/api.php` → `…/index.php?title=$1` (what every
+/// MediaWiki answers).
+pub fn wiki_article_template(
+    endpoint: &str,
+    article_path: Option<&str>,
+) -> Result<String, QueryError> {
+    if let Some(path) = article_path {
+        let path = path.trim();
+        let parsed = url::Url::parse(&path.replace("$1", "Title"));
+        if !path.contains("$1") || !parsed.is_ok_and(|u| matches!(u.scheme(), "http" | "https")) {
+            return Err(QueryError::ArticlePath(path.to_string()));
+        }
+        return Ok(path.to_string());
+    }
+    let base = endpoint.trim();
+    let base = base.split(['?', '#']).next().unwrap_or(base);
+    if let Some(root) = base.strip_suffix("/w/api.php") {
+        return Ok(format!("{root}/wiki/$1"));
+    }
+    if let Some(root) = base.strip_suffix("api.php") {
+        return Ok(format!("{root}index.php?title=$1"));
+    }
+    Err(QueryError::NoArticlePath(base.to_string()))
 }
 
 /// Every query of a topic in the order they are sent: the explicit queries first, then the

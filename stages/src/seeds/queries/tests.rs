@@ -320,3 +320,106 @@ fn only_host_names_are_sent_as_sites() {
         }
     }
 }
+
+#[test]
+fn mediawiki_keeps_words_and_exclusions_and_pages_by_offset() {
+    let c = compile(Backend::Mediawiki, &tuple(), &restrictions()).unwrap();
+    // CirrusSearch reads `-word` and `"phrase"`; the wiki is the site and the language.
+    assert!(c.q.contains(" -graffiti"), "{}", c.q);
+    assert!(!c.q.contains("site:"), "{}", c.q);
+    assert!(c.params.is_empty(), "{:?}", c.params);
+    assert_eq!(
+        paging(Backend::Mediawiki, 3).unwrap(),
+        vec![
+            ("srlimit".into(), "50".into()),
+            ("sroffset".into(), "100".into())
+        ]
+    );
+    assert_eq!(paging(Backend::Mediawiki, 11), None);
+    let long = Query::Explicit("mot ".repeat(80));
+    let err = compile(Backend::Mediawiki, &long, &Restrictions::default()).unwrap_err();
+    assert!(err.to_string().contains("at most 300"), "{err}");
+}
+
+#[test]
+fn commoncrawl_sends_url_patterns_one_page_each() {
+    let c = |s: &str| {
+        compile(
+            Backend::Commoncrawl,
+            &Query::Explicit(s.into()),
+            &restrictions(),
+        )
+    };
+    assert_eq!(c("example.org").unwrap().q, "example.org/*");
+    assert_eq!(c("example.org/blog/").unwrap().q, "example.org/blog/*");
+    assert_eq!(c("*.inria.fr").unwrap().q, "*.inria.fr");
+    assert_eq!(c("https://a.fr/x").unwrap().q, "https://a.fr/x*");
+    assert_eq!(c("a.fr/docs/*").unwrap().q, "a.fr/docs/*");
+    // No excluded words, sites or language: an index of URLs has none.
+    assert!(c("example.org").unwrap().params.is_empty());
+    for bad in ["", "two words", "/path/only", "*.", "http://"] {
+        let err = c(bad).unwrap_err();
+        assert!(matches!(err, QueryError::NotAPrefix(_)), "{bad}: {err}");
+    }
+    assert_eq!(paging(Backend::Commoncrawl, 1), Some(Vec::new()));
+    assert_eq!(paging(Backend::Commoncrawl, 2), None);
+}
+
+#[test]
+fn wiki_titles_become_article_urls_as_mediawiki_writes_them() {
+    let t = "https://fr.wikipedia.org/wiki/$1";
+    assert_eq!(
+        wiki_article_url(t, "Théorie des graphes"),
+        "https://fr.wikipedia.org/wiki/Th%C3%A9orie_des_graphes"
+    );
+    assert_eq!(
+        wiki_article_url(t, "C++ (langage)"),
+        "https://fr.wikipedia.org/wiki/C%2B%2B_(langage)"
+    );
+    assert_eq!(
+        wiki_article_url(t, "Aide:Graphe/Exemples?&#"),
+        "https://fr.wikipedia.org/wiki/Aide:Graphe/Exemples%3F%26%23"
+    );
+    assert_eq!(
+        wiki_article_url("https://wiki.example.org/index.php?title=$1", "L'arête"),
+        "https://wiki.example.org/index.php?title=L%27ar%C3%AAte"
+    );
+}
+
+#[test]
+fn a_wikis_article_path_comes_from_its_api_or_is_given() {
+    let t = |endpoint: &str, given: Option<&str>| wiki_article_template(endpoint, given);
+    assert_eq!(
+        t("https://fr.wikipedia.org/w/api.php", None).unwrap(),
+        "https://fr.wikipedia.org/wiki/$1"
+    );
+    assert_eq!(
+        t("https://wiki.example.org/api.php?x=1", None).unwrap(),
+        "https://wiki.example.org/index.php?title=$1"
+    );
+    assert_eq!(
+        t(
+            "https://wiki.example.org/search",
+            Some(" https://wiki.example.org/p/$1 ")
+        )
+        .unwrap(),
+        "https://wiki.example.org/p/$1"
+    );
+    assert!(matches!(
+        t("https://wiki.example.org/search", None),
+        Err(QueryError::NoArticlePath(_))
+    ));
+    for bad in [
+        "/wiki/$1",
+        "https://wiki.example.org/wiki/",
+        "ftp://w.example/$1",
+    ] {
+        assert!(
+            matches!(
+                t("https://w.example/w/api.php", Some(bad)),
+                Err(QueryError::ArticlePath(_))
+            ),
+            "{bad}"
+        );
+    }
+}
