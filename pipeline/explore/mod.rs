@@ -270,15 +270,7 @@ fn write_rows(
             }
         }
         Format::Text => {
-            let widths: Vec<usize> = (0..header.len())
-                .map(|i| {
-                    rows.iter()
-                        .map(|r| r[i].chars().count())
-                        .chain([header[i].len()])
-                        .max()
-                        .unwrap_or(0)
-                })
-                .collect();
+            let widths = column_widths(header, rows);
             let line = |cells: Vec<&str>| {
                 cells
                     .iter()
@@ -340,6 +332,19 @@ pub fn search_documents(
         started.elapsed().as_secs_f64() * 1000.0
     )?;
     Ok(())
+}
+
+/// Each column's width in characters: its longest cell or its header.
+pub(crate) fn column_widths(header: &[&str], rows: &[Vec<String>]) -> Vec<usize> {
+    (0..header.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
+                .chain([header[i].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -105,6 +105,7 @@ impl HttpFetcher {
             .find(|(k, _)| k == "content-type")
             .map(|(_, v)| v.as_str());
         let body_skipped = !is_harvested_type(content_type);
+        let max_body_bytes = super::body_cap(content_type, self.max_body_bytes);
         // The chunks are kept as hyper hands them over and copied once, into the response
         // block, when the body is complete (its length goes in the block's header).
         let mut chunks = Vec::new();
@@ -114,7 +115,7 @@ impl HttpFetcher {
             loop {
                 match response.chunk().await {
                     Ok(Some(mut chunk)) => {
-                        let room = self.max_body_bytes.saturating_sub(body_len as u64) as usize;
+                        let room = max_body_bytes.saturating_sub(body_len as u64) as usize;
                         if chunk.len() > room {
                             chunk.truncate(room);
                             body_len += chunk.len();
@@ -157,7 +158,7 @@ impl HttpFetcher {
             response_block.extend_from_slice(chunk);
         }
         drop(chunks);
-        let body = match decompressed(&headers, &response_block, self.max_body_bytes) {
+        let body = match decompressed(&headers, &response_block, max_body_bytes) {
             Decoded::Plain => Body::InBlock {
                 start: head.len(),
                 end: response_block.len(),

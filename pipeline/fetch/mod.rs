@@ -56,6 +56,25 @@ pub fn is_harvested_type(content_type: Option<&str>) -> bool {
     ) || is_listing_type(&essence)
 }
 
+/// The sitemap protocol's size limit (uncompressed), which a body in a sitemap's or feed's
+/// content type may reach whatever `[crawl] max_body_bytes` (5 MiB by default: a full sitemap
+/// of 50,000 URLs is about 5 MB, and would be cut).
+pub const LISTING_MAX_BYTES: u64 = 50 * 1024 * 1024;
+
+/// The body cap for a response of this content type: `max_body_bytes`, or up to
+/// [`LISTING_MAX_BYTES`] for the types sitemaps and feeds come in.
+pub fn body_cap(content_type: Option<&str>, max_body_bytes: u64) -> u64 {
+    let essence = content_type
+        .and_then(|ct| ct.split(';').next())
+        .map(|e| e.trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    if is_listing_type(&essence) {
+        max_body_bytes.max(LISTING_MAX_BYTES)
+    } else {
+        max_body_bytes
+    }
+}
+
 /// Content types (lower-case essence) a sitemap or a feed comes in.
 pub fn is_listing_type(essence: &str) -> bool {
     matches!(
@@ -242,5 +261,11 @@ mod tests {
         )));
         assert!(is_harvested_type(Some("application/x-gzip")));
         assert!(!is_harvested_type(Some("application/octet-stream")));
+        assert_eq!(body_cap(Some("text/html"), 1024), 1024);
+        assert_eq!(
+            body_cap(Some("Application/XML; charset=utf-8"), 1024),
+            LISTING_MAX_BYTES
+        );
+        assert_eq!(body_cap(Some("application/x-gzip"), u64::MAX), u64::MAX);
     }
 }

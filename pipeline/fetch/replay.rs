@@ -95,8 +95,9 @@ impl Replay {
         if response.body_skipped {
             response.truncate_body(0);
         }
-        if response.body().len() as u64 > self.max_body_bytes {
-            response.truncate_body(usize::try_from(self.max_body_bytes).unwrap_or(usize::MAX));
+        let cap = super::body_cap(response.header("content-type"), self.max_body_bytes);
+        if response.body().len() as u64 > cap {
+            response.truncate_body(usize::try_from(cap).unwrap_or(usize::MAX));
             response.truncated = true;
         }
         response

@@ -109,6 +109,15 @@ fn maps(path: &str) -> Option<Answer> {
             xml.into_bytes()
         }),
         p if p.starts_with("/many/") => answer("application/xml", urlset(std::iter::empty())),
+        // A sitemap in /pages/: it may list that directory only.
+        "/pages/list.xml" => answer(
+            "application/xml",
+            urlset(
+                (0..half)
+                    .map(|i| format!("http://maps.test/pages/{i}.html"))
+                    .chain(["http://maps.test/maps/a.xml".to_string()]),
+            ),
+        ),
         p if p.starts_with("/pages/") || p.starts_with("/broken/") => {
             page(&format!("Page {p}"), "")
         }
@@ -242,13 +251,19 @@ fn discovery_web() -> TestWeb {
     web
 }
 
+const HOMES: &str = "\"http://maps.test/\", \"http://feeds.test/\", \"http://js.test/\"";
+
 fn topic(dir: &Path, extra: &str) -> std::path::PathBuf {
+    topic_with(dir, HOMES, extra)
+}
+
+fn topic_with(dir: &Path, seeds: &str, extra: &str) -> std::path::PathBuf {
     let path = dir.join("topic.toml");
     std::fs::write(
         &path,
         format!(
             "name = \"discovery\"\n\
-             [seeds]\nurls = [\"http://maps.test/\", \"http://feeds.test/\", \"http://js.test/\"]\n\
+             [seeds]\nurls = [{seeds}]\n\
              [domains]\nallow = [\"maps.test\", \"feeds.test\", \"js.test\"]\n\
              [crawl]\nmax_pages = 1000\nconcurrency = 8\ntimeout_seconds = 5\n\
              [politeness]\ncontact = \"mailto:test@example.org\"\ndelay_seconds = 0\n{extra}"
@@ -443,4 +458,104 @@ fn each_source_can_be_switched_off() {
         reason_of(&out, "http://feeds.test/feed/").map(|r| r.0),
         None
     );
+}
+
+#[test]
+fn a_sitemap_or_a_feed_given_as_a_seed_lists_its_pages() {
+    let web = discovery_web();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    // The server's own sitemaps are over budget here: only the seeds list pages.
+    let topic = topic_with(
+        dir.path(),
+        "\"http://maps.test/pages/list.xml\", \"http://feeds.test/atom.xml\"",
+        "[discovery]\nmax_sitemaps_per_host = 0\n",
+    );
+    // The pages' only text is repeated on every page of their server: the corpus is empty
+    // (exit code 1), which says nothing of discovery.
+    let output = run_topic(&topic, &out, &web.proxy(), &[]);
+    assert_exit(&output, 1);
+    let log = web.log();
+    let maps = fetched_paths(&log, "maps.test");
+    let half = PAGES / 2;
+    assert_eq!(
+        share(&maps, (0..half).map(|i| format!("/pages/{i}.html"))),
+        (half, half)
+    );
+    assert_eq!(
+        share(&maps, (half..PAGES).map(|i| format!("/pages/{i}.html"))),
+        (0, half)
+    );
+    let feeds = fetched_paths(&log, "feeds.test");
+    assert_eq!(
+        share(&feeds, (half..PAGES).map(|i| format!("/posts/{i}"))),
+        (half, half)
+    );
+    assert!(
+        !feeds.contains("/feed/") && !feeds.contains("/"),
+        "{feeds:?}"
+    );
+    assert_eq!(
+        reason_of(&out, "http://maps.test/sitemap_index.xml").map(|r| r.0),
+        Some("sitemap-limit".to_string())
+    );
+    assert_eq!(
+        reason_of(&out, "http://maps.test/pages/list.xml").map(|r| r.0),
+        Some("sitemap".to_string())
+    );
+    // Outside the seed sitemap's directory, and no robots.txt named it.
+    assert_eq!(
+        reason_of(&out, "http://maps.test/maps/a.xml").map(|r| r.0),
+        Some("sitemap-off-site".to_string())
+    );
+}
+
+/// The pages fetched (200, not a listing) and the sitemap files refused for the budget.
+fn outcome(out: &Path) -> (std::collections::BTreeSet<String>, i64) {
+    let conn = db(out);
+    let mut stmt = conn
+        .prepare(
+            "SELECT url FROM urls WHERE state = 'fetched' AND status = 200
+             AND reason NOT IN ('sitemap', 'feed', 'bad-listing')",
+        )
+        .unwrap();
+    let pages = stmt
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let limited = conn
+        .query_row(
+            "SELECT COUNT(*) FROM urls WHERE reason = 'sitemap-limit'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    (pages, limited)
+}
+
+#[test]
+fn a_discovery_crawl_stopped_and_resumed_reaches_the_same_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let topic = topic(dir.path(), "");
+    let baseline = {
+        let web = discovery_web();
+        let out = dir.path().join("baseline");
+        assert_exit(&run_topic(&topic, &out, &web.proxy(), &[]), 0);
+        outcome(&out)
+    };
+    for signal_name in ["INT", "KILL"] {
+        let web = discovery_web();
+        let out = dir.path().join(format!("stopped-{signal_name}"));
+        for n in [25, 60, 40] {
+            let before = web.log().iter().filter(|h| h.path != "/robots.txt").count();
+            let child = crate::resume::spawn(&topic, &out, &web.proxy());
+            crate::resume::wait_for_pages(&web, before + n);
+            crate::resume::signal(&child, signal_name);
+            let stopped = child.wait_with_output().unwrap();
+            assert_ne!(stopped.status.code(), Some(2), "{stopped:?}");
+        }
+        assert_exit(&run_topic(&topic, &out, &web.proxy(), &[]), 0);
+        assert_eq!(outcome(&out), baseline, "{signal_name}");
+    }
 }

@@ -168,15 +168,7 @@ fn table(
                 .collect()
         })
         .collect();
-    let widths: Vec<usize> = (0..header.len())
-        .map(|i| {
-            rows.iter()
-                .map(|r| r[i].chars().count())
-                .chain([header[i].len()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
+    let widths = crate::explore::column_widths(&header, &rows);
     let mut line = |cells: Vec<String>| {
         let padded: Vec<String> = cells
             .iter()
