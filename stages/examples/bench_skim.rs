@@ -11,7 +11,8 @@
 //!   states (what the skim used before html5gum);
 //! - `html5gum-noop`: html5gum's tokenizer with an emitter that keeps only the tag names it
 //!   needs to switch to the same states;
-//! - `skim_html`: the crawl's whole skim (pre-scan, tokenizer, text, links, language).
+//! - `skim_html`: the crawl's whole skim (pre-scan, tokenizer, text, links, language);
+//! - `skim_html-no-js`: the same without JavaScript links (`[discovery] javascript = false`).
 //!
 //! **Invariants:** one thread; readers alternate within each round, so a busy machine slows
 //! them alike.
@@ -200,8 +201,12 @@ fn html5gum_noop(html: &str) -> usize {
     events.get()
 }
 
-fn skim(html: &str, url: &url::Url) -> usize {
-    let s = stages::page::skim::skim_html(html, url);
+fn skim(html: &str, url: &url::Url, javascript_links: bool) -> usize {
+    let options = stages::page::skim::SkimOptions {
+        javascript_links,
+        ..stages::page::skim::SkimOptions::default()
+    };
+    let s = stages::page::skim::skim_html_opts(html, url, &options);
     s.links.len() + s.text.len()
 }
 
@@ -239,7 +244,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut readers: Vec<Reader> = vec![
         ("html5ever-noop", Box::new(html5ever_noop)),
         ("html5gum-noop", Box::new(html5gum_noop)),
-        ("skim_html", Box::new(|html: &str| skim(html, &url))),
+        ("skim_html", Box::new(|html: &str| skim(html, &url, true))),
+        (
+            "skim_html-no-js",
+            Box::new(|html: &str| skim(html, &url, false)),
+        ),
     ];
     if let Some(only) = &only {
         readers.retain(|(name, _)| name == only);

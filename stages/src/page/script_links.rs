@@ -109,10 +109,10 @@ pub(crate) fn element_urls<N, V>(
             if matches!(element, b"a" | b"area")
                 && let Some(body) = javascript_body(value)
             {
-                navigation_urls(body, left, out);
+                navigation_urls(body.as_bytes(), left, out);
             }
         } else if name.starts_with("on") {
-            navigation_urls(value, left, out);
+            navigation_urls(value.as_bytes(), left, out);
         } else if url_like(value.trim()) {
             out.push(value.trim().to_owned());
             *left -= 1;
@@ -128,11 +128,13 @@ fn javascript_body(href: &str) -> Option<&str> {
 
 /// The URLs `code` navigates to, in source order, at most `*left` (decremented), appended to
 /// `out`.
-pub(crate) fn navigation_urls(code: &str, left: &mut usize, out: &mut Vec<String>) {
+/// Bytes, not text: the patterns are ASCII and a literal is kept only when it is UTF-8, so a
+/// script is never converted as a whole (the skim hands its bytes as they come).
+pub(crate) fn navigation_urls(code: &[u8], left: &mut usize, out: &mut Vec<String>) {
     if *left == 0 {
         return;
     }
-    let bytes = code.as_bytes();
+    let bytes = code;
     // Each pass keeps its hits in order, at most `left` of them: the first `left` of the merged
     // list are the first `left` of the script.
     let mut found = hits(bytes, b"location", *left, location_target);
@@ -427,7 +429,7 @@ pub(crate) fn url_like(value: &str) -> bool {
 pub(crate) fn digest(code: &str) -> String {
     let mut urls = Vec::new();
     let mut left = MAX_JAVASCRIPT_LINKS;
-    navigation_urls(code, &mut left, &mut urls);
+    navigation_urls(code.as_bytes(), &mut left, &mut urls);
     let mut out = String::new();
     for url in urls {
         out.push_str("location=\"");

@@ -154,7 +154,7 @@ impl PageLinks {
             // The pre-parse scan left a script's navigation calls alone in its text.
             if tag == "script" && e.attr("src").is_none() && runs_javascript(e.attr("type")) {
                 let code: String = el.text().collect();
-                navigation_urls(&code, &mut self.javascript_left, &mut urls);
+                navigation_urls(code.as_bytes(), &mut self.javascript_left, &mut urls);
             }
             let own = matches!(tag, "a" | "area");
             let nofollow = own && has_rel(e.attr("rel"), "nofollow");

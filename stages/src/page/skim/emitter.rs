@@ -64,6 +64,10 @@ impl<'s> Reader<'s> {
         if self.chars.is_empty() {
             return;
         }
+        if self.state.script_bytes(&self.chars) {
+            self.chars.clear();
+            return;
+        }
         // Text is cut at tags only, so the run is whole characters (UTF-8: the lossy
         // conversion borrows). NUL in text is a parse error that browsers drop; html5ever's
         // tokenizer sent it apart, as a token the skim ignored.

@@ -112,8 +112,8 @@ pub(super) struct State {
     pub(super) links_cut: usize,
     /// JavaScript links still to find on the page (none when they are not read).
     pub(super) javascript_left: usize,
-    /// The text of the inline script being read, for its JavaScript links.
-    pub(super) script: Option<String>,
+    /// The bytes of the inline script being read, for its JavaScript links.
+    pub(super) script: Option<Vec<u8>>,
 }
 
 impl State {
@@ -189,6 +189,18 @@ impl State {
         }
     }
 
+    /// The bytes of an inline script, as the tokenizer hands them: no conversion to text (the
+    /// JavaScript reader works on bytes). False when no script is being read.
+    pub(super) fn script_bytes(&mut self, bytes: &[u8]) -> bool {
+        match (&mut self.script, self.raw) {
+            (Some(script), Some((_, false))) => {
+                script.extend_from_slice(bytes);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Whether the tokenizer's text is read (the title's, an inline script's, or visible text).
     pub(super) fn wants_text(&self) -> bool {
         match self.raw {
@@ -207,7 +219,7 @@ impl State {
             }
             Raw::Hidden => {
                 if let Some(script) = &mut self.script {
-                    script.push_str(text);
+                    script.extend_from_slice(text.as_bytes());
                 }
             }
             Raw::No => {
@@ -287,7 +299,7 @@ impl State {
             && tag.attr("src").is_none()
             && runs_javascript(tag.attr("type").as_deref())
         {
-            self.script = Some(String::new());
+            self.script = Some(Vec::new());
         }
         let is_title = name == b"title" && self.title.is_none();
         if is_title {
