@@ -138,7 +138,7 @@ impl Crawler<'_> {
         fetched: Fetched,
         now: f64,
     ) -> anyhow::Result<()> {
-        self.store.host_fetched(host_key, false)?;
+        self.store.host_revisited(host_key, false)?;
         self.store.visit(visit)?;
         self.store.revisited(visit.url_id, outcome, now)?;
         self.progress.fetched(fetched);

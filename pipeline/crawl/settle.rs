@@ -419,15 +419,21 @@ impl Crawler<'_> {
             Err(failure) => {
                 self.store
                     .fail(entry.id, failure.reason, &failure.detail, now)?;
-                if !entry.revisit {
+                if entry.revisit {
+                    self.store.host_revisited(host_key, true)?;
+                } else {
                     self.first_visit(entry.id, Err(&failure), None)?;
+                    self.store.host_fetched(host_key, true)?;
                 }
-                self.store.host_fetched(host_key, true)?;
                 self.progress.fetched(Fetched::Error);
                 return Ok(None);
             }
         };
-        self.store.host_fetched(host_key, false)?;
+        if entry.revisit {
+            self.store.host_revisited(host_key, false)?;
+        } else {
+            self.store.host_fetched(host_key, false)?;
+        }
         if not_recorded(&response) {
             // Replay only: no server answered, so nothing is archived and the URL is not
             // called fetched; a live crawl would request it.

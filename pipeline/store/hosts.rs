@@ -81,6 +81,20 @@ impl Store {
         Ok(())
     }
 
+    /// Counts one more revisit of a host's page (or its failure): a failure counts, the page
+    /// does not count again against the server's budget (`max_pages_per_host` counts pages, so
+    /// that a monitor can revisit them for as long as it runs).
+    pub fn host_revisited(&mut self, host: &str, failed: bool) -> anyhow::Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO hosts(host, fetched, failures) VALUES (?1, 0, ?2)
+                 ON CONFLICT(host) DO UPDATE SET failures = failures + ?2",
+            )?
+            .execute(params![host, i64::from(failed)])?;
+        self.uncommitted += 1;
+        Ok(())
+    }
+
     /// Pages already fetched per host (for the per-host budget on resume).
     pub fn host_counts(&self) -> anyhow::Result<Vec<(String, u64)>> {
         let mut stmt = self.conn.prepare("SELECT host, fetched FROM hosts")?;

@@ -132,17 +132,23 @@ impl SimWeb {
 }
 
 fn topic(dir: &Path, web: &SimWeb) -> PathBuf {
+    topic_with(dir, web, "")
+}
+
+/// The monitor's topic with more `[crawl]` lines.
+fn topic_with(dir: &Path, web: &SimWeb, crawl: &str) -> PathBuf {
     let seeds: Vec<String> = (0..web.pages.len())
         .map(|i| format!("\"{}\"", web.url(i)))
         .collect();
     let text = format!(
         "name = \"surveillance\"\nlanguages = [\"fr\"]\n\n[seeds]\nurls = [{}]\n\n\
          [formula]\nexpression = '\"graphe\"'\n\n[domains]\nallow = [\".test\"]\n\n\
-         [crawl]\nmax_pages = 10000\nmax_depth = 0\nconcurrency = 8\ntimeout_seconds = 5\n\n\
+         [crawl]\nmax_pages = 10000\nmax_depth = 0\nconcurrency = 8\ntimeout_seconds = 5\n{}\n\
          [politeness]\ncontact = \"mailto:test@example.org\"\ndelay_seconds = 0.02\n\n\
          [monitor]\ninterval_seconds = 86400\nmin_interval_seconds = 21600\n\
          max_interval_seconds = 2592000\n",
-        seeds.join(", ")
+        seeds.join(", "),
+        crawl
     );
     let path = dir.join("topic.toml");
     std::fs::write(&path, text).unwrap();
@@ -343,6 +349,57 @@ fn a_monitor_killed_mid_round_resumes_and_keeps_every_visit() {
     assert_eq!(short, 0);
     assert!(out.join("changes.csv").is_file());
     corpus_is_refreshed(&topic, &out, &web, dir.path());
+}
+
+#[test]
+fn a_monitor_revisits_past_the_per_server_page_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = dir.path().join("clock");
+    std::fs::write(&clock, format!("{T0}\n")).unwrap();
+    // 10 pages per server, a budget of 12 pages per server: the budget counts pages, and six
+    // rounds of revisits (60 requests per server) must all happen.
+    let (server, web) = start(SimWeb::new(30, 3, 5, clock.clone()));
+    let topic = topic_with(dir.path(), &web, "max_pages_per_host = 12\n");
+    let out = dir.path().join("run");
+    first_run(&topic, &out, &server.proxy(), &clock);
+    // In two invocations, so that the budget is also read back from the store.
+    // A stalled monitor never ends: each invocation gets two minutes, then fails the test.
+    for visits in [3, 6] {
+        let mut child = monitor_command(&topic, &out, &server.proxy(), &clock, visits)
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                panic!("the monitor stalled before {visits} visits per page");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        assert!(status.success(), "{status:?}");
+    }
+    let short: i64 = db(&out)
+        .query_row(
+            "SELECT COUNT(*) FROM (SELECT u.id, COUNT(v.url_id) AS n FROM urls u
+               LEFT JOIN visits v ON v.url_id = u.id AND v.change <> 'failed'
+               WHERE u.state = 'fetched' GROUP BY u.id) WHERE n < 7",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(short, 0);
+    let budget: i64 = db(&out)
+        .query_row(
+            "SELECT COUNT(*) FROM urls WHERE reason = 'host-budget'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(budget, 0);
 }
 
 /// Every visit row: id, page, time, change.
