@@ -331,6 +331,18 @@ pub fn collect(run_dir: &Path, topic: Option<&Path>, quiet: bool) -> anyhow::Res
     })
 }
 
+/// The workers' topic in the collected folder; what no worker took gets the reason a single
+/// process would have given it.
+fn keep_topic(store: &mut Store, run_dir: &Path, toml: &str) -> anyhow::Result<()> {
+    let topic = crate::topic::Topic::from_str(toml, run_dir.to_path_buf(), "collect".into())
+        .context("the workers' topic (in their crawl.sqlite) does not read back")?;
+    let crawl = &topic.file.crawl;
+    store.explain_collected(crawl.max_pages_per_host, crawl.max_pages)?;
+    store.set_meta("topic", toml)?;
+    std::fs::write(run_dir.join("topic.toml"), toml)
+        .with_context(|| format!("cannot write in {}", run_dir.display()))
+}
+
 /// The merge itself (the run folder locked by the caller).
 fn merge_folders(run_dir: &Path) -> anyhow::Result<Collected> {
     let workers_dir = run_dir.join("workers");
@@ -422,9 +434,7 @@ fn merge_folders(run_dir: &Path) -> anyhow::Result<Collected> {
         .and_then(|()| warc.sync_all())
         .with_context(|| format!("cannot write {}", warc_path.display()))?;
     if let Some(toml) = &topic_toml {
-        store.set_meta("topic", toml)?;
-        std::fs::write(run_dir.join("topic.toml"), toml)
-            .with_context(|| format!("cannot write in {}", run_dir.display()))?;
+        keep_topic(&mut store, run_dir, toml)?;
     }
     let names: Vec<&str> = folders.iter().map(|(n, _)| n.as_str()).collect();
     store.set_meta("collected_from", &names.join(" "))?;

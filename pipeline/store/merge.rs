@@ -33,6 +33,45 @@ const SETTLED_COLUMNS: &str = "state, reason, detail, fetched_at, elapsed_ms, st
     revisit, depth, priority";
 
 impl Store {
+    /// After every worker is merged: the URLs still queued with no reason — found by one
+    /// worker, handed to the shared frontier, taken by none — get the reason a single process
+    /// would have given them: `host-budget` on a server that gave `per_host` pages, else
+    /// `page-budget` once the workers together made `max_pages` requests, else `interrupted`
+    /// (the shared crawl ended first). Returns how many were explained.
+    pub fn explain_collected(&mut self, per_host: u64, max_pages: u64) -> anyhow::Result<u64> {
+        let clamp = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+        let requests: i64 =
+            self.conn
+                .query_row("SELECT COALESCE(SUM(fetched), 0) FROM hosts", [], |r| {
+                    r.get(0)
+                })?;
+        let host_budget = self.conn.execute(
+            "UPDATE urls SET reason = 'host-budget',
+                 detail = 'the server already gave ' || ?1 || ' pages (crawl.max_pages_per_host)'
+             WHERE state = 'queued' AND COALESCE(reason, '') = ''
+               AND host IN (SELECT host FROM hosts WHERE fetched >= ?1)",
+            params![clamp(per_host)],
+        )?;
+        let (reason, detail) = if requests >= clamp(max_pages) {
+            (
+                "page-budget",
+                format!("{max_pages} page requests made (crawl.max_pages)"),
+            )
+        } else {
+            (
+                "interrupted",
+                "the shared crawl ended before a worker took this URL".to_string(),
+            )
+        };
+        let rest = self.conn.execute(
+            "UPDATE urls SET reason = ?1, detail = ?2
+             WHERE state = 'queued' AND COALESCE(reason, '') = ''",
+            params![reason, detail],
+        )?;
+        self.uncommitted += 1;
+        Ok((host_budget + rest) as u64)
+    }
+
     /// Merges the worker store at `path`, whose WARC bytes start at `warc_base` in the
     /// collected WARC file.
     pub fn merge_worker(&mut self, path: &Path, warc_base: u64) -> anyhow::Result<Merged> {
@@ -265,5 +304,53 @@ mod tests {
         // The store is usable afterwards (a transaction is open again).
         all.set_meta("x", "y").unwrap();
         all.commit().unwrap();
+    }
+
+    #[test]
+    fn what_no_worker_took_gets_the_reason_a_single_process_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        // Worker 1 fetched two pages of a.test and found /c there and /x on b.test; it handed
+        // both to the shared frontier and no worker took them.
+        let mut w1 = Store::open(&dir.path().join("w1.sqlite")).unwrap();
+        let root = fetched(&mut w1, "http://a.test/", None, 0);
+        fetched(&mut w1, "http://a.test/a", Some(root), 100);
+        w1.host_fetched("http://a.test:80", false).unwrap();
+        w1.host_fetched("http://a.test:80", false).unwrap();
+        for (url, host) in [
+            ("http://a.test/c", "http://a.test:80"),
+            ("http://b.test/x", "http://b.test:80"),
+        ] {
+            w1.insert_url(url, host, 1, Some(root), Via::Link, 0.1, 0.0)
+                .unwrap();
+        }
+        w1.commit().unwrap();
+        drop(w1);
+        let reasons = |per_host: u64, max_pages: u64| {
+            let path = dir
+                .path()
+                .join(format!("all-{per_host}-{max_pages}.sqlite"));
+            let mut all = Store::open(&path).unwrap();
+            all.merge_worker(&dir.path().join("w1.sqlite"), 0).unwrap();
+            assert_eq!(all.explain_collected(per_host, max_pages).unwrap(), 2);
+            let reason = |url: &str| -> (String, String) {
+                all.conn
+                    .query_row(
+                        "SELECT state || ' ' || reason, detail FROM urls WHERE url = ?1",
+                        [url],
+                        |r| Ok((r.get(0)?, r.get(1)?)),
+                    )
+                    .unwrap()
+            };
+            (reason("http://a.test/c"), reason("http://b.test/x"))
+        };
+        // a.test gave its 2 pages: host-budget there; the 2 requests spent a budget of 2.
+        let (c, x) = reasons(2, 2);
+        assert_eq!(c.0, "queued host-budget");
+        assert!(c.1.contains("gave 2 pages"), "{c:?}");
+        assert_eq!(x.0, "queued page-budget");
+        // Budgets not reached: the shared crawl ended first.
+        let (c, x) = reasons(10, 100);
+        assert_eq!(c.0, "queued interrupted");
+        assert_eq!(x.0, "queued interrupted");
     }
 }

@@ -289,6 +289,14 @@ fn three_workers_one_killed_share_a_polite_crawl_and_collect_the_single_process_
         )
         .unwrap();
     assert_eq!(queued, 0);
+    let reasonless: i64 = db
+        .query_row(
+            "SELECT count(*) FROM urls WHERE COALESCE(reason, '') = ''",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(reasonless, 0);
 }
 
 #[test]
