@@ -193,7 +193,14 @@ fn feeds(path: &str) -> Option<Answer> {
             xml.push_str("</feed>");
             answer("application/atom+xml", xml.into_bytes())
         }
-        p if p.starts_with("/posts/") => page(&format!("Billet {p}"), ""),
+        p if p.starts_with("/posts/") || p.starts_with("/hidden/") => {
+            page(&format!("Billet {p}"), "")
+        }
+        // Named by no robots.txt line: read only when the topic asks to guess it.
+        "/sitemap.xml" => answer(
+            "application/xml",
+            urlset((0..5).map(|i| format!("http://feeds.test/hidden/{i}"))),
+        ),
         _ => return None,
     })
 }
@@ -557,5 +564,41 @@ fn a_discovery_crawl_stopped_and_resumed_reaches_the_same_pages() {
         }
         assert_exit(&run_topic(&topic, &out, &web.proxy(), &[]), 0);
         assert_eq!(outcome(&out), baseline, "{signal_name}");
+    }
+}
+
+#[test]
+fn the_sitemap_xml_of_a_server_is_asked_only_when_the_topic_says_so() {
+    let web = discovery_web();
+    let dir = tempfile::tempdir().unwrap();
+    for (guess, out) in [(false, "plain"), (true, "guessing")] {
+        let out = dir.path().join(out);
+        let folder = dir.path().join(format!("topic-{guess}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        let topic = topic_with(
+            &folder,
+            "\"http://feeds.test/\"",
+            &format!("[discovery]\nguess_sitemap = {guess}\nfeeds = false\n"),
+        );
+        let before = web.log().len();
+        let output = run_topic(&topic, &out, &web.proxy(), &[]);
+        assert!(output.status.code().is_some_and(|c| c <= 1), "{output:?}");
+        let asked: Vec<String> = web.log()[before..].iter().map(|h| h.path.clone()).collect();
+        let hidden = asked.iter().filter(|p| p.starts_with("/hidden/")).count();
+        if guess {
+            assert!(asked.contains(&"/sitemap.xml".to_string()), "{asked:?}");
+            assert_eq!(hidden, 5, "{asked:?}");
+            let via: String = db(&out)
+                .query_row(
+                    "SELECT via FROM urls WHERE url = 'http://feeds.test/sitemap.xml'",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert_eq!(via, "robots");
+        } else {
+            assert!(!asked.contains(&"/sitemap.xml".to_string()), "{asked:?}");
+            assert_eq!(hidden, 0, "{asked:?}");
+        }
     }
 }
