@@ -408,7 +408,8 @@ fn off_site(sitemap: &url::Url) -> String {
     format!("listed by {sitemap}, which may only list its own server's pages under its directory")
 }
 
-fn scope_detail(why: score::OutOfScope) -> &'static str {
+/// The detail of an `off-domain` URL.
+pub(super) fn scope_detail(why: score::OutOfScope) -> &'static str {
     match why {
         score::OutOfScope::NotAllowed => "host outside [domains] allow",
         score::OutOfScope::Denied => "host in [domains] deny",

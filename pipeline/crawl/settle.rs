@@ -369,11 +369,8 @@ impl Crawler<'_> {
                 continue;
             }
             if let Err(why) = self.ctx.scope.check(target.host_str().unwrap_or("")) {
-                let detail = match why {
-                    score::OutOfScope::NotAllowed => "host outside [domains] allow",
-                    score::OutOfScope::Denied => "host in [domains] deny",
-                };
-                self.store.skip(dst, Reason::OffDomain, detail)?;
+                self.store
+                    .skip(dst, Reason::OffDomain, super::listing::scope_detail(why))?;
                 continue;
             }
             if too_deep {

@@ -181,6 +181,18 @@ pub(crate) fn download(bytes: Vec<u8>, format: crate::explore::Format, file: &st
         .into_response()
 }
 
+/// The value of a page's `Result`, or the page its `Err` holds, answered at once: the prologue
+/// every query page shares ([`run_folder`]'s refusal is the handler's response).
+macro_rules! or_answer {
+    ($result:expr) => {
+        match $result {
+            Ok(value) => value,
+            Err(page) => return *page,
+        }
+    };
+}
+pub(crate) use or_answer;
+
 /// The run folder of topic `name` if `ready` (the page's own check: an index, a vertical
 /// file…) finds nothing missing, else the page to answer: no such topic, or what `ready`
 /// says.

@@ -25,7 +25,7 @@ use axum::response::{Html, IntoResponse, Response};
 use super::App;
 use super::gate::{
     QUERY_SECONDS, bounded, cli_args, download, download_format, failure, flag, given, link,
-    no_index, run_folder, tagged, workbench_nav,
+    no_index, or_answer, run_folder, tagged, workbench_nav,
 };
 use super::html::{escape, page};
 use crate::explore::{Format, SketchArgs};
@@ -42,10 +42,11 @@ pub(crate) async fn sketch(
     UrlPath(name): UrlPath<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
-    let run = match run_folder(&app, &name, |n, r| no_index(n, r, "Word sketch")) {
-        Ok(run) => run,
-        Err(page) => return *page,
-    };
+    let run = or_answer!(run_folder(&app, &name, |n, r| no_index(
+        n,
+        r,
+        "Word sketch"
+    )));
     let title = format!("Word sketch · {name}");
     if !tagged(&run) {
         return Html(page(&title, &untagged(&name, &run))).into_response();

@@ -26,7 +26,7 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 
 use super::App;
 use super::gate::{
-    QUERY_SECONDS, bounded, cli_args, cuttable, failure, flag, given, link, run_folder,
+    QUERY_SECONDS, bounded, cli_args, cuttable, failure, flag, given, link, or_answer, run_folder,
 };
 use super::html::{escape, page};
 
@@ -114,10 +114,7 @@ pub(crate) async fn list(
     UrlPath(name): UrlPath<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
-    let run = match run_folder(&app, &name, not_cuttable) {
-        Ok(run) => run,
-        Err(page) => return *page,
-    };
+    let run = or_answer!(run_folder(&app, &name, not_cuttable));
     let done = match (given(q.get("made")), given(q.get("deleted"))) {
         (Some(made), _) => format!(
             "<p id=\"subcorpora-done\" class=\"kept\">Made the subcorpus <b>{}</b>: every query \
@@ -140,10 +137,7 @@ pub(crate) async fn create(
     UrlPath(name): UrlPath<String>,
     axum::Form(form): axum::Form<HashMap<String, String>>,
 ) -> Response {
-    let run = match run_folder(&app, &name, not_cuttable) {
-        Ok(run) => run,
-        Err(page) => return *page,
-    };
+    let run = or_answer!(run_folder(&app, &name, not_cuttable));
     let sub = given(form.get("name")).unwrap_or_default().to_string();
     let made = if sub.is_empty() {
         Err(anyhow::anyhow!(
@@ -177,10 +171,7 @@ pub(crate) async fn delete(
     State(app): State<Arc<App>>,
     UrlPath((name, sub)): UrlPath<(String, String)>,
 ) -> Response {
-    let run = match run_folder(&app, &name, not_cuttable) {
-        Ok(run) => run,
-        Err(page) => return *page,
-    };
+    let run = or_answer!(run_folder(&app, &name, not_cuttable));
     let (shared, folder, gone) = (app.clone(), run.clone(), sub.clone());
     let done = bounded(&app, move || {
         let words = vec![

@@ -27,7 +27,7 @@ use axum::response::{Html, IntoResponse, Response};
 use super::App;
 use super::gate::{
     QUERY_SECONDS, bounded, cli_args, download, download_format, failure, flag, given, link,
-    no_index, run_folder, ticked, workbench_nav,
+    no_index, or_answer, run_folder, ticked, workbench_nav,
 };
 use super::html::{escape, page};
 use super::subcorpora::folder;
@@ -146,10 +146,7 @@ async fn table_page(
     q: HashMap<String, String>,
     kind: Kind,
 ) -> Response {
-    let run = match run_folder(&app, &name, |n, r| no_index(n, r, kind.title())) {
-        Ok(run) => run,
-        Err(page) => return *page,
-    };
+    let run = or_answer!(run_folder(&app, &name, |n, r| no_index(n, r, kind.title())));
     let references = if kind == Kind::Keywords {
         app.topic_names()
             .into_iter()

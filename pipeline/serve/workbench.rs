@@ -25,7 +25,7 @@ use axum::response::{Html, IntoResponse, Response};
 use super::App;
 use super::gate::{
     QUERY_SECONDS, bounded, cli_args, download, download_format, failure, flag, given, link,
-    no_index, path_segment, run_folder, ticked, workbench_nav,
+    no_index, or_answer, path_segment, run_folder, ticked, workbench_nav,
 };
 use super::html::{escape, page};
 use crate::explore::{Concordance, Format, KwicArgs, KwicLine, Token};
@@ -61,10 +61,11 @@ pub(crate) async fn kwic(
     UrlPath(name): UrlPath<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
-    let run = match run_folder(&app, &name, |n, r| no_index(n, r, "Concordance")) {
-        Ok(run) => run,
-        Err(page) => return *page,
-    };
+    let run = or_answer!(run_folder(&app, &name, |n, r| no_index(
+        n,
+        r,
+        "Concordance"
+    )));
     if let Some(format) = download_format(q.get("format")) {
         let file = format!("{name}-concordance");
         let made = bounded(&app, move || kwic_file(&run, &q, format)).await;
@@ -426,10 +427,7 @@ pub(crate) async fn context(
     UrlPath(name): UrlPath<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
-    let run = match run_folder(&app, &name, |n, r| no_index(n, r, "Context")) {
-        Ok(run) => run,
-        Err(page) => return *page,
-    };
+    let run = or_answer!(run_folder(&app, &name, |n, r| no_index(n, r, "Context")));
     let position = |k: &str| given(q.get(k)).and_then(|v| v.parse::<u32>().ok());
     let (Some(start), Some(end)) = (position("start"), position("end")) else {
         return super::html::status_page(
