@@ -160,6 +160,7 @@ fn work(
         &topic.to_toml(),
         topic.file.crawl.max_pages,
         &dir.display().to_string(),
+        topic.file.crawl.concurrency,
     ))?;
     if creator {
         run::gather_seeds(

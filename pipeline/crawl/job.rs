@@ -116,6 +116,12 @@ impl Crawler<'_> {
             },
         };
         if let Some((reason, detail)) = refused {
+            if self.revisits.contains(&entry.id) {
+                // A stored page the server no longer lets us ask: its copy stays a document;
+                // only this visit fails, with the reason.
+                self.prio.taken(entry.id);
+                return self.refuse_revisit(entry.id, &detail).map(|()| None);
+            }
             self.store.skip(entry.id, reason, &detail)?;
             self.progress.dropped();
             self.prio.taken(entry.id);

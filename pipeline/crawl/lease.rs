@@ -22,7 +22,7 @@ use anyhow::Context;
 
 use crate::ground::clock::now_epoch;
 use crate::store::Via;
-use crate::store::postgres::{Frontier, Pushed};
+use crate::store::postgres::{Frontier, Pushed, Share};
 
 use super::Crawler;
 
@@ -35,6 +35,11 @@ const MAX_HELD_PER_REQUEST: usize = 64;
 
 /// How often a worker exchanges with the shared frontier (its commit interval).
 const WORKER_EXCHANGE: Duration = super::WORKER_COMMIT_EVERY;
+
+/// A worker reads its share of the servers (a count over the crawl's servers) at most as
+/// often as spends this part of its time on it: at every exchange on a crawl of a few servers,
+/// less often on a crawl of a million.
+const SHARE_COST: u32 = 10;
 
 /// A worker's link to the shared frontier, owned by the crawl loop.
 pub struct WorkerLink {
@@ -54,6 +59,8 @@ pub struct WorkerLink {
     announce_seeds: bool,
     /// The last exchange: when, whether nothing was fetchable here, and its answer.
     last: Option<(Instant, bool, Next)>,
+    /// This worker's share of the servers, when it was read, and how long reading took.
+    share: Option<(Instant, Duration, Share)>,
 }
 
 /// What the shared frontier has for an idle worker.
@@ -81,6 +88,7 @@ impl WorkerLink {
             concurrency: concurrency.max(1),
             announce_seeds: creator,
             last: None,
+            share: None,
         }
     }
 }
@@ -122,12 +130,14 @@ impl Crawler<'_> {
         (idle && answer != Next::Work && at.elapsed() < WORKER_EXCHANGE / 2).then_some(answer)
     }
 
-    /// One exchange with the shared frontier, in five steps; says what the crawl loop does next.
+    /// One exchange with the shared frontier, in six steps; says what the crawl loop does next.
     async fn exchange(&mut self, link: &mut WorkerLink, idle: bool) -> anyhow::Result<Next> {
         self.report_done(link).await?;
         self.push_found(link).await?;
-        self.renew_leases(link).await?;
-        let got = self.take_work(link).await?;
+        let share = self.read_share(link).await?;
+        self.renew_leases(link, &share).await?;
+        let got = self.take_work(link, &share).await?;
+        self.give_back_excess(link, &share).await?;
         if idle && !got && !link.taken.is_empty() {
             self.leave_blocked(link).await?;
         }
@@ -167,7 +177,7 @@ impl Crawler<'_> {
         let outbox = std::mem::take(&mut link.outbox);
         let mut pushed = Vec::with_capacity(outbox.len());
         for (id, host, depth, priority, hops) in outbox {
-            let Some((url, seed)) = self.store.url_and_seed(id)? else {
+            let Some((url, via, seed)) = self.store.url_via_seed(id)? else {
                 continue;
             };
             pushed.push(Pushed {
@@ -177,6 +187,7 @@ impl Crawler<'_> {
                 priority,
                 hops,
                 seed,
+                via: Some(via),
             });
         }
         link.frontier.push(&pushed).await?;
@@ -186,10 +197,25 @@ impl Crawler<'_> {
         Ok(())
     }
 
-    /// Exchange step 3: leases renewed with each server's remaining delay; the crawl's
-    /// requests counted.
-    async fn renew_leases(&mut self, link: &mut WorkerLink) -> anyhow::Result<()> {
+    /// Exchange step 3: this worker's share of the servers (read again once an interval of
+    /// [`SHARE_COST`] times what reading it took has passed).
+    async fn read_share(&mut self, link: &mut WorkerLink) -> anyhow::Result<Share> {
+        if let Some((at, took, share)) = link.share
+            && at.elapsed() < took * SHARE_COST
+        {
+            return Ok(share);
+        }
+        let started = Instant::now();
+        let share = link.frontier.share().await?;
+        link.share = Some((Instant::now(), started.elapsed(), share));
+        Ok(share)
+    }
+
+    /// Exchange step 4: leases renewed with each server's remaining delay; the crawl's
+    /// requests counted; whether this worker wants more servers than it holds told.
+    async fn renew_leases(&mut self, link: &mut WorkerLink, share: &Share) -> anyhow::Result<()> {
         let now = Instant::now();
+        let hungry = below_share(link.held.len(), share) && self.servers_wanted(link, now) > 0;
         let waits: Vec<(String, f64)> = link
             .held
             .keys()
@@ -204,6 +230,7 @@ impl Crawler<'_> {
                     .map(|(h, w)| (h.as_str(), *w))
                     .collect::<Vec<_>>(),
                 new_requests,
+                hungry,
             )
             .await?;
         self.requests_total = requests;
@@ -214,10 +241,15 @@ impl Crawler<'_> {
         Ok(())
     }
 
-    /// Exchange step 4: the waiting URLs of the servers this worker holds; new servers when
-    /// there is room. Returns whether URLs arrived.
-    async fn take_work(&mut self, link: &mut WorkerLink) -> anyhow::Result<bool> {
-        let want = self.servers_wanted(link, Instant::now());
+    /// Exchange step 5: the waiting URLs of the servers this worker holds; new servers when
+    /// there is room, no more than its share while another worker wants more. Returns whether
+    /// URLs arrived.
+    async fn take_work(&mut self, link: &mut WorkerLink, share: &Share) -> anyhow::Result<bool> {
+        let mut want = self.servers_wanted(link, Instant::now());
+        if share.others_hungry {
+            let mine = usize::try_from(share.mine).unwrap_or(usize::MAX);
+            want = want.min(mine.saturating_sub(link.held.len()));
+        }
         let claimed = if self.requests_total < self.ctx.topic.file.crawl.max_pages {
             link.frontier.claim(want).await?
         } else {
@@ -256,7 +288,62 @@ impl Crawler<'_> {
         Ok(got)
     }
 
-    /// Exchange step 5: drained servers go back, with what is left of their delay.
+    /// Exchange step 6a: while another worker wants more servers, those held beyond this
+    /// worker's share go back (none with a request in flight; the longest resting first), with
+    /// the URLs taken on them and what is left of their delay.
+    async fn give_back_excess(
+        &mut self,
+        link: &mut WorkerLink,
+        share: &Share,
+    ) -> anyhow::Result<()> {
+        let mine = usize::try_from(share.mine).unwrap_or(usize::MAX);
+        if !share.others_hungry || link.held.len() <= mine {
+            return Ok(());
+        }
+        let now = Instant::now();
+        let mut idle: Vec<(String, f64, usize)> = link
+            .held
+            .keys()
+            .filter_map(|h| {
+                let host = self.hosts.get(h.as_str());
+                (host.is_none_or(|x| x.in_flight == 0)).then(|| {
+                    let queued = host.map_or(0, |x| x.queue.len());
+                    (h.clone(), self.remaining_delay(h, now), queued)
+                })
+            })
+            .collect();
+        idle.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)).then(a.0.cmp(&b.0)));
+        idle.truncate(link.held.len() - mine);
+        if idle.is_empty() {
+            return Ok(());
+        }
+        let urls: Vec<String> = idle
+            .iter()
+            .flat_map(|(h, _, _)| {
+                link.held
+                    .get(h)
+                    .into_iter()
+                    .flat_map(|t| t.values().cloned())
+            })
+            .collect();
+        link.frontier
+            .give_back(&urls.iter().map(String::as_str).collect::<Vec<_>>())
+            .await?;
+        link.frontier
+            .release(
+                &idle
+                    .iter()
+                    .map(|(h, w, _)| (h.as_str(), *w))
+                    .collect::<Vec<_>>(),
+            )
+            .await?;
+        for (host, _, _) in &idle {
+            self.forget_server(link, host);
+        }
+        Ok(())
+    }
+
+    /// Exchange step 6b: drained servers go back, with what is left of their delay.
     async fn release_drained(&mut self, link: &mut WorkerLink) -> anyhow::Result<()> {
         let now = Instant::now();
         // Every URL of a held server in this worker's queue was taken from the shared
@@ -309,10 +396,10 @@ impl Crawler<'_> {
     /// A URL handed over by the shared frontier joins this worker's queue. Returns it when it
     /// was settled here already (a lease lost and won back): done for everyone.
     fn import(&mut self, link: &mut WorkerLink, p: Pushed) -> anyhow::Result<Option<String>> {
-        let via = if p.seed.is_some() {
-            Via::Seed
-        } else {
-            Via::Link
+        let via = match p.via.as_deref().and_then(Via::parse) {
+            Some(via) => via,
+            None if p.seed.is_some() => Via::Seed,
+            None => Via::Link,
         };
         let (id, new) =
             self.store
@@ -343,6 +430,16 @@ impl Crawler<'_> {
     /// A lease expired while this worker held it (it stalled longer than the lease): the
     /// server's URLs left here are another worker's now.
     fn lose(&mut self, link: &mut WorkerLink, host: &str) {
+        self.forget_server(link, host);
+        self.progress.note(&format!(
+            "the lease on {host} expired before it was renewed: its URLs went to another worker"
+        ));
+    }
+
+    /// A server this worker no longer holds: its URLs leave the queue here (their rows stay
+    /// queued in `crawl.sqlite`; the worker that settles them has the settled row, which
+    /// `collect` keeps).
+    fn forget_server(&mut self, link: &mut WorkerLink, host: &str) {
         if let Some(taken) = link.held.remove(host) {
             for id in taken.keys() {
                 link.taken.remove(id);
@@ -356,9 +453,6 @@ impl Crawler<'_> {
         for id in entries {
             self.prio.taken(id);
         }
-        self.progress.note(&format!(
-            "the lease on {host} expired before it was renewed: its URLs went to another worker"
-        ));
     }
 
     /// How many more servers this worker should lease: enough to fill the requests its
@@ -416,4 +510,9 @@ impl Crawler<'_> {
         link.frontier.finish().await?;
         Ok(())
     }
+}
+
+/// Holds fewer servers than its share (while the crawl has servers with work).
+fn below_share(held: usize, share: &Share) -> bool {
+    u64::try_from(held).unwrap_or(u64::MAX) < share.mine
 }

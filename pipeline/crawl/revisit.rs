@@ -128,6 +128,15 @@ impl Crawler<'_> {
         self.store.visit(&visit)
     }
 
+    /// A revisit not asked (robots.txt now disallows the page, or the network guard refuses
+    /// its address): the stored copy stays, the visit is recorded as failed with the reason.
+    pub(super) fn refuse_revisit(&mut self, id: i64, detail: &str) -> anyhow::Result<()> {
+        self.revisits.remove(&id);
+        self.failed_visit(id, &format!("not asked: {detail}"))?;
+        self.store
+            .revisited(id, Revisit::Failed, self.ctx.visit_time())
+    }
+
     /// Ends a revisit whose answer leaves the stored copy in place: the server answered, the
     /// visit is recorded, the page's revisit state says why.
     fn stored_copy_stays(

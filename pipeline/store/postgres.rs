@@ -62,6 +62,7 @@ CREATE TABLE IF NOT EXISTS glaneur.urls (
     priority real NOT NULL,
     hops     integer NOT NULL,  -- off-topic pages in a row before it (tunnelling)
     seed     text,              -- the seed's source when it is one
+    via      text,              -- how it was found (crawl.sqlite's `via`: link, sitemap, feed…)
     state    \"char\" NOT NULL,   -- q waiting | t taken by the server's lease holder | d settled
     worker   text,              -- who took it
     -- The URL first: a prefix of this key is never a way to scan a crawl's rows, which the
@@ -78,8 +79,20 @@ CREATE TABLE IF NOT EXISTS glaneur.workers (
     started  timestamptz NOT NULL DEFAULT now(),
     seen     timestamptz NOT NULL DEFAULT now(),
     finished timestamptz,
+    capacity integer NOT NULL DEFAULT 1,        -- its crawl.concurrency: its weight in the share
+    hungry   boolean NOT NULL DEFAULT false,    -- it holds fewer servers than its share
     PRIMARY KEY (crawl, worker)
 );
+-- Tables an earlier glaneur made (same format: these columns are optional to it).
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM information_schema.columns
+                   WHERE table_schema = 'glaneur' AND table_name = 'urls' AND column_name = 'via')
+    THEN
+        ALTER TABLE glaneur.urls ADD COLUMN via text;
+        ALTER TABLE glaneur.workers ADD COLUMN capacity integer NOT NULL DEFAULT 1,
+                                    ADD COLUMN hungry boolean NOT NULL DEFAULT false;
+    END IF;
+END $$;
 ";
 
 /// A URL handed to the shared frontier.
@@ -97,6 +110,8 @@ pub struct Pushed {
     pub hops: u32,
     /// The seed's source, when it is a seed.
     pub seed: Option<String>,
+    /// How it was found (`Via::name`); `None` from a worker that did not say.
+    pub via: Option<String>,
 }
 
 /// A server leased to this worker, and how long its politeness delay still runs.
@@ -106,6 +121,18 @@ pub struct Claimed {
     pub host: String,
     /// Seconds before the server may be asked (0 when it may be now).
     pub wait: f64,
+}
+
+/// This worker's fair part of the crawl's servers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Share {
+    /// Servers of the crawl with URLs not settled, leased or not.
+    pub servers: u64,
+    /// The servers this worker may hold while another worker wants more: the servers with
+    /// work times its capacity over the live workers' capacities, rounded up.
+    pub mine: u64,
+    /// Another live worker holds fewer servers than its share and can serve more.
+    pub others_hungry: bool,
 }
 
 /// What is left of a crawl in the shared frontier.
@@ -194,6 +221,7 @@ impl Frontier {
         topic: &str,
         max_pages: u64,
         folder: &str,
+        capacity: usize,
     ) -> anyhow::Result<bool> {
         let max = i64::try_from(max_pages).unwrap_or(i64::MAX);
         let created = self
@@ -224,9 +252,13 @@ impl Frontier {
         }
         self.client
             .execute(
-                "INSERT INTO glaneur.workers (crawl, worker, folder) VALUES ($1, $2, $3)
-                 ON CONFLICT (crawl, worker) DO UPDATE SET folder = $3, seen = now(), finished = NULL",
-                &[&self.crawl, &self.worker, &folder],
+                // A worker that joins wants servers: the others keep no more than their share
+                // from its first moment.
+                "INSERT INTO glaneur.workers (crawl, worker, folder, capacity, hungry)
+                 VALUES ($1, $2, $3, $4, true)
+                 ON CONFLICT (crawl, worker) DO UPDATE
+                    SET folder = $3, capacity = $4, seen = now(), finished = NULL, hungry = true",
+                &[&self.crawl, &self.worker, &folder, &capacity_i32(capacity)],
             )
             .await?;
         Ok(created)
@@ -267,6 +299,7 @@ impl Frontier {
         let priority: Vec<f32> = urls.iter().map(|u| u.priority as f32).collect();
         let hops: Vec<i32> = urls.iter().map(|u| clamp_i32(u.hops)).collect();
         let seed: Vec<Option<&str>> = urls.iter().map(|u| u.seed.as_deref()).collect();
+        let via: Vec<Option<&str>> = urls.iter().map(|u| u.via.as_deref()).collect();
         let mut hosts: Vec<&str> = host.clone();
         hosts.sort_unstable();
         hosts.dedup();
@@ -283,10 +316,11 @@ impl Frontier {
             .client
             .query_one(
                 "WITH new AS (
-                    INSERT INTO glaneur.urls (crawl, url, host, depth, priority, hops, seed, state)
-                    SELECT $1, u, h, d, p, o, s, 'q'
-                    FROM unnest($2::text[], $3::text[], $4::int4[], $5::float4[], $6::int4[], $7::text[])
-                         AS t(u, h, d, p, o, s)
+                    INSERT INTO glaneur.urls (crawl, url, host, depth, priority, hops, seed, via, state)
+                    SELECT $1, u, h, d, p, o, s, v, 'q'
+                    FROM unnest($2::text[], $3::text[], $4::int4[], $5::float4[], $6::int4[], $7::text[],
+                                $8::text[])
+                         AS t(u, h, d, p, o, s, v)
                     ON CONFLICT (crawl, url) DO NOTHING
                     RETURNING host, priority),
                  best AS (
@@ -296,7 +330,7 @@ impl Frontier {
                         SET best = GREATEST(glaneur.queues.best, EXCLUDED.best)
                     RETURNING 1)
                  SELECT (SELECT count(*) FROM new), (SELECT count(*) FROM best)",
-                &[&self.crawl, &url, &host, &depth, &priority, &hops, &seed],
+                &[&self.crawl, &url, &host, &depth, &priority, &hops, &seed, &via],
             )
             .await?;
         let new: i64 = row.try_get(0)?;
@@ -374,7 +408,7 @@ impl Frontier {
                              FOR UPDATE SKIP LOCKED) AS p)
                  UPDATE glaneur.urls u SET state = 't', worker = $3
                  FROM pick WHERE u.crawl = $1 AND u.url = pick.url
-                 RETURNING u.url, u.host, u.depth, u.priority, u.hops, u.seed",
+                 RETURNING u.url, u.host, u.depth, u.priority, u.hops, u.seed, u.via",
                 &[&self.crawl, &hosts, &self.worker, &limit],
             )
             .await
@@ -389,6 +423,7 @@ impl Frontier {
                     priority: f64::from(r.try_get::<_, f32>(3)?),
                     hops: u32::try_from(r.try_get::<_, i32>(4)?).unwrap_or(0),
                     seed: r.try_get(5)?,
+                    via: r.try_get(6)?,
                 })
             })
             .collect::<Result<_, tokio_postgres::Error>>()?)
@@ -432,6 +467,7 @@ impl Frontier {
         &self,
         held: &[(&str, f64)],
         new_requests: u64,
+        hungry: bool,
     ) -> anyhow::Result<(Vec<String>, u64)> {
         let hosts: Vec<&str> = held.iter().map(|(h, _)| *h).collect();
         let waits: Vec<f64> = held.iter().map(|(_, w)| w.max(0.0)).collect();
@@ -468,8 +504,9 @@ impl Frontier {
             .await?;
         self.client
             .execute(
-                "UPDATE glaneur.workers SET seen = now() WHERE crawl = $1 AND worker = $2",
-                &[&self.crawl, &self.worker],
+                "UPDATE glaneur.workers SET seen = now(), hungry = $3
+                 WHERE crawl = $1 AND worker = $2",
+                &[&self.crawl, &self.worker, &hungry],
             )
             .await?;
         Ok((lost, u64::try_from(row.try_get::<_, i64>(0)?).unwrap_or(0)))
@@ -505,6 +542,42 @@ impl Frontier {
         Ok(())
     }
 
+    /// This worker's share of the servers with work: live workers are those not finished
+    /// whose last exchange is younger than a lease (a dead worker's servers are shared once
+    /// its leases run out).
+    pub async fn share(&self) -> anyhow::Result<Share> {
+        let lease = self.lease.as_secs_f64();
+        let row = self
+            .client
+            .query_one(
+                "WITH live AS (
+                    SELECT worker, capacity, hungry FROM glaneur.workers
+                    WHERE crawl = $1 AND finished IS NULL
+                      AND (worker = $2 OR seen > now() - make_interval(secs => $3)))
+                 SELECT (SELECT count(*) FROM glaneur.queues q
+                         WHERE q.crawl = $1
+                           AND EXISTS (SELECT 1 FROM glaneur.urls u
+                                       WHERE u.crawl = $1 AND u.host = q.host AND u.state <> 'd')),
+                        (SELECT coalesce(sum(greatest(capacity, 1)), 0)::int8 FROM live),
+                        (SELECT coalesce(max(greatest(capacity, 1)), 1)::int8 FROM live
+                         WHERE worker = $2),
+                        (SELECT coalesce(bool_or(hungry), false) FROM live WHERE worker <> $2)",
+                &[&self.crawl, &self.worker, &lease],
+            )
+            .await
+            .context("cannot read the workers' shares in the shared frontier")?;
+        let count = |i: usize| {
+            row.try_get::<_, i64>(i)
+                .map(|n| u64::try_from(n).unwrap_or(0))
+        };
+        let servers = count(0)?;
+        Ok(Share {
+            servers,
+            mine: fair_share(servers, count(2)?, count(1)?),
+            others_hungry: row.try_get(3)?,
+        })
+    }
+
     /// What is left of the crawl, all workers together.
     pub async fn left(&self) -> anyhow::Result<Left> {
         let row = self
@@ -536,6 +609,21 @@ impl Frontier {
             .await?;
         Ok(())
     }
+}
+
+/// `servers × mine ÷ total`, rounded up (so that the shares cover every server), at least
+/// one server while there is work.
+fn fair_share(servers: u64, mine: u64, total: u64) -> u64 {
+    if servers == 0 {
+        return 0;
+    }
+    let total = u128::from(total.max(mine).max(1));
+    let part = (u128::from(servers) * u128::from(mine.max(1))).div_ceil(total);
+    u64::try_from(part).unwrap_or(u64::MAX).max(1)
+}
+
+fn capacity_i32(n: usize) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
 }
 
 fn clamp_i32(n: u32) -> i32 {
@@ -578,7 +666,23 @@ pub fn redact(url: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::check_userinfo;
+    use super::{check_userinfo, fair_share};
+
+    #[test]
+    fn the_shares_of_the_live_workers_cover_every_server() {
+        // Ten servers, three equal workers: 4 + 4 + 4 ≥ 10, none above 4.
+        assert_eq!(fair_share(10, 8, 24), 4);
+        // Capacities 1 and 3: a quarter and three quarters.
+        assert_eq!(fair_share(10, 1, 4), 3);
+        assert_eq!(fair_share(10, 3, 4), 8);
+        // Alone: every server; no work: none; one server: one for each who asks.
+        assert_eq!(fair_share(10, 8, 8), 10);
+        assert_eq!(fair_share(0, 8, 24), 0);
+        assert_eq!(fair_share(1, 8, 24), 1);
+        // A total below its own capacity (the worker not counted yet) reads as alone.
+        assert_eq!(fair_share(6, 8, 0), 6);
+        assert_eq!(fair_share(u64::MAX, u64::MAX, 1), u64::MAX);
+    }
 
     #[test]
     fn a_url_whose_password_would_send_it_to_another_server_is_refused() {

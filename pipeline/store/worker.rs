@@ -45,18 +45,21 @@ impl Store {
         Ok(state == "queued")
     }
 
-    /// A URL and, when it is a seed, its first recorded source (what the shared frontier is
-    /// told of a URL this worker found).
-    pub fn url_and_seed(&self, id: i64) -> anyhow::Result<Option<(String, Option<String>)>> {
+    /// A URL, how it was found, and, when it is a seed, its first recorded source (what the
+    /// shared frontier is told of a URL this worker found).
+    pub fn url_via_seed(
+        &self,
+        id: i64,
+    ) -> anyhow::Result<Option<(String, String, Option<String>)>> {
         use rusqlite::OptionalExtension;
         Ok(self
             .conn
             .prepare_cached(
-                "SELECT u.url, (SELECT s.source FROM seeds s WHERE s.url_id = u.id
-                                ORDER BY s.rowid LIMIT 1)
+                "SELECT u.url, u.via, (SELECT s.source FROM seeds s WHERE s.url_id = u.id
+                                       ORDER BY s.rowid LIMIT 1)
                  FROM urls u WHERE u.id = ?1",
             )?
-            .query_row(params![id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_row(params![id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .optional()?)
     }
 }

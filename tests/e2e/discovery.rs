@@ -602,3 +602,67 @@ fn the_sitemap_xml_of_a_server_is_asked_only_when_the_topic_says_so() {
         }
     }
 }
+
+/// Every fetched page and how it was found (`via`).
+fn pages_via(out: &Path) -> std::collections::BTreeMap<String, String> {
+    let conn = db(out);
+    let mut stmt = conn
+        .prepare(
+            "SELECT url, via FROM urls WHERE state = 'fetched' AND status = 200
+             AND reason NOT IN ('sitemap', 'feed', 'bad-listing')",
+        )
+        .unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// Two `glaneur worker` processes sharing the crawl through PostgreSQL find the pages a single
+/// process finds, and the collected store says how each was found (sitemap, feed, JavaScript),
+/// as the single process's does.
+#[test]
+fn workers_keep_how_each_page_was_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let topic = topic(dir.path(), "");
+    let single = {
+        let web = discovery_web();
+        let out = dir.path().join("single");
+        assert_exit(&run_topic(&topic, &out, &web.proxy(), &[]), 0);
+        pages_via(&out)
+    };
+    for via in ["sitemap", "feed", "javascript"] {
+        assert!(single.values().any(|v| v == via), "{via}: {single:?}");
+    }
+    let pg = crate::postgres::PgServer::start();
+    let web = discovery_web();
+    let out = dir.path().join("workers");
+    let workers: Vec<_> = ["w1", "w2"]
+        .iter()
+        .map(|name| {
+            glaneur()
+                .arg("worker")
+                .arg(&topic)
+                .arg("--out")
+                .arg(&out)
+                .args(["--store", &pg.url(), "--name", name, "--quiet"])
+                .args(["--proxy", &web.proxy()])
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut w in workers {
+        assert!(w.wait().unwrap().success());
+    }
+    assert_exit(
+        &glaneur()
+            .arg("collect")
+            .arg(&out)
+            .arg("--quiet")
+            .output()
+            .unwrap(),
+        0,
+    );
+    assert_eq!(pages_via(&out), single);
+}

@@ -499,3 +499,94 @@ fn corpus_is_refreshed(topic: &Path, out: &Path, web: &SimWeb, dir: &Path) {
         docs
     );
 }
+
+/// A server whose robots.txt comes to disallow every page after the first run: the monitor
+/// keeps the stored pages (they stay documents), records why they are not visited, goes on
+/// with the other server, and ends (it neither spins on rounds that can visit nothing nor
+/// waits forever).
+#[test]
+fn a_monitor_keeps_the_pages_robots_txt_now_disallows_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = dir.path().join("clock");
+    std::fs::write(&clock, format!("{T0}\n")).unwrap();
+    let closed = dir.path().join("closed");
+    let web = Arc::new(SimWeb::new(12, 2, 9, clock.clone()));
+    let served = web.clone();
+    let flag = closed.clone();
+    let dynamic: Dynamic = Arc::new(move |host: &str, path: &str| {
+        if path == "/robots.txt" {
+            let body = if host == "m0.test" && flag.exists() {
+                "User-agent: *\nDisallow: /\n"
+            } else {
+                "User-agent: *\nDisallow:\n"
+            };
+            return Some((
+                200,
+                vec![("Content-Type".to_string(), "text/plain".to_string())],
+                body.as_bytes().to_vec(),
+            ));
+        }
+        served.answer(host, path)
+    });
+    let empty = tempfile::tempdir().unwrap();
+    let server = TestWeb::start_with(empty.path(), Some(dynamic));
+    let topic = topic(dir.path(), &web);
+    let out = dir.path().join("run");
+    first_run(&topic, &out, &server.proxy(), &clock);
+    let fetched = |host: &str| -> i64 {
+        db(&out)
+            .query_row(
+                "SELECT COUNT(*) FROM urls WHERE state = 'fetched' AND host LIKE ?1",
+                [format!("%{host}%")],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    assert_eq!((fetched("m0.test"), fetched("m1.test")), (6, 6));
+    std::fs::write(&closed, "").unwrap();
+    // The copies of robots.txt read by the first run are two days old (robots.txt is read again
+    // after a day of the real clock; the virtual one runs months in seconds).
+    db(&out)
+        .execute(
+            "UPDATE hosts SET robots_fetched_at = robots_fetched_at - 172800",
+            [],
+        )
+        .unwrap();
+    let mut child = monitor_command(&topic, &out, &server.proxy(), &clock, 3)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("the monitor never ended");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    eprintln!("{stderr}");
+    assert!(status.success(), "{status:?}\n{stderr}");
+    // The harvested pages stay documents.
+    assert_eq!((fetched("m0.test"), fetched("m1.test")), (6, 6), "{stderr}");
+    // The open server's pages had their visits; the closed one's none, and the reason is said.
+    let visits = |host: &str| -> i64 {
+        db(&out)
+            .query_row(
+                "SELECT COUNT(*) FROM visits v JOIN urls u ON u.id = v.url_id
+                 WHERE u.host LIKE ?1 AND v.change <> 'failed'",
+                [format!("%{host}%")],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    assert_eq!(visits("m1.test"), 6 * 4, "{stderr}");
+    assert_eq!(visits("m0.test"), 6, "{stderr}");
+    assert!(stderr.contains("robots.txt"), "{stderr}");
+    assert!(stderr.contains("m0.test"), "{stderr}");
+}

@@ -1,13 +1,14 @@
 //! `glaneur worker` and `glaneur collect`: three workers share one crawl through a throw-away
 //! PostgreSQL server; one is killed with kill -9 in the middle.
 //!
-//! The web: six servers of 12 French pages about graphs; each server's start page links to
+//! The web: ten servers of 12 French pages about graphs; each server's start page links to
 //! all its pages and to the next server's start page (the first one to every server), each
 //! page to the next two. Politeness 0.25 s, 20 ms per response; leases of 3 s. What is checked, from the server's log and the
 //! folders: never two requests in flight to one server and every gap ≥ the delay (across
 //! workers and across the kill); no page asked twice except around the kill (in flight, or
 //! fetched in the killed worker's last uncommitted second); the killed worker's servers taken
-//! over; the collected corpus equal to a single process's.
+//! over; each worker's share of the pages before the kill (fair leases); the collected corpus
+//! equal to a single process's.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -18,7 +19,7 @@ use crate::postgres::PgServer;
 use crate::server::{Hit, TestWeb};
 use crate::support::*;
 
-const HOSTS: usize = 6;
+const HOSTS: usize = 10;
 const PAGES: usize = 12;
 const DELAY: f64 = 0.25;
 
@@ -76,7 +77,7 @@ urls = ["http://h0.test/"]
 [formula]
 expression = '"graphe*"'
 [crawl]
-concurrency = 1
+concurrency = 8
 max_depth = 100
 strategy = "breadth-first"
 [politeness]
@@ -159,13 +160,40 @@ fn three_workers_one_killed_share_a_polite_crawl_and_collect_the_single_process_
         } else {
             String::new()
         };
-        if pages_served(&web) >= 20
+        if pages_served(&web) >= HOSTS * PAGES * 2 / 5
             && let Some((owner, hosts)) = held.split_once('|')
         {
             break (owner.to_string(), hosts.to_string());
         }
         std::thread::sleep(Duration::from_millis(20));
     };
+    // Each worker's part of the pages fetched (and committed) so far: the servers are shared,
+    // not all leased by the first worker to ask.
+    let shares: Vec<i64> = ["w1", "w2", "w3"]
+        .iter()
+        .map(|name| {
+            let db = rusqlite::Connection::open_with_flags(
+                shared.join("workers").join(name).join("crawl.sqlite"),
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+            )
+            .unwrap();
+            db.query_row(
+                "SELECT count(*) FROM urls WHERE state = 'fetched'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+        })
+        .collect();
+    let total: i64 = shares.iter().sum();
+    eprintln!("pages per worker before the kill: {shares:?} of {total}");
+    for (i, n) in shares.iter().enumerate() {
+        assert!(
+            *n * 100 >= total * 15,
+            "worker w{} fetched {n} of {total} pages before the kill: {shares:?}",
+            i + 1
+        );
+    }
     let index: usize = victim.trim_start_matches('w').parse().unwrap();
     let killed = &mut workers[index - 1];
     killed.kill().unwrap();

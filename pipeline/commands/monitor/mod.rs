@@ -24,7 +24,7 @@
 
 pub mod history;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -311,6 +311,8 @@ fn watch(options: &MonitorOptions, topic: Arc<Topic>, run_dir: &Path) -> anyhow:
         floor: &floor,
         visits: options.visits,
     };
+    // The servers and reasons of the pages a round could not revisit, already told.
+    let mut told: HashSet<(String, String)> = HashSet::new();
     loop {
         let now = clock.now()?;
         let (due, next) = watch.due_pages(&mut store, &mut revisits, now + tick)?;
@@ -342,7 +344,8 @@ fn watch(options: &MonitorOptions, topic: Arc<Topic>, run_dir: &Path) -> anyhow:
             ending = Ending::Interrupted;
             break;
         }
-        watch.reschedule(&mut store, &due, &mut revisits)?;
+        let undone = watch.reschedule(&mut store, &due, &mut revisits, now)?;
+        tell_undone(&mut told, undone, outcome.requests, due.len());
         if !options.quiet && rounds.is_multiple_of(50) {
             let at = crate::ground::clock::iso_of(clock.now()?);
             eprintln!(
@@ -435,7 +438,7 @@ impl Watch<'_> {
             let at = match next_at {
                 Some(t) => t,
                 None => {
-                    let (t, n) = schedule_page(store, self.policy, id, self.floor)?;
+                    let (t, n, _) = schedule_page(store, self.policy, id, self.floor, 0.0)?;
                     revisits.insert(id, n);
                     store.commit()?;
                     t
@@ -463,18 +466,32 @@ impl Watch<'_> {
         Ok((due, next))
     }
 
-    /// The next visit of each page just visited.
+    /// The next visit of each page of the round that began at `round`: from its last visit,
+    /// or from the round when it was not visited (it is not due again at once). Returns the
+    /// pages the round could not revisit, per server and reason.
     fn reschedule(
         &self,
         store: &mut Store,
-        visited: &[i64],
+        due: &[i64],
         revisits: &mut HashMap<i64, usize>,
-    ) -> anyhow::Result<()> {
-        for id in visited {
-            let (_, n) = schedule_page(store, self.policy, *id, self.floor)?;
+        round: f64,
+    ) -> anyhow::Result<BTreeMap<(String, String), usize>> {
+        let mut undone = BTreeMap::new();
+        for id in due {
+            let (_, n, last) = schedule_page(store, self.policy, *id, self.floor, round)?;
             revisits.insert(*id, n);
+            let why = match last {
+                Some(v) if v.at >= round && v.change == "failed" => v.detail.clone(),
+                Some(v) if v.at >= round => None,
+                _ => Some("not visited in this round".to_string()),
+            };
+            if let Some(why) = why {
+                let host = store.hosts_of(&[*id])?.remove(id).unwrap_or_default();
+                *undone.entry((host, why)).or_insert(0) += 1;
+            }
         }
-        store.commit()
+        store.commit()?;
+        Ok(undone)
     }
 }
 
@@ -485,13 +502,40 @@ fn revisit_count(store: &Store, id: i64) -> anyhow::Result<usize> {
     Ok(stages::change::estimate::intervals(&history::observations(&refs)).len())
 }
 
-/// Sets a page's next visit from its history; returns when it is due and its revisits so far.
+/// Tells, once per server and reason, the pages a round could not revisit; and a round that
+/// made no request at all.
+fn tell_undone(
+    told: &mut HashSet<(String, String)>,
+    undone: BTreeMap<(String, String), usize>,
+    requests: u64,
+    due: usize,
+) {
+    if requests == 0 && !undone.is_empty() {
+        let new = undone.keys().any(|k| !told.contains(k));
+        if new {
+            eprintln!("glaneur: a round could revisit none of its {due} pages due");
+        }
+    }
+    for ((host, why), n) in undone {
+        if told.insert((host.clone(), why.clone())) {
+            let pages = if n == 1 { "page" } else { "pages" };
+            eprintln!(
+                "glaneur: {host}: {n} {pages} not revisited ({why}); their stored copies stay, \
+                 asked again on their schedule"
+            );
+        }
+    }
+}
+
+/// Sets a page's next visit from its history (from `since` when it was not visited after);
+/// returns when it is due, its revisits so far, and its last visit.
 fn schedule_page(
     store: &mut Store,
     policy: &Policy,
     id: i64,
     floor: &HashMap<i64, f64>,
-) -> anyhow::Result<(f64, usize)> {
+    since: f64,
+) -> anyhow::Result<(f64, usize, Option<crate::store::VisitRecord>)> {
     let visits = store.visits_of(id)?;
     let refs: Vec<&crate::store::VisitRecord> = visits.iter().collect();
     let obs = history::observations(&refs);
@@ -504,10 +548,10 @@ fn schedule_page(
     let u: f64 = 1.0 - rng.random::<f64>();
     let interval = schedule::next_interval(policy, &intervals, plausible, u)
         .max(floor.get(&id).copied().unwrap_or(0.0));
-    let last = visits.last().map_or(0.0, |v| v.at);
+    let last = visits.last().map_or(0.0, |v| v.at).max(since);
     let next_at = last + interval;
     store.schedule(id, next_at, interval)?;
-    Ok((next_at, intervals.len()))
+    Ok((next_at, intervals.len(), visits.into_iter().last()))
 }
 
 /// Waits for `t` on the monitor's clock; false when a signal asked to stop.
