@@ -46,6 +46,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
                 lease_seconds: args.lease_seconds,
                 proxy: args.proxy,
                 quiet: args.quiet,
+                extract: !args.no_extract,
             })
             .map(|ending| match ending {
                 // A worker's share may be empty: the corpus is collected from them all.

@@ -348,6 +348,10 @@ pub struct WorkerArgs {
     /// Send every request through this HTTP proxy.
     #[arg(long, value_name = "URL")]
     pub proxy: Option<String>,
+    /// Leave the reading of this worker's pages to `glaneur collect` (by default the worker
+    /// reads them when the crawl ends, on its own machine, and collect reuses that reading).
+    #[arg(long)]
+    pub no_extract: bool,
     /// No progress bars.
     #[arg(long, short)]
     pub quiet: bool,

@@ -29,6 +29,7 @@ use anyhow::{Context, bail};
 
 use crate::commands::run::{self, CrawlStage, Ending, RunOptions, Stage};
 use crate::crawl::{self, WorkerLink};
+use crate::extract;
 use crate::ground::progress::Progress;
 use crate::ground::runlock::RunLock;
 use crate::store::Store;
@@ -58,6 +59,8 @@ pub struct WorkerOptions {
     pub proxy: Option<String>,
     /// No progress bars.
     pub quiet: bool,
+    /// Read the worker's pages when its crawl ends (`glaneur collect` then reuses the reading).
+    pub extract: bool,
 }
 
 /// Runs one worker until the shared crawl has nothing left (or a signal stops it).
@@ -129,8 +132,37 @@ pub fn worker(options: &WorkerOptions) -> anyhow::Result<Ending> {
             let _ = std::fs::remove_dir(folder);
         }
     }
+    let ending = match ending {
+        Ok(Ending::Stopped) if options.extract => {
+            extract_own(&topic, &dir, options.quiet).map(|()| Ending::Stopped)
+        }
+        other => other,
+    };
     drop(lock);
     ending
+}
+
+/// The worker reads its own pages once its crawl has ended, on its own machine (pass 1 of the
+/// extract stage: decoding, cleaning, paragraph languages): `glaneur collect` then borrows that
+/// reading (the extract cache) and runs only the corpus-wide steps.
+fn extract_own(topic: &Topic, dir: &Path, quiet: bool) -> anyhow::Result<()> {
+    let failed = || {
+        format!(
+            "the worker's crawl ended, but reading its pages in {} failed (`glaneur collect` \
+             will read them)",
+            dir.display()
+        )
+    };
+    let mut store = Store::open(&dir.join("crawl.sqlite")).with_context(failed)?;
+    let progress = Progress::new(quiet);
+    let bar = progress.stage("extract", 0);
+    let report = extract::read_only(topic, &mut store, dir, &bar).with_context(failed)?;
+    progress.finish();
+    println!(
+        "  read its {} pages ({:.1} s); glaneur collect reuses the reading",
+        report.pages, report.seconds
+    );
+    Ok(())
 }
 
 fn work(
@@ -265,6 +297,7 @@ pub fn run_alone(
         lease_seconds: DEFAULT_LEASE_SECONDS,
         proxy,
         quiet,
+        extract: true,
     };
     match worker(&options)? {
         Ending::Interrupted => Ok(Ending::Interrupted),

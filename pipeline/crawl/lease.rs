@@ -130,10 +130,27 @@ impl Crawler<'_> {
         (idle && answer != Next::Work && at.elapsed() < WORKER_EXCHANGE / 2).then_some(answer)
     }
 
-    /// One exchange with the shared frontier, in six steps; says what the crawl loop does next.
+    /// One exchange with the shared frontier; says what the crawl loop does next. An exchange
+    /// that took more than half a lease (a stalled link) may have outlived the leases it
+    /// renewed: they are renewed again, and the lost ones dropped, before the loop asks any
+    /// server (another worker may hold them now).
     async fn exchange(&mut self, link: &mut WorkerLink, idle: bool) -> anyhow::Result<Next> {
-        self.report_done(link).await?;
+        let mut started = Instant::now();
+        let next = self.exchange_steps(link, idle).await?;
+        while started.elapsed() > link.frontier.lease() / 2 {
+            started = Instant::now();
+            let share = self.read_share(link).await?;
+            self.renew_leases(link, &share).await?;
+        }
+        Ok(next)
+    }
+
+    /// The exchange's six steps.
+    async fn exchange_steps(&mut self, link: &mut WorkerLink, idle: bool) -> anyhow::Result<Next> {
+        // Found URLs first: between the two, the frontier would otherwise look empty to an
+        // idle worker while the last page's links are on their way (it would leave).
         self.push_found(link).await?;
+        self.report_done(link).await?;
         let share = self.read_share(link).await?;
         self.renew_leases(link, &share).await?;
         let got = self.take_work(link, &share).await?;
@@ -156,7 +173,7 @@ impl Crawler<'_> {
         }
     }
 
-    /// Exchange step 1: what was settled and committed here is done for everyone.
+    /// Exchange step 2: what was settled and committed here is done for everyone.
     async fn report_done(&mut self, link: &mut WorkerLink) -> anyhow::Result<()> {
         let mut done = Vec::new();
         for id in self.store.take_settled() {
@@ -172,7 +189,8 @@ impl Crawler<'_> {
         Ok(())
     }
 
-    /// Exchange step 2: what was found here goes into the shared seen set.
+    /// Exchange step 1: what was found here goes into the shared seen set (before its pages are
+    /// done).
     async fn push_found(&mut self, link: &mut WorkerLink) -> anyhow::Result<()> {
         let outbox = std::mem::take(&mut link.outbox);
         let mut pushed = Vec::with_capacity(outbox.len());
@@ -306,7 +324,8 @@ impl Crawler<'_> {
             .keys()
             .filter_map(|h| {
                 let host = self.hosts.get(h.as_str());
-                (host.is_none_or(|x| x.in_flight == 0)).then(|| {
+                // Nothing in flight, nor arrived and not settled yet.
+                (host.is_none_or(|x| x.in_flight == 0 && x.flying.is_empty())).then(|| {
                     let queued = host.map_or(0, |x| x.queue.len());
                     (h.clone(), self.remaining_delay(h, now), queued)
                 })

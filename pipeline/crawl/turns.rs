@@ -173,9 +173,10 @@ impl Crawler<'_> {
             }
             // A server's delay expired: loop to start its next request.
             _ = sleep_until(wake), if may_start && !t.stopping => {}
-            _ = t.tick.tick() => ticked = true,
-            // A finished job: record it and free its server.
+            // A finished job: record it and free its server (before the tick: an exchange with
+            // a far database, longer than the tick's period, would otherwise starve them).
             Some(result) = t.rx.recv() => self.finished(t, result)?,
+            _ = t.tick.tick() => ticked = true,
         }
         Ok(ticked)
     }
@@ -210,6 +211,10 @@ impl Crawler<'_> {
         if self.worker.is_some() {
             let idle = t.load.requests == 0 && t.load.pages == 0 && !self.has_fetchable();
             self.sync_worker(idle).await?;
+            // The next exchange a period after this one ended, not at once when it took
+            // longer than a period (a far database): the loop runs in between.
+            t.tick.reset();
+            self.last_commit = Instant::now();
         }
         self.publish(t.max_pages)?;
         if !t.stopping && self.stop_asked() {

@@ -19,6 +19,13 @@
 //! lines are what a full extraction would compute from the same stored copies. Only pass 1 is
 //! cached: host boilerplate, the decision and duplicates are corpus-wide and computed again
 //! over every page, so a changed page can change another's fate, as in a full extraction.
+//!
+//! A run folder made by `glaneur collect` borrows its workers' caches (each worker reads its
+//! own pages when its crawl ends): a worker's line serves the collected page of the same URL
+//! when the worker's stamp is this extraction's but for the store (same build, same reading
+//! options) and the line's content type is the page's; the line is given the collected page's
+//! row, and the record read back must still have the line's `WARC-Record-ID` (a URL two
+//! workers fetched keeps the first worker's response: the other's line is not used).
 
 use std::path::{Path, PathBuf};
 
@@ -99,10 +106,31 @@ struct Head {
     page: Copy,
 }
 
-/// The previous extraction's lines, walked alongside the stored pages.
+/// The previous extraction's lines, walked alongside the stored pages; in a collected run
+/// folder, the workers' lines too, looked up by URL.
 pub(super) struct Cache {
     lines: Option<spill::Reader>,
     ahead: Option<(Copy, String)>,
+    borrowed: Option<Borrowed>,
+}
+
+/// The workers' caches of a collected run: each file, and where each URL's line is.
+struct Borrowed {
+    files: Vec<std::io::BufReader<std::fs::File>>,
+    /// URL → (file, offset), the first worker's line for a URL two of them read.
+    index: std::collections::HashMap<String, (usize, u64)>,
+}
+
+/// What a borrowed line must agree on with the collected page.
+#[derive(Deserialize)]
+struct TypeOf {
+    page: ContentType,
+}
+
+#[derive(Deserialize)]
+struct ContentType {
+    url: String,
+    content_type: Option<String>,
 }
 
 impl Cache {
@@ -117,12 +145,45 @@ impl Cache {
         Cache {
             lines: lines.filter(|_| matches),
             ahead: None,
+            borrowed: None,
         }
+    }
+
+    /// A collected run folder without a cache of its own: the caches of the workers named
+    /// (their folders in `run_dir/workers/`, in the order they were collected) whose stamp is
+    /// `stamp` but for the store. A worker's cache that is missing or unreadable serves nothing.
+    pub(super) fn borrow_workers(&mut self, run_dir: &Path, workers: &[&str], stamp: &str) {
+        if self.lines.is_some() {
+            return;
+        }
+        let mut borrowed = Borrowed {
+            files: Vec::new(),
+            index: std::collections::HashMap::new(),
+        };
+        for name in workers {
+            let path = path(&run_dir.join("workers").join(name));
+            let Ok(lines) = spill::Reader::open(&path) else {
+                continue;
+            };
+            let file = borrowed.files.len();
+            if index_worker(lines, stamp, file, &mut borrowed.index) {
+                match std::fs::File::open(&path) {
+                    Ok(f) => borrowed.files.push(std::io::BufReader::new(f)),
+                    Err(_) => borrowed.index.retain(|_, (i, _)| *i != file),
+                }
+            }
+        }
+        self.borrowed = (!borrowed.index.is_empty()).then_some(borrowed);
     }
 
     /// The cached line for `page`, if it was read from the page's current stored copy. Pages
     /// must be asked for in increasing URL id.
     pub(super) fn take(&mut self, page: &StoredPage) -> Option<String> {
+        self.take_own(page)
+            .or_else(|| self.borrowed.as_mut()?.take(page))
+    }
+
+    fn take_own(&mut self, page: &StoredPage) -> Option<String> {
         loop {
             if self.ahead.is_none() {
                 let line = match self.lines.as_mut()?.next() {
@@ -149,6 +210,65 @@ impl Cache {
             let (copy, line) = self.ahead.take()?;
             return copy.is(page).then_some(line);
         }
+    }
+}
+
+/// Indexes a worker's cache file by URL when its stamp is `stamp` but for the store (lines
+/// already indexed from an earlier worker stay). Whether it serves.
+fn index_worker(
+    mut lines: spill::Reader,
+    stamp: &str,
+    file: usize,
+    index: &mut std::collections::HashMap<String, (usize, u64)>,
+) -> bool {
+    let Some(Ok((first, first_len))) = lines.next() else {
+        return false;
+    };
+    if !same_but_store(first.trim_end(), stamp) {
+        return false;
+    }
+    let mut offset = first_len as u64;
+    for line in lines {
+        let Ok((line, n)) = line else {
+            break;
+        };
+        if let Ok(head) = serde_json::from_str::<TypeOf>(&line) {
+            index.entry(head.page.url).or_insert((file, offset));
+        }
+        offset += n as u64;
+    }
+    true
+}
+
+/// Two stamps equal but for the crawl store they name.
+fn same_but_store(theirs: &str, ours: &str) -> bool {
+    let parse = |s: &str| {
+        serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(s)
+            .ok()
+            .map(|mut m| {
+                m.remove("store");
+                m
+            })
+    };
+    matches!((parse(theirs), parse(ours)), (Some(a), Some(b)) if a == b)
+}
+
+impl Borrowed {
+    /// A worker's line for the page's URL, given the page's collected row.
+    fn take(&mut self, page: &StoredPage) -> Option<String> {
+        use std::io::{BufRead, Seek};
+        let (file, offset) = *self.index.get(&page.url)?;
+        let reader = self.files.get_mut(file)?;
+        let mut line = String::new();
+        reader.seek(std::io::SeekFrom::Start(offset)).ok()?;
+        reader.read_line(&mut line).ok()?;
+        let head: TypeOf = serde_json::from_str(&line).ok()?;
+        if head.page.url != page.url || head.page.content_type != page.content_type {
+            return None;
+        }
+        let mut value: serde_json::Value = serde_json::from_str(&line).ok()?;
+        *value.get_mut("page")? = serde_json::to_value(page).ok()?;
+        Some(value.to_string())
     }
 }
 
@@ -220,5 +340,86 @@ mod tests {
         // No file at all: an empty cache.
         let mut none = Cache::open(&dir.path().join("none.jsonl"), &first);
         assert!(none.take(&page(1, 0)).is_none());
+    }
+
+    /// A worker's cache file with these pages, under `run/workers/NAME/`.
+    fn worker_cache(run: &Path, name: &str, stamp: &str, pages: &[StoredPage]) {
+        let dir = run.join("workers").join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut text = format!("{stamp}\n");
+        for p in pages {
+            text.push_str(&line(p));
+            text.push('\n');
+        }
+        std::fs::write(path(&dir), text).unwrap();
+    }
+
+    #[test]
+    fn a_collected_run_borrows_its_workers_lines_by_url() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path();
+        let options = ExtractOptions::default();
+        let ours = stamp("collected", &options, false, "glaneur");
+        // Worker w1 read pages 1 and 2 (its ids and WARC places); w2 read page 2 again (a
+        // URL fetched twice around a kill) and page 3, as text/plain; w3 with other options.
+        let at = |id: i64, worker_id: i64, offset: u64| {
+            let mut p = page(id, offset);
+            p.id = worker_id;
+            p
+        };
+        worker_cache(
+            run,
+            "w1",
+            &stamp("s1", &options, false, "glaneur"),
+            &[at(1, 7, 0), at(2, 8, 50)],
+        );
+        let mut plain = at(3, 2, 90);
+        plain.content_type = Some("text/plain".into());
+        worker_cache(
+            run,
+            "w2",
+            &stamp("s2", &options, false, "glaneur"),
+            &[at(2, 1, 10), plain],
+        );
+        worker_cache(
+            run,
+            "w3",
+            &stamp("s3", &options, true, "glaneur"),
+            &[at(4, 1, 0)],
+        );
+        let mut cache = Cache::open(&path(run), &ours);
+        cache.borrow_workers(run, &["w1", "w2", "w3", "gone"], &ours);
+
+        // Page 1: w1's line, given the collected row.
+        let collected = page(1, 1000);
+        let line = cache.take(&collected).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(value["page"], serde_json::to_value(&collected).unwrap());
+        assert_eq!(value["outcome"], serde_json::json!({"Err": "x"}));
+        // Page 2: the first worker collected (w1) serves it.
+        let value: serde_json::Value =
+            serde_json::from_str(&cache.take(&page(2, 2000)).unwrap()).unwrap();
+        assert_eq!(value["page"]["warc"][1], 2000);
+        // Page 3: w2 read it as text/plain; the collected row says text/html: not served.
+        assert!(cache.take(&page(3, 3000)).is_none());
+        // Page 4: w3 read with other options: never served.
+        assert!(cache.take(&page(4, 4000)).is_none());
+        // A run folder with a cache of its own does not borrow.
+        let mut own = Cache::open(
+            &path(run.join("workers/w1").as_path()),
+            &stamp("s1", &options, false, "glaneur"),
+        );
+        own.borrow_workers(run, &["w2"], &ours);
+        assert!(own.borrowed.is_none());
+    }
+
+    #[test]
+    fn stamps_compare_without_their_store() {
+        let options = ExtractOptions::default();
+        let a = stamp("a", &options, false, "glaneur");
+        assert!(same_but_store(&stamp("b", &options, false, "glaneur"), &a));
+        assert!(!same_but_store(&stamp("b", &options, true, "glaneur"), &a));
+        assert!(!same_but_store(&stamp("b", &options, false, "other"), &a));
+        assert!(!same_but_store("not json", &a));
     }
 }

@@ -39,7 +39,7 @@ mod stage;
 
 pub use cache::FILE as CACHE_FILE;
 pub use harvest::harvest;
-pub use stage::run;
+pub use stage::{read_only, run};
 
 /// The meta key holding the last visit an extraction saw (`visits.id`).
 pub const VISITS_EXTRACTED: &str = "visits_extracted";

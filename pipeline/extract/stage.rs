@@ -52,6 +52,81 @@ pub fn run(
     bar: &indicatif::ProgressBar,
 ) -> anyhow::Result<ExtractReport> {
     let started = Instant::now();
+    let (reading, scratch, mut report) = prepare(topic, store, run_dir, bar)?;
+    let total = report.pages;
+    // Read before any page: a version stored while the stage runs is the next refresh's.
+    let visits_seen = store.last_visit()?;
+    let (processed_path, counter) =
+        read_pages(&reading, store, run_dir, &scratch, &mut report, bar)?;
+    let judged = judge_pages(
+        &reading,
+        store,
+        &processed_path,
+        &counter,
+        &scratch,
+        (total, &mut report),
+        bar,
+    )?;
+    drop(counter);
+    let (copies, dup_reason) = duplicates(topic, &judged)?;
+    write_documents(store, run_dir, &judged, copies, dup_reason, &mut report)?;
+    store.commit()?;
+    store.set_meta(VISITS_EXTRACTED, &visits_seen.to_string())?;
+    store.commit()?;
+    // Pass 1 of a completed extraction becomes the next one's cache; without it the next
+    // extraction reads every page again, which is no reason to fail this one.
+    if let Err(e) = keep_cache(&processed_path, run_dir) {
+        eprintln!("glaneur: warning: {e:#}: the next extraction reads every page again");
+    }
+    finish(report, started, &scratch, bar)
+}
+
+/// Pass 1's file becomes the run folder's extract cache.
+fn keep_cache(processed: &Path, run_dir: &Path) -> anyhow::Result<()> {
+    let cache_path = cache::path(run_dir);
+    std::fs::rename(processed, &cache_path)
+        .with_context(|| format!("cannot write {}", cache_path.display()))
+}
+
+/// The scratch folder removed, the report's timing set, the bar cleared.
+fn finish(
+    mut report: ExtractReport,
+    started: Instant,
+    scratch: &Path,
+    bar: &indicatif::ProgressBar,
+) -> anyhow::Result<ExtractReport> {
+    std::fs::remove_dir_all(scratch)
+        .with_context(|| format!("cannot remove {}", scratch.display()))?;
+    report.seconds = started.elapsed().as_secs_f64();
+    report.pages_per_second = report.pages as f64 / report.seconds.max(1e-6);
+    bar.finish_and_clear();
+    Ok(report)
+}
+
+/// Pass 1 alone, for a worker of a shared crawl: every stored page read and cleaned, written
+/// as `extract-cache.jsonl`, which `glaneur collect` borrows (no decision, no `docs.jsonl`:
+/// those need every worker's pages). The report counts the pages read.
+pub fn read_only(
+    topic: &Topic,
+    store: &mut Store,
+    run_dir: &Path,
+    bar: &indicatif::ProgressBar,
+) -> anyhow::Result<ExtractReport> {
+    let started = Instant::now();
+    let (reading, scratch, mut report) = prepare(topic, store, run_dir, bar)?;
+    let (processed_path, _) = read_pages(&reading, store, run_dir, &scratch, &mut report, bar)?;
+    keep_cache(&processed_path, run_dir)?;
+    finish(report, started, &scratch, bar)
+}
+
+/// What reading pages needs (the topic's reading options), an empty scratch folder, and the
+/// report with the number of pages to read.
+fn prepare<'t>(
+    topic: &'t Topic,
+    store: &mut Store,
+    run_dir: &Path,
+    bar: &indicatif::ProgressBar,
+) -> anyhow::Result<(Reading<'t>, PathBuf, ExtractReport)> {
     let total = store.count_stored_pages()?;
     bar.set_length(2 * total);
     let text = &topic.file.text;
@@ -79,44 +154,11 @@ pub fn run(
     }
     std::fs::create_dir_all(&scratch)
         .with_context(|| format!("cannot create {}", scratch.display()))?;
-    let mut report = ExtractReport {
+    let report = ExtractReport {
         pages: total,
         ..ExtractReport::default()
     };
-    // Read before any page: a version stored while the stage runs is the next refresh's.
-    let visits_seen = store.last_visit()?;
-    let (processed_path, counter) =
-        read_pages(&reading, store, run_dir, &scratch, &mut report, bar)?;
-    let judged = judge_pages(
-        &reading,
-        store,
-        &processed_path,
-        &counter,
-        &scratch,
-        (total, &mut report),
-        bar,
-    )?;
-    drop(counter);
-    let (copies, dup_reason) = duplicates(topic, &judged)?;
-    write_documents(store, run_dir, &judged, copies, dup_reason, &mut report)?;
-    store.commit()?;
-    store.set_meta(VISITS_EXTRACTED, &visits_seen.to_string())?;
-    store.commit()?;
-    // Pass 1 of a completed extraction becomes the next one's cache; without it the next
-    // extraction reads every page again, which is no reason to fail this one.
-    let cache_path = cache::path(run_dir);
-    if let Err(e) = std::fs::rename(&processed_path, &cache_path) {
-        eprintln!(
-            "glaneur: warning: cannot write {} ({e}): the next extraction reads every page again",
-            cache_path.display()
-        );
-    }
-    std::fs::remove_dir_all(&scratch)
-        .with_context(|| format!("cannot remove {}", scratch.display()))?;
-    report.seconds = started.elapsed().as_secs_f64();
-    report.pages_per_second = report.pages as f64 / report.seconds.max(1e-6);
-    bar.finish_and_clear();
-    Ok(report)
+    Ok((reading, scratch, report))
 }
 
 /// The extract cache's stamp: what the last extraction read from pages whose stored copy has
@@ -154,6 +196,11 @@ fn read_pages(
     let mut counts = repeats::KeyCounts::new(scratch.to_path_buf(), repeats::BUFFER_ENTRIES);
     let stamp = cache_stamp(reading, store)?;
     let mut previous = cache::Cache::open(&cache::path(run_dir), &stamp);
+    if let Some(workers) = store.meta("collected_from")? {
+        // A collected run: what each worker read of its pages when its crawl ended.
+        let names: Vec<&str> = workers.split(' ').filter(|n| !n.is_empty()).collect();
+        previous.borrow_workers(run_dir, &names, &stamp);
+    }
     let reused = AtomicU64::new(0);
     let mut processed_out = spill::Writer::create(scratch.join("pages.jsonl"))?;
     processed_out.line(&stamp)?;

@@ -29,6 +29,7 @@ mod focus;
 mod hosts;
 mod merge;
 mod overview;
+pub mod pgtls;
 pub mod postgres;
 mod read;
 mod revisit;
@@ -581,10 +582,12 @@ impl Store {
     /// Per way of discovery (`via`): URLs found, pages fetched (200, HTML or text) and kept.
     pub fn via_counts(&self) -> anyhow::Result<Vec<(Via, u64, u64, u64)>> {
         let mut stmt = self.conn.prepare(&format!(
+            // COALESCE: a group whose rows all compare as NULL (URLs queued with no
+            // status nor reason yet) sums to NULL, not 0.
             "SELECT via, COUNT(*),
-                    SUM(state = 'fetched' AND status = 200
-                        AND COALESCE(reason, '') NOT IN {NOT_PAGES}),
-                    SUM(reason = 'kept')
+                    COALESCE(SUM(state = 'fetched' AND status = 200
+                                 AND COALESCE(reason, '') NOT IN {NOT_PAGES}), 0),
+                    COALESCE(SUM(reason = 'kept'), 0)
              FROM urls GROUP BY via ORDER BY COUNT(*) DESC"
         ))?;
         let rows = stmt

@@ -95,6 +95,9 @@ DO $$ BEGIN
 END $$;
 ";
 
+/// A statement's parameter.
+type Param<'a> = dyn tokio_postgres::types::ToSql + Sync + 'a;
+
 /// A URL handed to the shared frontier.
 #[derive(Debug, Clone)]
 pub struct Pushed {
@@ -128,8 +131,9 @@ pub struct Claimed {
 pub struct Share {
     /// Servers of the crawl with URLs not settled, leased or not.
     pub servers: u64,
-    /// The servers this worker may hold while another worker wants more: the servers with
-    /// work times its capacity over the live workers' capacities, rounded up.
+    /// The servers this worker may hold while another worker wants more: its part of the
+    /// servers with work, in proportion to its capacity among the live workers' (the parts sum
+    /// to the servers).
     pub mine: u64,
     /// Another live worker holds fewer servers than its share and can serve more.
     pub others_hungry: bool,
@@ -153,6 +157,11 @@ pub struct Frontier {
 }
 
 impl Frontier {
+    /// How long a lease lasts without renewal.
+    pub fn lease(&self) -> Duration {
+        self.lease
+    }
+
     /// Connects, creates the tables when they are missing, and registers the worker.
     pub async fn connect(
         url: &str,
@@ -161,18 +170,12 @@ impl Frontier {
         lease: Duration,
     ) -> anyhow::Result<Frontier> {
         check_userinfo(url)?;
-        let (client, connection) =
-            tokio_postgres::connect(url, NoTls).await.with_context(|| {
-                format!(
-                    "cannot connect to the PostgreSQL server of --store {}",
-                    redact(url)
-                )
-            })?;
-        tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::error!("the PostgreSQL connection closed: {error}");
-            }
-        });
+        let client = open(url).await.with_context(|| {
+            format!(
+                "cannot connect to the PostgreSQL server of --store {}",
+                redact(url)
+            )
+        })?;
         // Two workers starting at once both create the tables: one waits for the other's
         // to be committed (three round trips: a batch is one transaction, and the lock must
         // outlive it).
@@ -304,17 +307,25 @@ impl Frontier {
         hosts.sort_unstable();
         hosts.dedup();
         // Servers first, in a fixed order: two workers adding the same servers never wait
-        // for each other in a cycle.
-        self.client
-            .execute(
+        // for each other in a cycle. Both statements sent at once (pipelined), run in order.
+        let servers: [&Param<'_>; 1] = [&hosts];
+        let rows: [&Param<'_>; 8] = [
+            &self.crawl,
+            &url,
+            &host,
+            &depth,
+            &priority,
+            &hops,
+            &seed,
+            &via,
+        ];
+        let (_, row) = tokio::try_join!(
+            self.client.execute(
                 "INSERT INTO glaneur.hosts (host) SELECT unnest($1::text[]) ORDER BY 1
                  ON CONFLICT (host) DO NOTHING",
-                &[&hosts],
-            )
-            .await?;
-        let row = self
-            .client
-            .query_one(
+                &servers,
+            ),
+            self.client.query_one(
                 "WITH new AS (
                     INSERT INTO glaneur.urls (crawl, url, host, depth, priority, hops, seed, via, state)
                     SELECT $1, u, h, d, p, o, s, v, 'q'
@@ -330,9 +341,9 @@ impl Frontier {
                         SET best = GREATEST(glaneur.queues.best, EXCLUDED.best)
                     RETURNING 1)
                  SELECT (SELECT count(*) FROM new), (SELECT count(*) FROM best)",
-                &[&self.crawl, &url, &host, &depth, &priority, &hops, &seed, &via],
-            )
-            .await?;
+                &rows,
+            ),
+        )?;
         let new: i64 = row.try_get(0)?;
         Ok(u64::try_from(new).unwrap_or(0))
     }
@@ -472,18 +483,32 @@ impl Frontier {
         let hosts: Vec<&str> = held.iter().map(|(h, _)| *h).collect();
         let waits: Vec<f64> = held.iter().map(|(_, w)| w.max(0.0)).collect();
         let lease = self.lease.as_secs_f64();
-        let kept = self
-            .client
-            .query(
+        let n = i64::try_from(new_requests).unwrap_or(i64::MAX);
+        // Three statements sent at once (pipelined: one round trip), run in this order.
+        let leases: [&Param<'_>; 4] = [&hosts, &waits, &lease, &self.worker];
+        let count: [&Param<'_>; 2] = [&self.crawl, &n];
+        let me: [&Param<'_>; 3] = [&self.crawl, &self.worker, &hungry];
+        let (kept, row, _) = tokio::try_join!(
+            self.client.query(
                 "UPDATE glaneur.hosts h
                     SET lease_until = now() + make_interval(secs => $3),
                         next_allowed = greatest(h.next_allowed, now() + make_interval(secs => t.w))
                  FROM unnest($1::text[], $2::float8[]) AS t(host, w)
                  WHERE h.host = t.host AND h.owner = $4
                  RETURNING h.host",
-                &[&hosts, &waits, &lease, &self.worker],
-            )
-            .await?;
+                &leases,
+            ),
+            self.client.query_one(
+                "UPDATE glaneur.crawls SET requests = requests + $2 WHERE crawl = $1
+                 RETURNING requests",
+                &count,
+            ),
+            self.client.execute(
+                "UPDATE glaneur.workers SET seen = now(), hungry = $3
+                 WHERE crawl = $1 AND worker = $2",
+                &me,
+            ),
+        )?;
         let kept = kept
             .iter()
             .map(|r| r.try_get(0))
@@ -493,22 +518,6 @@ impl Frontier {
             .filter(|h| !kept.contains(**h))
             .map(|h| h.to_string())
             .collect();
-        let n = i64::try_from(new_requests).unwrap_or(i64::MAX);
-        let row = self
-            .client
-            .query_one(
-                "UPDATE glaneur.crawls SET requests = requests + $2 WHERE crawl = $1
-                 RETURNING requests",
-                &[&self.crawl, &n],
-            )
-            .await?;
-        self.client
-            .execute(
-                "UPDATE glaneur.workers SET seen = now(), hungry = $3
-                 WHERE crawl = $1 AND worker = $2",
-                &[&self.crawl, &self.worker, &hungry],
-            )
-            .await?;
         Ok((lost, u64::try_from(row.try_get::<_, i64>(0)?).unwrap_or(0)))
     }
 
@@ -520,25 +529,26 @@ impl Frontier {
         }
         let hosts: Vec<&str> = held.iter().map(|(h, _)| *h).collect();
         let waits: Vec<f64> = held.iter().map(|(_, w)| w.max(0.0)).collect();
-        self.client
-            .execute(
+        // Pipelined: one round trip, run in this order.
+        let leases: [&Param<'_>; 3] = [&hosts, &waits, &self.worker];
+        let best: [&Param<'_>; 2] = [&self.crawl, &hosts];
+        tokio::try_join!(
+            self.client.execute(
                 "UPDATE glaneur.hosts h
                     SET owner = NULL, lease_until = NULL,
                         next_allowed = greatest(h.next_allowed, now() + make_interval(secs => t.w))
                  FROM unnest($1::text[], $2::float8[]) AS t(host, w)
                  WHERE h.host = t.host AND h.owner = $3",
-                &[&hosts, &waits, &self.worker],
-            )
-            .await?;
-        self.client
-            .execute(
+                &leases,
+            ),
+            self.client.execute(
                 "UPDATE glaneur.queues q SET best = coalesce(
                      (SELECT max(u.priority) FROM glaneur.urls u
                       WHERE u.crawl = q.crawl AND u.host = q.host AND u.state = 'q'), -1)
                  WHERE q.crawl = $1 AND q.host = ANY($2)",
-                &[&self.crawl, &hosts],
-            )
-            .await?;
+                &best,
+            ),
+        )?;
         Ok(())
     }
 
@@ -550,17 +560,21 @@ impl Frontier {
         let row = self
             .client
             .query_one(
+                // The servers with work, each found by its own index probe (LIMIT 1): not a
+                // scan of every open URL per server, which the planner may choose for a crawl
+                // it has no statistics on yet.
                 "WITH live AS (
-                    SELECT worker, capacity, hungry FROM glaneur.workers
+                    SELECT worker, greatest(capacity, 1) AS capacity, hungry FROM glaneur.workers
                     WHERE crawl = $1 AND finished IS NULL
                       AND (worker = $2 OR seen > now() - make_interval(secs => $3)))
-                 SELECT (SELECT count(*) FROM glaneur.queues q
-                         WHERE q.crawl = $1
-                           AND EXISTS (SELECT 1 FROM glaneur.urls u
-                                       WHERE u.crawl = $1 AND u.host = q.host AND u.state <> 'd')),
-                        (SELECT coalesce(sum(greatest(capacity, 1)), 0)::int8 FROM live),
-                        (SELECT coalesce(max(greatest(capacity, 1)), 1)::int8 FROM live
-                         WHERE worker = $2),
+                 SELECT (SELECT count(*) FROM glaneur.queues q,
+                         LATERAL (SELECT 1 FROM glaneur.urls u
+                                  WHERE u.crawl = $1 AND u.host = q.host AND u.state <> 'd'
+                                  LIMIT 1) AS open
+                         WHERE q.crawl = $1),
+                        (SELECT coalesce(sum(capacity), 0)::int8 FROM live WHERE worker < $2),
+                        (SELECT coalesce(max(capacity), 1)::int8 FROM live WHERE worker = $2),
+                        (SELECT coalesce(sum(capacity), 0)::int8 FROM live),
                         (SELECT coalesce(bool_or(hungry), false) FROM live WHERE worker <> $2)",
                 &[&self.crawl, &self.worker, &lease],
             )
@@ -573,8 +587,8 @@ impl Frontier {
         let servers = count(0)?;
         Ok(Share {
             servers,
-            mine: fair_share(servers, count(2)?, count(1)?),
-            others_hungry: row.try_get(3)?,
+            mine: fair_share(servers, count(1)?, count(2)?, count(3)?),
+            others_hungry: row.try_get(4)?,
         })
     }
 
@@ -611,15 +625,53 @@ impl Frontier {
     }
 }
 
-/// `servers × mine ÷ total`, rounded up (so that the shares cover every server), at least
-/// one server while there is work.
-fn fair_share(servers: u64, mine: u64, total: u64) -> u64 {
-    if servers == 0 {
-        return 0;
+/// A connection, with the TLS its `sslmode` asks for; the connection's task spawned.
+async fn open(url: &str) -> anyhow::Result<Client> {
+    let (rest, tls) = super::pgtls::split(url)?;
+    let mut config: tokio_postgres::Config = rest.parse()?;
+    config.ssl_mode(tls.ssl_mode());
+    let only_sockets = config
+        .get_hosts()
+        .iter()
+        .all(|h| !matches!(h, tokio_postgres::config::Host::Tcp(_)));
+    let rustls = if only_sockets {
+        // A Unix socket is never encrypted: PostgreSQL offers no TLS there.
+        None
+    } else {
+        tls.client_config()?
+    };
+    let client = match rustls {
+        None => {
+            let (client, connection) = config.connect(NoTls).await?;
+            tokio::spawn(watch(connection));
+            client
+        }
+        Some(rustls) => {
+            let make = tokio_postgres_rustls::MakeRustlsConnect::new(rustls);
+            let (client, connection) = config.connect(make).await?;
+            tokio::spawn(watch(connection));
+            client
+        }
+    };
+    Ok(client)
+}
+
+/// Drives a connection until it closes.
+async fn watch<F: std::future::Future<Output = Result<(), tokio_postgres::Error>>>(connection: F) {
+    if let Err(error) = connection.await {
+        tracing::error!("the PostgreSQL connection closed: {error}");
     }
-    let total = u128::from(total.max(mine).max(1));
-    let part = (u128::from(servers) * u128::from(mine.max(1))).div_ceil(total);
-    u64::try_from(part).unwrap_or(u64::MAX).max(1)
+}
+
+/// This worker's part of `servers`: the live workers in name order each take the servers
+/// their capacities cover (`before` is the capacity of the workers named before this one,
+/// `total` of them all), so that the parts sum to `servers` and each is within one server of
+/// `servers × mine ÷ total`.
+fn fair_share(servers: u64, before: u64, mine: u64, total: u64) -> u64 {
+    let total = u128::from(total.max(before.saturating_add(mine)).max(1));
+    let upto = |capacity: u64| (u128::from(servers) * u128::from(capacity)).div_ceil(total);
+    let part = upto(before.saturating_add(mine)) - upto(before);
+    u64::try_from(part).unwrap_or(u64::MAX)
 }
 
 fn capacity_i32(n: usize) -> i32 {
@@ -670,18 +722,32 @@ mod tests {
 
     #[test]
     fn the_shares_of_the_live_workers_cover_every_server() {
-        // Ten servers, three equal workers: 4 + 4 + 4 ≥ 10, none above 4.
-        assert_eq!(fair_share(10, 8, 24), 4);
+        // Ten servers, three equal workers: 4 + 3 + 3.
+        let parts: Vec<u64> = (0..3).map(|i| fair_share(10, 8 * i, 8, 24)).collect();
+        assert_eq!(parts, [4, 3, 3]);
         // Capacities 1 and 3: a quarter and three quarters.
-        assert_eq!(fair_share(10, 1, 4), 3);
-        assert_eq!(fair_share(10, 3, 4), 8);
-        // Alone: every server; no work: none; one server: one for each who asks.
-        assert_eq!(fair_share(10, 8, 8), 10);
-        assert_eq!(fair_share(0, 8, 24), 0);
-        assert_eq!(fair_share(1, 8, 24), 1);
-        // A total below its own capacity (the worker not counted yet) reads as alone.
-        assert_eq!(fair_share(6, 8, 0), 6);
-        assert_eq!(fair_share(u64::MAX, u64::MAX, 1), u64::MAX);
+        assert_eq!((fair_share(10, 0, 1, 4), fair_share(10, 1, 3, 4)), (3, 7));
+        // Any capacities and counts: the parts sum to the servers, each within one of its
+        // weight.
+        for servers in [0, 1, 2, 5, 10, 97, 1000] {
+            for caps in [vec![1, 1, 1], vec![8, 2, 32, 1], vec![5], vec![3, 3]] {
+                let total: u64 = caps.iter().sum();
+                let mut before = 0;
+                let mut sum = 0;
+                for c in &caps {
+                    let part = fair_share(servers, before, *c, total);
+                    let exact = servers as f64 * *c as f64 / total as f64;
+                    assert!((part as f64 - exact).abs() < 1.0, "{servers} {caps:?}");
+                    sum += part;
+                    before += c;
+                }
+                assert_eq!(sum, servers, "{caps:?}");
+            }
+        }
+        // Alone, or counted before the others saw it: every server.
+        assert_eq!(fair_share(6, 0, 8, 8), 6);
+        assert_eq!(fair_share(6, 0, 8, 0), 6);
+        assert_eq!(fair_share(u64::MAX, 0, u64::MAX, 1), u64::MAX);
     }
 
     #[test]

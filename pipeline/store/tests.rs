@@ -173,3 +173,27 @@ fn not_pages_names_reasons_that_exist() {
         );
     }
 }
+
+#[test]
+fn discovery_counts_a_way_whose_urls_are_all_still_queued() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("crawl.sqlite")).unwrap();
+    // A seed never fetched (another worker took it, or the budget ran out): no status, no
+    // reason; its group sums to nothing, not to an error.
+    store
+        .insert_url(
+            "http://a.test/",
+            "http://a.test:80",
+            0,
+            None,
+            Via::Seed,
+            1.0,
+            0.0,
+        )
+        .unwrap();
+    store.commit().unwrap();
+    let counts = store.via_counts().unwrap();
+    assert_eq!(counts.len(), 1);
+    assert_eq!(counts[0].0, Via::Seed);
+    assert_eq!((counts[0].1, counts[0].2, counts[0].3), (1, 0, 0));
+}

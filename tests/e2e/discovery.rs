@@ -605,17 +605,11 @@ fn the_sitemap_xml_of_a_server_is_asked_only_when_the_topic_says_so() {
 
 /// Every fetched page and how it was found (`via`).
 fn pages_via(out: &Path) -> std::collections::BTreeMap<String, String> {
-    let conn = db(out);
-    let mut stmt = conn
-        .prepare(
-            "SELECT url, via FROM urls WHERE state = 'fetched' AND status = 200
-             AND reason NOT IN ('sitemap', 'feed', 'bad-listing')",
-        )
-        .unwrap();
-    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
+    text_pairs(
+        out,
+        "SELECT url, via FROM urls WHERE state = 'fetched' AND status = 200
+         AND reason NOT IN ('sitemap', 'feed', 'bad-listing')",
+    )
 }
 
 /// Two `glaneur worker` processes sharing the crawl through PostgreSQL find the pages a single

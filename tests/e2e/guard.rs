@@ -25,14 +25,10 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 }
 
 fn reasons(out: &Path) -> Vec<(String, String)> {
-    let conn = db(out);
-    let mut stmt = conn
-        .prepare("SELECT url, COALESCE(reason, state) FROM urls ORDER BY url")
-        .unwrap();
-    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
+    text_pairs(
+        out,
+        "SELECT url, COALESCE(reason, state) FROM urls ORDER BY url",
+    )
 }
 
 #[test]

@@ -23,6 +23,8 @@ mod harvest;
 mod hostile;
 mod inspect;
 mod monitor;
+mod network;
+mod pgtls;
 mod postgres;
 mod readers;
 mod resume;

@@ -368,18 +368,7 @@ fn a_monitor_revisits_past_the_per_server_page_budget() {
         let mut child = monitor_command(&topic, &out, &server.proxy(), &clock, visits)
             .spawn()
             .unwrap();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break status;
-            }
-            if std::time::Instant::now() > deadline {
-                child.kill().unwrap();
-                child.wait().unwrap();
-                panic!("the monitor stalled before {visits} visits per page");
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        };
+        let status = end_within_two_minutes(&mut child, "the monitor stalled");
         assert!(status.success(), "{status:?}");
     }
     let short: i64 = db(&out)
@@ -400,6 +389,26 @@ fn a_monitor_revisits_past_the_per_server_page_budget() {
         )
         .unwrap();
     assert_eq!(budget, 0);
+}
+
+/// The child's exit status; killed, and the test failed with `stalled`, after two minutes (a
+/// monitor that stalls never ends).
+fn end_within_two_minutes(
+    child: &mut std::process::Child,
+    stalled: &str,
+) -> std::process::ExitStatus {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("{stalled}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 /// Every visit row: id, page, time, change.
@@ -556,18 +565,7 @@ fn a_monitor_keeps_the_pages_robots_txt_now_disallows_and_says_why() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if std::time::Instant::now() > deadline {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            panic!("the monitor never ended");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
+    let status = end_within_two_minutes(&mut child, "the monitor never ended");
     let mut stderr = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
     eprintln!("{stderr}");

@@ -75,6 +75,16 @@ pub fn assert_exit(output: &Output, code: i32) {
     );
 }
 
+/// The rows of a two-column text query on `crawl.sqlite` of a run folder.
+pub fn text_pairs<C: FromIterator<(String, String)>>(out: &Path, sql: &str) -> C {
+    let conn = db(out);
+    let mut stmt = conn.prepare(sql).unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
 /// Opens `crawl.sqlite` of a run folder.
 pub fn db(out: &Path) -> rusqlite::Connection {
     rusqlite::Connection::open(out.join("crawl.sqlite")).expect("open crawl.sqlite")

@@ -19,11 +19,11 @@ use crate::postgres::PgServer;
 use crate::server::{Hit, TestWeb};
 use crate::support::*;
 
-const HOSTS: usize = 10;
-const PAGES: usize = 12;
-const DELAY: f64 = 0.25;
+pub(crate) const HOSTS: usize = 10;
+pub(crate) const PAGES: usize = 12;
+pub(crate) const DELAY: f64 = 0.25;
 
-fn write_web(root: &Path) {
+pub(crate) fn write_web(root: &Path) {
     for h in 0..HOSTS {
         let dir = root.join(format!("h{h}.test"));
         std::fs::create_dir_all(&dir).unwrap();
@@ -93,12 +93,24 @@ boilerplate_min_pages = 1000
 }
 
 fn spawn_worker(topic: &Path, out: &Path, store: &str, name: &str, proxy: &str) -> Child {
+    spawn_worker_leased(topic, out, store, name, proxy, "3")
+}
+
+/// A `glaneur worker` whose leases last `lease` seconds.
+pub(crate) fn spawn_worker_leased(
+    topic: &Path,
+    out: &Path,
+    store: &str,
+    name: &str,
+    proxy: &str,
+    lease: &str,
+) -> Child {
     glaneur()
         .arg("worker")
         .arg(topic)
         .arg("--out")
         .arg(out)
-        .args(["--store", store, "--name", name, "--lease-seconds", "3"])
+        .args(["--store", store, "--name", name, "--lease-seconds", lease])
         .args(["--proxy", proxy, "--quiet"])
         .env("GLANEUR_LOG", "warn")
         .stdout(Stdio::piped())
@@ -107,12 +119,12 @@ fn spawn_worker(topic: &Path, out: &Path, store: &str, name: &str, proxy: &str) 
         .unwrap()
 }
 
-fn pages_served(web: &TestWeb) -> usize {
+pub(crate) fn pages_served(web: &TestWeb) -> usize {
     web.log().iter().filter(|h| h.path != "/robots.txt").count()
 }
 
 /// The corpus as (URL, paragraphs) pairs.
-fn corpus(out: &Path) -> BTreeSet<(String, String)> {
+pub(crate) fn corpus(out: &Path) -> BTreeSet<(String, String)> {
     docs(out)
         .iter()
         .map(|d| {
@@ -221,23 +233,7 @@ fn three_workers_one_killed_share_a_polite_crawl_and_collect_the_single_process_
     let log = web.log();
 
     // Politeness across workers and across the kill.
-    for (host, hits) in per_host(&log) {
-        let mut hits = hits;
-        hits.sort_by_key(|h| h.start);
-        for pair in hits.windows(2) {
-            assert!(
-                pair[1].start >= pair[0].end,
-                "{host}: two requests in flight {pair:?}"
-            );
-            let gap = pair[1].start.duration_since(pair[0].end);
-            assert!(
-                gap >= Duration::from_secs_f64(DELAY),
-                "{host}: gap {gap:?} < {DELAY} s between {} and {}",
-                pair[0].path,
-                pair[1].path
-            );
-        }
-    }
+    assert_polite(&log);
     // The killed worker's servers were taken over: requests to them after the kill (those that
     // still had pages to give).
     for host in victim_hosts.split(' ') {
@@ -303,26 +299,85 @@ fn three_workers_one_killed_share_a_polite_crawl_and_collect_the_single_process_
     );
 
     // Collected: an ordinary run folder with the single process's corpus.
-    let out = glaneur()
-        .arg("collect")
-        .arg(&shared)
-        .arg("--quiet")
-        .output()
-        .unwrap();
-    assert_exit(&out, 0);
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = collect_checked(&shared, &expected);
     assert!(
         stdout.contains(&format!("collected worker {victim}")),
         "{stdout}"
     );
-    let got = corpus(&shared);
+    // Every URL with the single process's state and reason.
+    let decisions = |out: &Path| -> BTreeMap<String, String> {
+        text_pairs(
+            out,
+            "SELECT url, state || ' ' || COALESCE(reason, '') FROM urls",
+        )
+    };
+    assert_eq!(decisions(&shared), decisions(&single));
+    // The two workers that ended read their own pages; collect read again only the killed
+    // worker's (and any page another worker fetched first).
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(shared.join("report.json")).unwrap())
+            .unwrap();
+    let reused = report["extract"]["reused"].as_u64().unwrap();
+    let pages = report["extract"]["pages"].as_u64().unwrap();
+    let victim_pages =
+        rusqlite::Connection::open(shared.join("workers").join(&victim).join("crawl.sqlite"))
+            .unwrap()
+            .query_row(
+                "SELECT count(*) FROM urls WHERE state = 'fetched' AND warc_offset IS NOT NULL",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .unwrap();
+    eprintln!(
+        "collect: {reused} of {pages} pages read by the workers, {victim_pages} by the killed one"
+    );
+    assert!(
+        reused + u64::try_from(victim_pages).unwrap() >= pages && reused > 0,
+        "{reused} of {pages} pages reused, {victim_pages} fetched by {victim}"
+    );
+}
+
+/// Never two requests in flight to one server, and every gap between two of them at least
+/// the topic's delay, whichever worker sent them.
+pub(crate) fn assert_polite(log: &[Hit]) {
+    for (host, hits) in per_host(log) {
+        let mut hits = hits;
+        hits.sort_by_key(|h| h.start);
+        for pair in hits.windows(2) {
+            assert!(
+                pair[1].start >= pair[0].end,
+                "{host}: two requests in flight {pair:?}"
+            );
+            let gap = pair[1].start.duration_since(pair[0].end);
+            assert!(
+                gap >= Duration::from_secs_f64(DELAY),
+                "{host}: gap {gap:?} < {DELAY} s between {} and {}",
+                pair[0].path,
+                pair[1].path
+            );
+        }
+    }
+}
+
+/// `glaneur collect RUN`, then checks the collected folder: the corpus is `expected`, the WARC
+/// file verifies, each URL is settled with a reason. Returns what collect printed.
+pub(crate) fn collect_checked(run: &Path, expected: &BTreeSet<(String, String)>) -> String {
+    let out = glaneur()
+        .arg("collect")
+        .arg(run)
+        .arg("--quiet")
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let got = corpus(run);
     assert_eq!(got.len(), expected.len(), "{stdout}");
-    assert_eq!(got, expected);
+    assert_eq!(&got, expected);
     // Every stored response reads back from the collected WARC file.
-    let verify = glaneur().arg("verify").arg(&shared).output().unwrap();
+    let verify = glaneur().arg("verify").arg(run).output().unwrap();
     assert_exit(&verify, 0);
     // Each URL once, settled.
-    let db = db(&shared);
+    let db = db(run);
     let queued: i64 = db
         .query_row(
             "SELECT count(*) FROM urls WHERE state = 'queued'",
@@ -339,6 +394,7 @@ fn three_workers_one_killed_share_a_polite_crawl_and_collect_the_single_process_
         )
         .unwrap();
     assert_eq!(reasonless, 0);
+    stdout
 }
 
 #[test]
