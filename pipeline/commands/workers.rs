@@ -33,7 +33,8 @@ use crate::extract;
 use crate::ground::progress::Progress;
 use crate::ground::runlock::RunLock;
 use crate::store::Store;
-use crate::store::postgres::Frontier;
+use crate::store::postgres::{Frontier, Pushed};
+use crate::store::{Reason, Via};
 use crate::topic::{self, Topic};
 use crate::warc::WARC_NAME;
 
@@ -202,6 +203,18 @@ fn work(
             options.proxy.as_deref(),
             &progress,
         )?;
+        // The user's choices of `glaneur seeds` in the crawl's folder, as `glaneur run` applies
+        // them: a dropped seed never reaches the shared frontier (a malformed file stops here,
+        // before any request).
+        if let Some(run_dir) = dir.parent().and_then(Path::parent)
+            && let Some(review) = crate::seeds::review::apply(&mut store, run_dir)?
+        {
+            progress.note(&format!(
+                "the seed review {}: {} seeds kept, {} dropped",
+                review.file, review.kept, review.dropped
+            ));
+            runtime.block_on(frontier.push_settled(&dropped_seeds(&store)?))?;
+        }
         store.commit()?;
     } else {
         let started = Instant::now();
@@ -253,6 +266,32 @@ fn work(
         dir.parent().and_then(Path::parent).unwrap_or(dir).display()
     );
     Ok(Ending::Stopped)
+}
+
+/// The seeds the review dropped, for the shared seen set: another worker that finds one as a
+/// link leaves it.
+fn dropped_seeds(store: &Store) -> anyhow::Result<Vec<Pushed>> {
+    let dropped: Vec<(i64, String)> = store
+        .seed_outcomes()?
+        .into_iter()
+        .filter(|s| s.url.reason == Some(Reason::SeedDropped))
+        .map(|s| (s.url.id, s.url.url))
+        .collect();
+    let hosts = store.hosts_of(&dropped.iter().map(|(id, _)| *id).collect::<Vec<_>>())?;
+    Ok(dropped
+        .into_iter()
+        .filter_map(|(id, url)| {
+            Some(Pushed {
+                url,
+                host: hosts.get(&id)?.clone(),
+                depth: 0,
+                priority: 0.0,
+                hops: 0,
+                seed: None,
+                via: Some(Via::Seed.name().to_string()),
+            })
+        })
+        .collect())
 }
 
 /// The machine's name and the process id: unique among the workers of a crawl.
@@ -400,7 +439,9 @@ fn merge_folders(run_dir: &Path) -> anyhow::Result<Collected> {
     let db = run_dir.join("crawl.sqlite");
     if db.exists() {
         let earlier = Store::open_read_only(&db)?;
-        if earlier.meta("collected_from")?.is_none() {
+        // A folder where `glaneur seeds` gathered the seeds to review (no request made) is
+        // the shared crawl's own: its review stays in seeds-review.tsv.
+        if earlier.meta("collected_from")?.is_none() && earlier.requests_made()? > 0 {
             bail!(
                 "{} holds a crawl of its own (not one collected from workers): collect into \
                  another folder",

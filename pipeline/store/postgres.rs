@@ -293,6 +293,17 @@ impl Frontier {
     /// Adds URLs to the seen set and the queue; those already seen by any worker are left
     /// as they are. Returns how many were new.
     pub async fn push(&self, urls: &[Pushed]) -> anyhow::Result<u64> {
+        self.insert(urls, "q").await
+    }
+
+    /// Adds URLs to the seen set as settled (seeds the user dropped at the seed review): a
+    /// worker that finds one as a link leaves it, as a single crawl does.
+    pub async fn push_settled(&self, urls: &[Pushed]) -> anyhow::Result<u64> {
+        self.insert(urls, "d").await
+    }
+
+    /// New URLs in state `state` (`q` or `d`); returns how many were new.
+    async fn insert(&self, urls: &[Pushed], state: &str) -> anyhow::Result<u64> {
         if urls.is_empty() {
             return Ok(0);
         }
@@ -309,7 +320,7 @@ impl Frontier {
         // Servers first, in a fixed order: two workers adding the same servers never wait
         // for each other in a cycle. Both statements sent at once (pipelined), run in order.
         let servers: [&Param<'_>; 1] = [&hosts];
-        let rows: [&Param<'_>; 8] = [
+        let rows: [&Param<'_>; 9] = [
             &self.crawl,
             &url,
             &host,
@@ -318,6 +329,7 @@ impl Frontier {
             &hops,
             &seed,
             &via,
+            &state,
         ];
         let (_, row) = tokio::try_join!(
             self.client.execute(
@@ -328,7 +340,7 @@ impl Frontier {
             self.client.query_one(
                 "WITH new AS (
                     INSERT INTO glaneur.urls (crawl, url, host, depth, priority, hops, seed, via, state)
-                    SELECT $1, u, h, d, p, o, s, v, 'q'
+                    SELECT $1, u, h, d, p, o, s, v, CAST($9::text AS \"char\")
                     FROM unnest($2::text[], $3::text[], $4::int4[], $5::float4[], $6::int4[], $7::text[],
                                 $8::text[])
                          AS t(u, h, d, p, o, s, v)

@@ -456,3 +456,70 @@ fn run_with_a_postgres_store_gives_the_single_process_corpus_and_joins_again_aft
     let workers = std::fs::read_dir(out.join("workers")).unwrap().count();
     assert_eq!(workers, 2);
 }
+
+/// The seed review of `glaneur seeds` holds for a shared crawl: a seed the user dropped is never
+/// requested by any worker, and the collected store says why.
+#[test]
+fn workers_follow_the_seed_review() {
+    let dir = tempfile::tempdir().unwrap();
+    write_web(dir.path());
+    // Two seeds: the first server and the sixth; the sixth is linked from the first only by its
+    // start page, the seed the user drops.
+    let topic = dir.path().join("topic.toml");
+    let text = std::fs::read_to_string(&topic).unwrap().replace(
+        "urls = [\"http://h0.test/\"]",
+        "urls = [\"http://h0.test/\", \"http://h5.test/\"]",
+    );
+    std::fs::write(&topic, text).unwrap();
+    let out = dir.path().join("shared");
+    let web = TestWeb::start(dir.path());
+    let review = glaneur()
+        .arg("seeds")
+        .arg(&topic)
+        .arg("--out")
+        .arg(&out)
+        .args(["--proxy", &web.proxy(), "--quiet"])
+        .output()
+        .unwrap();
+    assert_exit(&review, 0);
+    let path = out.join("seeds-review.tsv");
+    let reviewed = std::fs::read_to_string(&path).unwrap();
+    assert!(reviewed.contains("yes\thttp://h5.test/"), "{reviewed}");
+    std::fs::write(
+        &path,
+        reviewed.replace("yes\thttp://h5.test/", "no\thttp://h5.test/"),
+    )
+    .unwrap();
+    let pg = PgServer::start();
+    let workers: Vec<Child> = ["w1", "w2"]
+        .iter()
+        .map(|name| spawn_worker(&topic, &out, &pg.url(), name, &web.proxy()))
+        .collect();
+    for mut w in workers {
+        assert!(w.wait().unwrap().success());
+    }
+    let log = web.log();
+    assert!(
+        !log.iter()
+            .any(|h| h.host == "h5.test" && h.path != "/robots.txt"),
+        "a dropped seed's server was asked"
+    );
+    assert!(log.iter().any(|h| h.host == "h4.test"));
+    assert_exit(
+        &glaneur()
+            .arg("collect")
+            .arg(&out)
+            .arg("--quiet")
+            .output()
+            .unwrap(),
+        0,
+    );
+    let reason: String = db(&out)
+        .query_row(
+            "SELECT state || ' ' || reason FROM urls WHERE url = 'http://h5.test/'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(reason, "skipped seed-dropped");
+}
