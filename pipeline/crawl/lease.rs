@@ -61,6 +61,9 @@ pub struct WorkerLink {
     last: Option<(Instant, bool, Next)>,
     /// This worker's share of the servers, when it was read, and how long reading took.
     share: Option<(Instant, Duration, Share)>,
+    /// Per server held, its page count (`Host::fetched`) the shared frontier knows: what is
+    /// above it goes with the next renewal.
+    reported: HashMap<String, u64>,
 }
 
 /// What the shared frontier has for an idle worker.
@@ -89,6 +92,7 @@ impl WorkerLink {
             announce_seeds: creator,
             last: None,
             share: None,
+            reported: HashMap::new(),
         }
     }
 }
@@ -240,12 +244,27 @@ impl Crawler<'_> {
             .map(|h| (h.clone(), self.remaining_delay(h, now)))
             .collect();
         let new_requests = self.requests_total.saturating_sub(link.synced_requests);
+        let mut pages: Vec<(String, i64)> = Vec::new();
+        for (host, known) in &mut link.reported {
+            let now_at = self.hosts.get(host).map_or(*known, |h| h.fetched);
+            if now_at > *known {
+                pages.push((
+                    host.clone(),
+                    i64::try_from(now_at - *known).unwrap_or(i64::MAX),
+                ));
+                *known = now_at;
+            }
+        }
         let (lost, requests) = link
             .frontier
             .renew(
                 &waits
                     .iter()
                     .map(|(h, w)| (h.as_str(), *w))
+                    .collect::<Vec<_>>(),
+                &pages
+                    .iter()
+                    .map(|(h, n)| (h.as_str(), *n))
                     .collect::<Vec<_>>(),
                 new_requests,
                 hungry,
@@ -279,6 +298,9 @@ impl Crawler<'_> {
             let host = self.host_mut(&c.host);
             let at = now + Duration::from_secs_f64(c.wait.clamp(0.0, 86_400.0));
             host.next_at = host.next_at.max(at);
+            // The server's pages by every worker: `max_pages_per_host` holds for the crawl.
+            host.fetched = host.fetched.max(c.pages);
+            link.reported.insert(c.host.clone(), host.fetched);
         }
         let hungry: Vec<&str> = link
             .held
@@ -386,6 +408,7 @@ impl Crawler<'_> {
             .await?;
         for (h, _) in &drained {
             link.held.remove(h);
+            link.reported.remove(h);
             if let Some(host) = self.hosts.get_mut(h) {
                 let stale = host.queue.len();
                 host.queue.clear();
@@ -459,6 +482,7 @@ impl Crawler<'_> {
     /// queued in `crawl.sqlite`; the worker that settles them has the settled row, which
     /// `collect` keeps).
     fn forget_server(&mut self, link: &mut WorkerLink, host: &str) {
+        link.reported.remove(host);
         if let Some(taken) = link.held.remove(host) {
             for id in taken.keys() {
                 link.taken.remove(id);

@@ -51,6 +51,7 @@ CREATE TABLE IF NOT EXISTS glaneur.queues (  -- a crawl's servers, best waiting 
     crawl text NOT NULL,
     host  text NOT NULL,
     best  real NOT NULL,
+    pages bigint NOT NULL DEFAULT 0,  -- page requests to it, all workers (max_pages_per_host)
     PRIMARY KEY (crawl, host)
 );
 CREATE INDEX IF NOT EXISTS queues_best ON glaneur.queues (crawl, best DESC);
@@ -92,6 +93,11 @@ DO $$ BEGIN
         ALTER TABLE glaneur.workers ADD COLUMN capacity integer NOT NULL DEFAULT 1,
                                     ADD COLUMN hungry boolean NOT NULL DEFAULT false;
     END IF;
+    IF NOT EXISTS (SELECT 1 FROM information_schema.columns
+                   WHERE table_schema = 'glaneur' AND table_name = 'queues' AND column_name = 'pages')
+    THEN
+        ALTER TABLE glaneur.queues ADD COLUMN pages bigint NOT NULL DEFAULT 0;
+    END IF;
 END $$;
 ";
 
@@ -124,6 +130,8 @@ pub struct Claimed {
     pub host: String,
     /// Seconds before the server may be asked (0 when it may be now).
     pub wait: f64,
+    /// Page requests made to it in this crawl by every worker so far.
+    pub pages: u64,
 }
 
 /// This worker's fair part of the crawl's servers.
@@ -384,7 +392,9 @@ impl Frontier {
                  UPDATE glaneur.hosts h
                     SET owner = $2, lease_until = now() + make_interval(secs => $4)
                  FROM ready WHERE h.host = ready.host
-                 RETURNING h.host, greatest(0, extract(epoch FROM h.next_allowed - now()))::float8",
+                 RETURNING h.host, greatest(0, extract(epoch FROM h.next_allowed - now()))::float8,
+                           (SELECT q.pages FROM glaneur.queues q
+                            WHERE q.crawl = $1 AND q.host = h.host)",
                 &[&self.crawl, &self.worker, &limit, &lease],
             )
             .await
@@ -395,6 +405,7 @@ impl Frontier {
                 Ok(Claimed {
                     host: r.try_get(0)?,
                     wait: r.try_get(1)?,
+                    pages: u64::try_from(r.try_get::<_, Option<i64>>(2)?.unwrap_or(0)).unwrap_or(0),
                 })
             })
             .collect::<Result<Vec<Claimed>, tokio_postgres::Error>>()?;
@@ -484,11 +495,13 @@ impl Frontier {
 
     /// Renews the leases of the servers held, each with the seconds before its next request
     /// may start (written as its `next_allowed`, so that a successor keeps the delay); and
-    /// counts the page requests made since the last call. Returns the servers whose lease was
+    /// counts the page requests made since the last call, in all and per server (`pages`:
+    /// `crawl.max_pages_per_host` counts every worker's requests). Returns the servers whose lease was
     /// lost (expired and claimed by another worker) and the crawl's request count.
     pub async fn renew(
         &self,
         held: &[(&str, f64)],
+        pages: &[(&str, i64)],
         new_requests: u64,
         hungry: bool,
     ) -> anyhow::Result<(Vec<String>, u64)> {
@@ -500,7 +513,10 @@ impl Frontier {
         let leases: [&Param<'_>; 4] = [&hosts, &waits, &lease, &self.worker];
         let count: [&Param<'_>; 2] = [&self.crawl, &n];
         let me: [&Param<'_>; 3] = [&self.crawl, &self.worker, &hungry];
-        let (kept, row, _) = tokio::try_join!(
+        let servers: Vec<&str> = pages.iter().map(|(h, _)| *h).collect();
+        let counts: Vec<i64> = pages.iter().map(|(_, n)| *n).collect();
+        let per_server: [&Param<'_>; 3] = [&self.crawl, &servers, &counts];
+        let (kept, row, _, _) = tokio::try_join!(
             self.client.query(
                 "UPDATE glaneur.hosts h
                     SET lease_until = now() + make_interval(secs => $3),
@@ -519,6 +535,13 @@ impl Frontier {
                 "UPDATE glaneur.workers SET seen = now(), hungry = $3
                  WHERE crawl = $1 AND worker = $2",
                 &me,
+            ),
+            // Each server's page requests since the last renewal, for whoever holds it next.
+            self.client.execute(
+                "UPDATE glaneur.queues q SET pages = q.pages + t.n
+                 FROM unnest($2::text[], $3::int8[]) AS t(host, n)
+                 WHERE q.crawl = $1 AND q.host = t.host",
+                &per_server,
             ),
         )?;
         let kept = kept

@@ -523,3 +523,70 @@ fn workers_follow_the_seed_review() {
         .unwrap();
     assert_eq!(reason, "skipped seed-dropped");
 }
+
+/// `max_pages_per_host` counts every worker's requests to a server (the servers move between
+/// workers): the collected crawl gives each server the single process's number of pages, and
+/// every other URL the single process's reason.
+#[test]
+fn the_per_server_budget_holds_across_workers() {
+    let dir = tempfile::tempdir().unwrap();
+    write_web(dir.path());
+    let topic = dir.path().join("topic.toml");
+    let text = std::fs::read_to_string(&topic).unwrap().replace(
+        "max_depth = 100\n",
+        "max_depth = 100\nmax_pages_per_host = 5\n",
+    );
+    std::fs::write(&topic, text).unwrap();
+    let single = dir.path().join("single");
+    let single_web = TestWeb::start(dir.path());
+    assert_exit(&run_topic(&topic, &single, &single_web.proxy(), &[]), 0);
+    let pg = PgServer::start();
+    let web = TestWeb::start(dir.path());
+    let out = dir.path().join("shared");
+    let workers: Vec<Child> = ["w1", "w2", "w3"]
+        .iter()
+        .map(|name| spawn_worker(&topic, &out, &pg.url(), name, &web.proxy()))
+        .collect();
+    for mut w in workers {
+        assert!(w.wait().unwrap().success());
+    }
+    assert_exit(
+        &glaneur()
+            .arg("collect")
+            .arg(&out)
+            .arg("--quiet")
+            .output()
+            .unwrap(),
+        0,
+    );
+    let per_host = |out: &Path| -> BTreeMap<String, String> {
+        text_pairs(
+            out,
+            "SELECT host, CAST(COUNT(*) AS TEXT) FROM urls WHERE state = 'fetched' GROUP BY host",
+        )
+    };
+    let expected = per_host(&single);
+    assert_eq!(expected.len(), HOSTS);
+    assert!(expected.values().all(|n| n == "5"), "{expected:?}");
+    assert_eq!(per_host(&out), expected);
+    // Pages asked of the web: five per server, none more.
+    let asked = per_host_hits(&web);
+    assert!(asked.values().all(|n| *n == 5), "{asked:?}");
+    let reasons = |out: &Path| -> BTreeMap<String, String> {
+        text_pairs(
+            out,
+            "SELECT state || ' ' || COALESCE(reason, ''), CAST(COUNT(*) AS TEXT) FROM urls
+             GROUP BY 1",
+        )
+    };
+    assert_eq!(reasons(&out), reasons(&single));
+}
+
+/// Page requests per server in the web's log (robots.txt aside).
+fn per_host_hits(web: &TestWeb) -> BTreeMap<String, usize> {
+    let mut asked = BTreeMap::new();
+    for hit in web.log().iter().filter(|h| h.path != "/robots.txt") {
+        *asked.entry(hit.host.clone()).or_insert(0) += 1;
+    }
+    asked
+}
