@@ -471,7 +471,7 @@ fn workers_follow_the_seed_review() {
         "urls = [\"http://h0.test/\", \"http://h5.test/\"]",
     );
     std::fs::write(&topic, text).unwrap();
-    let out = dir.path().join("shared");
+    let out = dir.path().join("collected");
     let web = TestWeb::start(dir.path());
     let review = glaneur()
         .arg("seeds")
@@ -542,7 +542,7 @@ fn the_per_server_budget_holds_across_workers() {
     assert_exit(&run_topic(&topic, &single, &single_web.proxy(), &[]), 0);
     let pg = PgServer::start();
     let web = TestWeb::start(dir.path());
-    let out = dir.path().join("shared");
+    let out = dir.path().join("collected");
     let workers: Vec<Child> = ["w1", "w2", "w3"]
         .iter()
         .map(|name| spawn_worker(&topic, &out, &pg.url(), name, &web.proxy()))
