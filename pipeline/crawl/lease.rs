@@ -13,7 +13,14 @@
 //!   for it, never its loss);
 //! - a server is let go only when nothing of it is queued here, in flight or taken and
 //!   unsettled; its remaining delay goes with it (`next_allowed`), and the lease is renewed
-//!   every second while held.
+//!   at every exchange while held (again before the loop asks anything when an exchange
+//!   outlived half a lease);
+//! - while another worker wants more servers, this one holds no more than its share and gives
+//!   the surplus back (servers with nothing in flight nor arrived unsettled);
+//! - a server's page count here is never below the shared frontier's (every worker's requests
+//!   to it), and what it gained here goes there at the next renewal;
+//! - the URLs found on a page reach the shared frontier before the page is marked done, so that
+//!   an idle worker never sees an empty frontier while links are on their way.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};

@@ -16,7 +16,10 @@
 //! - a lease is claimed only when the server's `next_allowed` has come: the holder writes it
 //!   when it renews and when it lets the server go, so the next holder keeps the delay;
 //! - the database's clock is the only clock compared across machines (`now()`): workers send
-//!   durations, never instants.
+//!   durations, never instants;
+//! - the shares of the live workers sum to the servers with work (`Frontier::share`); a
+//!   server's `pages` in `queues` counts every worker's requests to it in the crawl;
+//! - the statements of one call are sent together (pipelined) and run in the order written.
 
 use std::time::Duration;
 
