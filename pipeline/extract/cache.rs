@@ -121,16 +121,15 @@ struct Borrowed {
     index: std::collections::HashMap<String, (usize, u64)>,
 }
 
-/// What a borrowed line must agree on with the collected page.
+/// The URL of a worker's cached line (its index key).
 #[derive(Deserialize)]
 struct TypeOf {
-    page: ContentType,
+    page: UrlOf,
 }
 
 #[derive(Deserialize)]
-struct ContentType {
+struct UrlOf {
     url: String,
-    content_type: Option<String>,
 }
 
 impl Cache {
@@ -262,11 +261,13 @@ impl Borrowed {
         let mut line = String::new();
         reader.seek(std::io::SeekFrom::Start(offset)).ok()?;
         reader.read_line(&mut line).ok()?;
-        let head: TypeOf = serde_json::from_str(&line).ok()?;
-        if head.page.url != page.url || head.page.content_type != page.content_type {
+        let mut value: serde_json::Value = serde_json::from_str(&line).ok()?;
+        let theirs = value.get("page")?;
+        if theirs.get("url")?.as_str()? != page.url
+            || theirs.get("content_type")?.as_str() != page.content_type.as_deref()
+        {
             return None;
         }
-        let mut value: serde_json::Value = serde_json::from_str(&line).ok()?;
         *value.get_mut("page")? = serde_json::to_value(page).ok()?;
         Some(value.to_string())
     }

@@ -631,32 +631,7 @@ fn workers_keep_how_each_page_was_found() {
     let pg = crate::postgres::PgServer::start();
     let web = discovery_web();
     let out = dir.path().join("workers");
-    let workers: Vec<_> = ["w1", "w2"]
-        .iter()
-        .map(|name| {
-            glaneur()
-                .arg("worker")
-                .arg(&topic)
-                .arg("--out")
-                .arg(&out)
-                .args(["--store", &pg.url(), "--name", name, "--quiet"])
-                .args(["--proxy", &web.proxy()])
-                .stdout(std::process::Stdio::null())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    for mut w in workers {
-        assert!(w.wait().unwrap().success());
-    }
-    assert_exit(
-        &glaneur()
-            .arg("collect")
-            .arg(&out)
-            .arg("--quiet")
-            .output()
-            .unwrap(),
-        0,
-    );
+    crate::workers::run_workers(&topic, &out, &pg.url(), &["w1", "w2"], &web.proxy());
+    crate::workers::collect_ok(&out);
     assert_eq!(pages_via(&out), single);
 }

@@ -96,6 +96,30 @@ fn spawn_worker(topic: &Path, out: &Path, store: &str, name: &str, proxy: &str) 
     spawn_worker_leased(topic, out, store, name, proxy, "3")
 }
 
+/// `glaneur worker` processes of these names on one crawl, each ending with success.
+pub(crate) fn run_workers(topic: &Path, out: &Path, store: &str, names: &[&str], proxy: &str) {
+    let workers: Vec<Child> = names
+        .iter()
+        .map(|name| spawn_worker(topic, out, store, name, proxy))
+        .collect();
+    for mut w in workers {
+        assert!(w.wait().unwrap().success());
+    }
+}
+
+/// `glaneur collect OUT`, ending with success.
+pub(crate) fn collect_ok(out: &Path) {
+    assert_exit(
+        &glaneur()
+            .arg("collect")
+            .arg(out)
+            .arg("--quiet")
+            .output()
+            .unwrap(),
+        0,
+    );
+}
+
 /// A `glaneur worker` whose leases last `lease` seconds.
 pub(crate) fn spawn_worker_leased(
     topic: &Path,
@@ -491,13 +515,7 @@ fn workers_follow_the_seed_review() {
     )
     .unwrap();
     let pg = PgServer::start();
-    let workers: Vec<Child> = ["w1", "w2"]
-        .iter()
-        .map(|name| spawn_worker(&topic, &out, &pg.url(), name, &web.proxy()))
-        .collect();
-    for mut w in workers {
-        assert!(w.wait().unwrap().success());
-    }
+    run_workers(&topic, &out, &pg.url(), &["w1", "w2"], &web.proxy());
     let log = web.log();
     assert!(
         !log.iter()
@@ -505,15 +523,7 @@ fn workers_follow_the_seed_review() {
         "a dropped seed's server was asked"
     );
     assert!(log.iter().any(|h| h.host == "h4.test"));
-    assert_exit(
-        &glaneur()
-            .arg("collect")
-            .arg(&out)
-            .arg("--quiet")
-            .output()
-            .unwrap(),
-        0,
-    );
+    collect_ok(&out);
     let reason: String = db(&out)
         .query_row(
             "SELECT state || ' ' || reason FROM urls WHERE url = 'http://h5.test/'",
@@ -543,22 +553,8 @@ fn the_per_server_budget_holds_across_workers() {
     let pg = PgServer::start();
     let web = TestWeb::start(dir.path());
     let out = dir.path().join("collected");
-    let workers: Vec<Child> = ["w1", "w2", "w3"]
-        .iter()
-        .map(|name| spawn_worker(&topic, &out, &pg.url(), name, &web.proxy()))
-        .collect();
-    for mut w in workers {
-        assert!(w.wait().unwrap().success());
-    }
-    assert_exit(
-        &glaneur()
-            .arg("collect")
-            .arg(&out)
-            .arg("--quiet")
-            .output()
-            .unwrap(),
-        0,
-    );
+    run_workers(&topic, &out, &pg.url(), &["w1", "w2", "w3"], &web.proxy());
+    collect_ok(&out);
     let per_host = |out: &Path| -> BTreeMap<String, String> {
         text_pairs(
             out,

@@ -476,7 +476,7 @@ impl Watch<'_> {
         revisits: &mut HashMap<i64, usize>,
         round: f64,
     ) -> anyhow::Result<BTreeMap<(String, String), usize>> {
-        let mut undone = BTreeMap::new();
+        let mut why_not = Vec::new();
         for id in due {
             let (_, n, last) = schedule_page(store, self.policy, *id, self.floor, round)?;
             revisits.insert(*id, n);
@@ -485,12 +485,15 @@ impl Watch<'_> {
                 Some(v) if v.at >= round => None,
                 _ => Some("not visited in this round".to_string()),
             };
-            if let Some(why) = why {
-                let host = store.hosts_of(&[*id])?.remove(id).unwrap_or_default();
-                *undone.entry((host, why)).or_insert(0) += 1;
-            }
+            why_not.extend(why.map(|why| (*id, why)));
         }
         store.commit()?;
+        let hosts = store.hosts_of(&why_not.iter().map(|(id, _)| *id).collect::<Vec<_>>())?;
+        let mut undone = BTreeMap::new();
+        for (id, why) in why_not {
+            let host = hosts.get(&id).cloned().unwrap_or_default();
+            *undone.entry((host, why)).or_insert(0) += 1;
+        }
         Ok(undone)
     }
 }
