@@ -241,7 +241,8 @@ pub(crate) fn run_locked(
         };
         let outcome = {
             let _crawling = Crawling::start(&crawling);
-            stage.run(&mut store, shutdown, pass)?
+            let follows = options.to >= Stage::Extract;
+            stage.run_followed(&mut store, (shutdown, pass), follows)?
         };
         progress.finish();
         interrupted = outcome.interrupted;
@@ -510,6 +511,40 @@ impl CrawlStage<'_> {
         pass: crawl::Pass,
     ) -> anyhow::Result<crawl::CrawlOutcome> {
         self.run_shared(store, shutdown, pass, None)
+    }
+
+    /// [`CrawlStage::run`], with extraction following the crawl when `follows` (the run goes
+    /// on to it): a reader reads the pages the crawl commits, with the CPU the crawl leaves
+    /// idle. A reader that cannot start or stops is only a warning: the extract stage reads
+    /// those pages itself.
+    fn run_followed(
+        &self,
+        store: &mut Store,
+        (shutdown, pass): (watch::Receiver<bool>, crawl::Pass),
+        follows: bool,
+    ) -> anyhow::Result<crawl::CrawlOutcome> {
+        let follower = if follows {
+            match crate::extract::follow::start(self.topic, store, self.run_dir) {
+                Ok((follower, to)) => {
+                    store.listen_stored(Some(to));
+                    Some(follower)
+                }
+                Err(e) => {
+                    eprintln!("glaneur: warning: {e:#}; the extract stage reads every page");
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let outcome = self.run(store, shutdown, pass);
+        store.listen_stored(None);
+        if let Some(follower) = follower
+            && let Err(e) = follower.finish()
+        {
+            eprintln!("glaneur: warning: {e:#}; the extract stage reads those pages itself");
+        }
+        outcome
     }
 
     /// [`CrawlStage::run`], as a worker of a shared crawl when `worker` is given.

@@ -32,6 +32,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use stages::export::formats::{Files, TOKEN_FORMATS};
+use stages::export::graph::LinkGraph;
 
 use crate::store::Store;
 use crate::topic::{Topic, TreeTaggerLayout};
@@ -130,27 +131,39 @@ pub fn run(
     )?;
     let finished = sink.finish()?;
     let mut report = ExportReport::default();
-    let (matrix, nodes, row_of) = write_matrices(topic, &matrix_dir, finished, &mut report)?;
     // The query index (`glaneur kwic`, `freq`, `colloc`, `keywords`) of the `.vrt` just written.
     let columns: &[&str] = if shared.tagset.is_some() {
         &["word", "pos", "lemma"]
     } else {
         &["word"]
     };
-    crate::index::corpus::build(
-        &run_dir.join("vrt").join("corpus.vrt"),
-        columns,
-        &run_dir.join("index"),
-    )?;
-    write_all_graphs(
+    let vrt = run_dir.join("vrt").join("corpus.vrt");
+    let index_dir = run_dir.join("index");
+    // Three pieces of corpus-wide work read different inputs, so they run side by side: the
+    // matrices (the stream's scratch files), the query index (the `.vrt`) and the hyperlink
+    // graph (the store, with the token counts the stream wrote). Only the similarity graph
+    // needs two of them, so it comes after.
+    let (written, graph, graph_report) = std::thread::scope(|scope| {
+        let graph_job = scope.spawn(|| hyperlink_graph(store, &graph_dir));
+        let index_job = scope.spawn(|| crate::index::corpus::build(&vrt, columns, &index_dir));
+        let written = write_matrices(topic, &matrix_dir, finished, &mut report);
+        let index = joined(index_job, "the query index");
+        let graph = joined(graph_job, "the hyperlink graph");
+        index?;
+        let (graph, graph_report) = graph?;
+        anyhow::Ok((written?, graph, graph_report))
+    })?;
+    let (matrix, nodes, row_of) = written;
+    report.graph_compressed = graph_report.graph_compressed;
+    write_similarity_graph(
         topic,
-        store,
         &graph_dir,
-        matrix,
-        &nodes,
-        &row_of,
+        &matrix,
+        (&graph, &nodes, &row_of),
         &mut report,
     )?;
+    report.graph_nodes = graph.node_count() as u64;
+    report.graph_edges = graph.edge_count() as u64;
     store.commit()?;
     report.seconds = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
@@ -215,20 +228,39 @@ fn write_matrices(
     Ok((written, nodes, finished.row_of))
 }
 
-/// The hyperlink graph's files and, when the matrix was kept, the similarity graph's.
-fn write_all_graphs(
-    topic: &Topic,
-    store: &Store,
+/// The result of work done on a thread of a scope, a panic turned into an error naming it.
+fn joined<T>(
+    job: std::thread::ScopedJoinHandle<'_, anyhow::Result<T>>,
+    what: &str,
+) -> anyhow::Result<T> {
+    match job.join() {
+        Ok(result) => result,
+        Err(_) => anyhow::bail!("writing {what} stopped on an internal error"),
+    }
+}
+
+/// The hyperlink graph, read from the store and written in every format; the report's fields
+/// it sets.
+fn hyperlink_graph(
+    store: &mut Store,
     graph_dir: &Path,
-    matrix: matrix::Written,
-    nodes: &[graphs::Node],
-    row_of: &HashMap<i64, usize>,
+) -> anyhow::Result<(LinkGraph, ExportReport)> {
+    let mut report = ExportReport::default();
+    let graph = graphs::build_graph(store, graph_dir)?;
+    graphs::write_graphs(store, graph_dir, &graph, &mut report)?;
+    Ok((graph, report))
+}
+
+/// The similarity graph when the matrix was kept, else why not.
+fn write_similarity_graph(
+    topic: &Topic,
+    graph_dir: &Path,
+    matrix: &matrix::Written,
+    (graph, nodes, row_of): (&LinkGraph, &[graphs::Node], &HashMap<i64, usize>),
     report: &mut ExportReport,
 ) -> anyhow::Result<()> {
-    let graph = graphs::build_graph(store, graph_dir)?;
-    graphs::write_graphs(store, graph_dir, &graph, report)?;
     match &matrix.matrix {
-        Some(m) => graphs::write_similarity(topic, graph_dir, m, &graph, nodes, row_of, report)?,
+        Some(m) => graphs::write_similarity(topic, graph_dir, m, graph, nodes, row_of, report),
         None => {
             report.similarity_skipped = Some(format!(
                 "similarity graph not computed: {} documents, more than [similarity] \
@@ -236,12 +268,10 @@ fn write_all_graphs(
                  share words; raise the limit to compute it)",
                 matrix.words.len(),
                 topic.file.similarity.max_documents
-            ))
+            ));
+            Ok(())
         }
     }
-    report.graph_nodes = graph.node_count() as u64;
-    report.graph_edges = graph.edge_count() as u64;
-    Ok(())
 }
 
 /// `matrix/docs.tsv` from the rows kept while streaming (then removed), with each row's word

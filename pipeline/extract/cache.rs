@@ -111,7 +111,15 @@ struct Head {
 pub(super) struct Cache {
     lines: Option<spill::Reader>,
     ahead: Option<(Copy, String)>,
+    followed: Option<Followed>,
     borrowed: Option<Borrowed>,
+}
+
+/// The lines read while the crawl ran (see `follow`): each page's last line, by URL id.
+struct Followed {
+    file: std::io::BufReader<std::fs::File>,
+    /// (URL id, offset), sorted by id, one per id.
+    index: Vec<(i64, u64)>,
 }
 
 /// The workers' caches of a collected run: each file, and where each URL's line is.
@@ -144,7 +152,25 @@ impl Cache {
         Cache {
             lines: lines.filter(|_| matches),
             ahead: None,
+            followed: None,
             borrowed: None,
+        }
+    }
+
+    /// Also the lines the reader that followed the crawl wrote to `path`, when its stamp is
+    /// `stamp` (a missing or unreadable file serves nothing).
+    pub(super) fn follow(&mut self, path: &Path, stamp: &str) {
+        let Ok(lines) = spill::Reader::open(path) else {
+            return;
+        };
+        let Some(index) = index_followed(lines, stamp) else {
+            return;
+        };
+        if let Ok(file) = std::fs::File::open(path) {
+            self.followed = (!index.is_empty()).then(|| Followed {
+                file: std::io::BufReader::new(file),
+                index,
+            });
         }
     }
 
@@ -177,9 +203,15 @@ impl Cache {
 
     /// The cached line for `page`, if it was read from the page's current stored copy. Pages
     /// must be asked for in increasing URL id.
-    pub(super) fn take(&mut self, page: &StoredPage) -> Option<String> {
-        self.take_own(page)
-            .or_else(|| self.borrowed.as_mut()?.take(page))
+    /// The line comes with whether the reader that followed the crawl wrote it.
+    pub(super) fn take(&mut self, page: &StoredPage) -> Option<(String, bool)> {
+        if let Some(line) = self.take_own(page) {
+            return Some((line, false));
+        }
+        if let Some(line) = self.followed.as_mut().and_then(|f| f.take(page)) {
+            return Some((line, true));
+        }
+        Some((self.borrowed.as_mut()?.take(page)?, false))
     }
 
     fn take_own(&mut self, page: &StoredPage) -> Option<String> {
@@ -209,6 +241,76 @@ impl Cache {
             let (copy, line) = self.ahead.take()?;
             return copy.is(page).then_some(line);
         }
+    }
+}
+
+/// The reader's lines by URL id (the last one of each id), when its stamp is `stamp`.
+fn index_followed(mut lines: spill::Reader, stamp: &str) -> Option<Vec<(i64, u64)>> {
+    let (first, first_len) = lines.next()?.ok()?;
+    if first.trim_end() != stamp {
+        return None;
+    }
+    let mut index = Vec::new();
+    let mut offset = first_len as u64;
+    for line in lines {
+        let Ok((line, n)) = line else {
+            break;
+        };
+        // A torn last line (a run stopped as it was written) is not a page.
+        if line.ends_with('\n')
+            && let Some(id) = line_id(&line)
+        {
+            index.push((id, offset));
+        }
+        offset += n as u64;
+    }
+    // The last line of an id is its latest reading; a stable sort keeps the file's order.
+    index.sort_by_key(|&(id, _)| id);
+    let mut last: Vec<(i64, u64)> = Vec::with_capacity(index.len());
+    for entry in index {
+        match last.last_mut() {
+            Some(previous) if previous.0 == entry.0 => *previous = entry,
+            _ => last.push(entry),
+        }
+    }
+    Some(last)
+}
+
+/// The URL id of a pass-1 line, read from its start (`{"page":{"id":N,…`) without parsing
+/// the whole line; else parsed.
+fn line_id(line: &str) -> Option<i64> {
+    if let Some(rest) = line.strip_prefix("{\"page\":{\"id\":") {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '-'))
+            .map_or(rest, |end| &rest[..end]);
+        if let Ok(id) = digits.parse() {
+            return Some(id);
+        }
+    }
+    serde_json::from_str::<Head>(line).ok().map(|h| h.page.id)
+}
+
+impl Followed {
+    /// The reader's line for `page` when it was read from the page's current stored copy.
+    fn take(&mut self, page: &StoredPage) -> Option<String> {
+        use std::io::{BufRead, Seek};
+        let at = self
+            .index
+            .binary_search_by_key(&page.id, |&(id, _)| id)
+            .ok()?;
+        let offset = self.index.get(at)?.1;
+        let mut line = String::new();
+        self.file.seek(std::io::SeekFrom::Start(offset)).ok()?;
+        self.file.read_line(&mut line).ok()?;
+        let head = serde_json::from_str::<Head>(&line).ok()?;
+        // The seed source is not compared: it is the page's row, not what reading it gave,
+        // and the stage gives the line the page's current row.
+        let copy = head.page;
+        (copy.id == page.id
+            && copy.url == page.url
+            && copy.content_type == page.content_type
+            && copy.warc == page.warc)
+            .then_some(line)
     }
 }
 
@@ -393,13 +495,14 @@ mod tests {
 
         // Page 1: w1's line, given the collected row.
         let collected = page(1, 1000);
-        let line = cache.take(&collected).unwrap();
+        let (line, followed) = cache.take(&collected).unwrap();
+        assert!(!followed);
         let value: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert_eq!(value["page"], serde_json::to_value(&collected).unwrap());
         assert_eq!(value["outcome"], serde_json::json!({"Err": "x"}));
         // Page 2: the first worker collected (w1) serves it.
         let value: serde_json::Value =
-            serde_json::from_str(&cache.take(&page(2, 2000)).unwrap()).unwrap();
+            serde_json::from_str(&cache.take(&page(2, 2000)).unwrap().0).unwrap();
         assert_eq!(value["page"]["warc"][1], 2000);
         // Page 3: w2 read it as text/plain; the collected row says text/html: not served.
         assert!(cache.take(&page(3, 3000)).is_none());
@@ -422,5 +525,39 @@ mod tests {
         assert!(!same_but_store(&stamp("b", &options, true, "glaneur"), &a));
         assert!(!same_but_store(&stamp("b", &options, false, "other"), &a));
         assert!(!same_but_store("not json", &a));
+    }
+
+    #[test]
+    fn the_lines_read_while_the_crawl_ran_serve_their_stored_copy_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path();
+        let options = ExtractOptions::default();
+        let ours = stamp("s", &options, false, "glaneur");
+        // In the order read: page 5, page 2, page 5 again (a newer copy), a torn line.
+        let followed = run.join("extract-follow.jsonl");
+        let torn = line(&page(7, 700));
+        let text = [
+            ours.clone(),
+            line(&page(5, 100)),
+            line(&page(2, 200)),
+            line(&page(5, 500)),
+            torn[..torn.len() / 2].to_string(),
+        ]
+        .join("\n");
+        std::fs::write(&followed, text).unwrap();
+        let mut cache = Cache::open(&path(run), &ours);
+        cache.follow(&followed, &ours);
+        assert_eq!(cache.take(&page(1, 0)), None);
+        let (served, from_reader) = cache.take(&page(2, 200)).unwrap();
+        assert!(from_reader);
+        assert_eq!(served.trim_end(), line(&page(2, 200)));
+        // Page 5's stored copy is the newer one; page 7's line was torn.
+        assert!(cache.take(&page(5, 100)).is_none());
+        assert!(cache.take(&page(5, 500)).is_some());
+        assert!(cache.take(&page(7, 700)).is_none());
+        // Another build's or reading's file serves nothing.
+        let mut other = Cache::open(&path(run), &ours);
+        other.follow(&followed, &stamp("s", &options, true, "glaneur"));
+        assert!(other.take(&page(2, 200)).is_none());
     }
 }

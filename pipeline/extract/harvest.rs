@@ -139,6 +139,9 @@ pub struct ExtractReport {
     /// gave came from `extract-cache.jsonl` (the corpus-wide steps ran on every page).
     #[serde(default, skip_serializing_if = "crate::ground::outcome::is_zero")]
     pub reused: u64,
+    /// Pages read while the crawl ran (`extract-follow.jsonl`), not read again.
+    #[serde(default, skip_serializing_if = "crate::ground::outcome::is_zero")]
+    pub read_while_crawling: u64,
     /// Pages with more links than `[crawl] max_links_per_page` (the first ones were read).
     #[serde(skip_serializing_if = "crate::ground::outcome::is_zero")]
     pub pages_links_cut: u64,

@@ -31,6 +31,7 @@
 
 mod cache;
 mod decide;
+pub mod follow;
 mod harvest;
 mod page;
 mod repeats;
@@ -248,7 +249,8 @@ struct Spilled {
 /// (one line of `pages.jsonl`) when that copy has not changed since.
 enum Listed {
     Fresh(StoredPage),
-    Cached(StoredPage, String),
+    /// The line, and whether the reader that followed the crawl wrote it.
+    Cached(StoredPage, String, bool),
 }
 
 /// The paragraphs taken out of a document that may be kept, and its URL.

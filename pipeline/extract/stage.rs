@@ -27,14 +27,15 @@ use stages::page::extract::ExtractOptions;
 use super::page::{finalize, process};
 use super::{
     BATCH_BYTES, Document, DuplicateRef, ExtractReport, Judged, Listed, RemovedOf, RemovedRow,
-    Spilled, StoredPages, VISITS_EXTRACTED, cache, decide, repeats, spill,
+    Spilled, StoredPages, VISITS_EXTRACTED, cache, decide, follow, repeats, spill,
 };
 use crate::ground::outcome::Reason;
 use crate::store::Store;
 use crate::topic::Topic;
 
-/// How the pages are read: what pass 1 and pass 2 share.
-struct Reading<'a> {
+/// How the pages are read: what pass 1 and pass 2 share (and the reader that follows the
+/// crawl).
+pub(super) struct Reading<'a> {
     topic: &'a Topic,
     options: ExtractOptions,
     product_token: String,
@@ -75,8 +76,12 @@ pub fn run(
     store.commit()?;
     // Pass 1 of a completed extraction becomes the next one's cache; without it the next
     // extraction reads every page again, which is no reason to fail this one.
-    if let Err(e) = keep_cache(&processed_path, run_dir) {
-        eprintln!("glaneur: warning: {e:#}: the next extraction reads every page again");
+    match keep_cache(&processed_path, run_dir) {
+        // What the reader that followed the crawl wrote is in the cache now.
+        Ok(()) => remove_followed(run_dir),
+        Err(e) => {
+            eprintln!("glaneur: warning: {e:#}: the next extraction reads every page again")
+        }
     }
     finish(report, started, &scratch, bar)
 }
@@ -86,6 +91,16 @@ fn keep_cache(processed: &Path, run_dir: &Path) -> anyhow::Result<()> {
     let cache_path = cache::path(run_dir);
     std::fs::rename(processed, &cache_path)
         .with_context(|| format!("cannot write {}", cache_path.display()))
+}
+
+/// The reader's file removed (a failure only leaves a file the next extraction checks).
+fn remove_followed(run_dir: &Path) {
+    let path = follow::path(run_dir);
+    if let Err(e) = std::fs::remove_file(&path)
+        && e.kind() != std::io::ErrorKind::NotFound
+    {
+        eprintln!("glaneur: warning: cannot remove {}: {e}", path.display());
+    }
 }
 
 /// The scratch folder removed, the report's timing set, the bar cleared.
@@ -119,6 +134,30 @@ pub fn read_only(
     finish(report, started, &scratch, bar)
 }
 
+impl<'a> Reading<'a> {
+    /// The topic's reading options, for the pages of the run folder `run_dir`.
+    pub(super) fn new(topic: &'a Topic, run_dir: &Path) -> Reading<'a> {
+        let text = &topic.file.text;
+        Reading {
+            topic,
+            options: ExtractOptions {
+                keep_everything: topic.file.output.keep_everything,
+                max_links: topic.file.crawl.max_links_per_page,
+                max_attributes: topic.file.crawl.max_attributes_per_element,
+                javascript_links: topic.file.discovery.javascript,
+                ..ExtractOptions::default()
+            },
+            product_token: stages::web::robots::product_token(&topic.user_agent()),
+            warc_dir: run_dir.join("warc"),
+            rule: RepeatRule {
+                min_pages: text.boilerplate_min_pages,
+                min_share: text.boilerplate_min_share,
+            },
+            boilerplate: !topic.file.output.keep_everything,
+        }
+    }
+}
+
 /// What reading pages needs (the topic's reading options), an empty scratch folder, and the
 /// report with the number of pages to read.
 fn prepare<'t>(
@@ -129,24 +168,7 @@ fn prepare<'t>(
 ) -> anyhow::Result<(Reading<'t>, PathBuf, ExtractReport)> {
     let total = store.count_stored_pages()?;
     bar.set_length(2 * total);
-    let text = &topic.file.text;
-    let reading = Reading {
-        topic,
-        options: ExtractOptions {
-            keep_everything: topic.file.output.keep_everything,
-            max_links: topic.file.crawl.max_links_per_page,
-            max_attributes: topic.file.crawl.max_attributes_per_element,
-            javascript_links: topic.file.discovery.javascript,
-            ..ExtractOptions::default()
-        },
-        product_token: stages::web::robots::product_token(&topic.user_agent()),
-        warc_dir: run_dir.join("warc"),
-        rule: RepeatRule {
-            min_pages: text.boilerplate_min_pages,
-            min_share: text.boilerplate_min_share,
-        },
-        boilerplate: !topic.file.output.keep_everything,
-    };
+    let reading = Reading::new(topic, run_dir);
     let scratch = run_dir.join("extract.tmp");
     if scratch.exists() {
         std::fs::remove_dir_all(&scratch)
@@ -163,7 +185,7 @@ fn prepare<'t>(
 
 /// The extract cache's stamp: what the last extraction read from pages whose stored copy has
 /// not changed since is read from its cache, not decoded and cleaned again.
-fn cache_stamp(reading: &Reading<'_>, store: &mut Store) -> anyhow::Result<String> {
+pub(super) fn cache_stamp(reading: &Reading<'_>, store: &mut Store) -> anyhow::Result<String> {
     let store_id = match store.meta("store_id")? {
         Some(id) => id,
         None => {
@@ -196,12 +218,13 @@ fn read_pages(
     let mut counts = repeats::KeyCounts::new(scratch.to_path_buf(), repeats::BUFFER_ENTRIES);
     let stamp = cache_stamp(reading, store)?;
     let mut previous = cache::Cache::open(&cache::path(run_dir), &stamp);
+    previous.follow(&follow::path(run_dir), &stamp);
     if let Some(workers) = store.meta("collected_from")? {
         // A collected run: what each worker read of its pages when its crawl ended.
         let names: Vec<&str> = workers.split(' ').filter(|n| !n.is_empty()).collect();
         previous.borrow_workers(run_dir, &names, &stamp);
     }
-    let reused = AtomicU64::new(0);
+    let reused = Reused::default();
     let mut processed_out = spill::Writer::create(scratch.join("pages.jsonl"))?;
     processed_out.line(&stamp)?;
     let listed = StoredPages {
@@ -213,9 +236,9 @@ fn read_pages(
     }
     .map(|listed| {
         listed.map(|(page, size)| match previous.take(&page) {
-            Some(line) => {
+            Some((line, followed)) => {
                 let size = line.len();
-                (Listed::Cached(page, line), size)
+                (Listed::Cached(page, line, followed), size)
             }
             None => (Listed::Fresh(page), size),
         })
@@ -238,7 +261,8 @@ fn read_pages(
         },
     )?;
     let processed_path = processed_out.finish()?;
-    report.reused = reused.into_inner();
+    report.reused = reused.cache.into_inner();
+    report.read_while_crawling = reused.followed.into_inner();
     // Only the keys that are boilerplate stay in memory.
     let mut batch = Vec::new();
     counts.finish(|key, pages| {
@@ -252,11 +276,24 @@ fn read_pages(
     Ok((processed_path, counter))
 }
 
+/// Pages pass 1 did not read again: from the last extraction's cache, and read while the
+/// crawl ran.
+#[derive(Default)]
+pub(super) struct Reused {
+    cache: AtomicU64,
+    followed: AtomicU64,
+}
+
 /// One page of pass 1: its stored record read back, and cleaned, or taken from the cache.
-fn read_page(reading: &Reading<'_>, listed: Listed, reused: &AtomicU64) -> anyhow::Result<Spilled> {
-    let (page, cached) = match listed {
-        Listed::Fresh(page) => (page, None),
-        Listed::Cached(page, line) => (page, Some(line)),
+pub(super) fn read_page(
+    reading: &Reading<'_>,
+    listed: Listed,
+    reused: &Reused,
+) -> anyhow::Result<Spilled> {
+    let (page, cached, count) = match listed {
+        Listed::Fresh(page) => (page, None, &reused.cache),
+        Listed::Cached(page, line, false) => (page, Some(line), &reused.cache),
+        Listed::Cached(page, line, true) => (page, Some(line), &reused.followed),
     };
     // The record is read back even for a cached page (a cheap gunzip next to parsing and
     // cleaning): one damaged since is named, and its id must be the cached one.
@@ -272,7 +309,7 @@ fn read_page(reading: &Reading<'_>, listed: Listed, reused: &AtomicU64) -> anyho
         && cached.record.is_some()
         && cached.record == record_id
     {
-        reused.fetch_add(1, Ordering::Relaxed);
+        count.fetch_add(1, Ordering::Relaxed);
         // The page's current row (depth, fetch time) with what its record gave.
         return Ok(Spilled { page, ..cached });
     }

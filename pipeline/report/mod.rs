@@ -324,6 +324,13 @@ impl Report {
                 extract.pages.saturating_sub(extract.reused)
             );
         }
+        if extract.read_while_crawling > 0 {
+            let _ = writeln!(
+                out,
+                "  {:<8} {:>8}  pages read while the crawl ran, not read again",
+                "", extract.read_while_crawling
+            );
+        }
         if extract.pages_links_cut + extract.pages_attributes_cut > 0 {
             let _ = writeln!(
                 out,

@@ -26,6 +26,7 @@ mod annotate;
 mod checkpoint;
 mod decisions;
 mod focus;
+mod follow;
 mod hosts;
 mod merge;
 mod overview;
@@ -48,14 +49,33 @@ pub use read::{JudgedPage, SeedOutcome, SeedSighting, UrlOutcome};
 pub use rows::{FetchRow, PageFacts, QueuedUrl, StoredPage, Via};
 use schema::SCHEMA;
 
+/// [`NOT_PAGES`] as a literal, for the listings written with `concat!`.
+macro_rules! not_pages {
+    () => {
+        "('content-type', 'sitemap', 'feed', 'bad-listing')"
+    };
+}
+
 /// The reasons of a 200 response that is not a page (SQL list): a type glaneur does not
 /// harvest, and the sitemaps and feeds read for their URLs. No stage reads them as documents.
-pub(crate) const NOT_PAGES: &str = "('content-type', 'sitemap', 'feed', 'bad-listing')";
+pub(crate) const NOT_PAGES: &str = not_pages!();
 pub use seeds::{SeedHitRow, SeedSources};
 pub use visits::{Change, Digests, LastVersion, VisitRecord, VisitRow, http_epoch};
 pub use warc::StoredRecord;
 
 pub use crate::ground::outcome::{Reason, Revisit, State};
+
+/// The stored pages' listing (a page of [`stored_page_row`] per row): status 200, an HTML or
+/// text body in the WARC file, not a sitemap or feed.
+const STORED_PAGES: &str = concat!(
+    "SELECT u.id, u.url, u.depth, EXISTS(SELECT 1 FROM seeds s WHERE s.url_id = u.id),
+            u.content_type, u.last_modified, u.fetched_at, u.warc_file, u.warc_offset,
+            u.warc_length
+     FROM urls u
+     WHERE u.state = 'fetched' AND u.status = 200 AND u.warc_file IS NOT NULL
+       AND COALESCE(u.reason, '') NOT IN ",
+    not_pages!()
+);
 
 /// Version of the schema below.
 pub const FORMAT_VERSION: i64 = 2;
@@ -68,6 +88,8 @@ pub struct Store {
     checkpointer: Option<Checkpointer>,
     /// [`LOG_RESTART_PAGES`] (smaller in tests).
     log_restart_pages: i64,
+    /// Who is told of the pages stored (see [`Store::listen_stored`]).
+    listener: Option<follow::Listener>,
     /// URLs settled since the last [`Store::take_settled`], when a worker keeps count (see
     /// `glaneur worker`: the shared frontier learns which URLs are done).
     settled: Option<Vec<i64>>,
@@ -107,6 +129,7 @@ impl Store {
             checkpointer: None,
             log_restart_pages: LOG_RESTART_PAGES,
             settled: None,
+            listener: None,
         })
     }
 
@@ -203,6 +226,7 @@ impl Store {
             checkpointer,
             log_restart_pages: LOG_RESTART_PAGES,
             settled: None,
+            listener: None,
         })
     }
 
@@ -238,6 +262,7 @@ impl Store {
             .execute_batch("BEGIN")
             .context("cannot begin a transaction in crawl.sqlite")?;
         self.uncommitted = 0;
+        self.announce_stored();
         Ok(())
     }
 
@@ -389,6 +414,9 @@ impl Store {
                 warc_length
             ])?;
         self.note_settled(id);
+        if row.status == 200 && row.warc.is_some() && reason == Reason::Fetched {
+            self.note_stored(id);
+        }
         self.uncommitted += 1;
         Ok(())
     }
@@ -550,31 +578,10 @@ impl Store {
     /// list is read a slice at a time).
     pub fn stored_pages_after(&self, after: i64, limit: i64) -> anyhow::Result<Vec<StoredPage>> {
         let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT u.id, u.url, u.depth, EXISTS(SELECT 1 FROM seeds s WHERE s.url_id = u.id),
-                    u.content_type, u.last_modified, u.fetched_at, u.warc_file, u.warc_offset, u.warc_length
-             FROM urls u
-             WHERE u.state = 'fetched' AND u.status = 200 AND u.warc_file IS NOT NULL
-               AND COALESCE(u.reason, '') NOT IN {NOT_PAGES} AND u.id > ?1
-             ORDER BY u.id LIMIT ?2"
+            "{STORED_PAGES} AND u.id > ?1 ORDER BY u.id LIMIT ?2"
         ))?;
         let rows = stmt
-            .query_map(rusqlite::params![after, limit], |r| {
-                Ok(StoredPage {
-                    id: r.get(0)?,
-                    url: r.get(1)?,
-                    depth: r.get::<_, i64>(2)? as u32,
-                    seed: r.get(3)?,
-                    content_type: r.get(4)?,
-                    last_modified: r.get(5)?,
-                    fetched_at: r.get::<_, Option<f64>>(6)?.unwrap_or(0.0),
-                    warc: (
-                        r.get(7)?,
-                        r.get::<_, i64>(8)? as u64,
-                        r.get::<_, i64>(9)? as u64,
-                    ),
-                    seed_source: None,
-                })
-            })?
+            .query_map(rusqlite::params![after, limit], stored_page_row)?
             .collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
     }
@@ -689,6 +696,25 @@ impl ToSql for State {
             self.name().as_bytes(),
         )))
     }
+}
+
+/// A row of the stored pages' listing (see [`Store::stored_pages_after`]) as a page.
+fn stored_page_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredPage> {
+    Ok(StoredPage {
+        id: r.get(0)?,
+        url: r.get(1)?,
+        depth: r.get::<_, i64>(2)? as u32,
+        seed: r.get(3)?,
+        content_type: r.get(4)?,
+        last_modified: r.get(5)?,
+        fetched_at: r.get::<_, Option<f64>>(6)?.unwrap_or(0.0),
+        warc: (
+            r.get(7)?,
+            r.get::<_, i64>(8)? as u64,
+            r.get::<_, i64>(9)? as u64,
+        ),
+        seed_source: None,
+    })
 }
 
 #[cfg(test)]

@@ -381,3 +381,115 @@ fn a_partial_pagerank_crawl_killed_at_many_points_gives_the_same_corpus() {
     stopped_chain(&web, &topic, &out, "KILL", &[5, 9, 4]);
     assert_eq!(kept(&out), baseline);
 }
+
+/// Every file a run writes from the crawl's store (the corpus and its exports; not the store,
+/// the WARC, the reports, nor the indexes that name their own folder), by path.
+fn outputs(out: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    fn walk(dir: &Path, root: &Path, files: &mut std::collections::BTreeMap<String, Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, root, files);
+            } else {
+                let name = path.strip_prefix(root).unwrap().display().to_string();
+                files.insert(name, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    let mut files = std::collections::BTreeMap::new();
+    for name in [
+        "docs.jsonl",
+        "extract-cache.jsonl",
+        "removed-paragraphs.csv",
+        "metadata.csv",
+        "vrt",
+        "treetagger",
+        "matrix",
+        "graph",
+    ] {
+        let path = out.join(name);
+        if path.is_dir() {
+            walk(&path, out, &mut files);
+        } else {
+            files.insert(name.to_string(), std::fs::read(&path).unwrap());
+        }
+    }
+    files
+}
+
+#[test]
+fn a_run_killed_while_extraction_follows_the_crawl_gives_the_outputs_of_a_run_in_turns() {
+    let dir = tempfile::tempdir().unwrap();
+    chain_web(dir.path());
+    let web = TestWeb::start(dir.path());
+    let topic = dir.path().join("topic.toml");
+    let out = dir.path().join("run");
+    let followed = out.join("extract-follow.jsonl");
+    // The reader writes a line per page the crawl has committed, on idle CPU: kill -9 once it
+    // has read two pages (a stamp line first).
+    let mut child = spawn(&topic, &out, &web.proxy());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let lines = |path: &Path| std::fs::read_to_string(path).map_or(0, |t| t.lines().count());
+    while lines(&followed) < 3 {
+        assert!(
+            child.try_wait().unwrap().is_none() && Instant::now() < deadline,
+            "the crawl ended before the reader that follows it read two pages"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let read_before_kill = lines(&followed) - 1;
+
+    // The same command again: the crawl resumes, its reader appends to the file, and the
+    // extraction takes what was read before the kill too.
+    assert_exit(&run_topic(&topic, &out, &web.proxy(), &[]), 0);
+    assert_complete(&out);
+    assert!(
+        !followed.exists(),
+        "the reader's file outlived the extraction"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let read_while_crawling = report["extract"]["read_while_crawling"]
+        .as_u64()
+        .unwrap_or(0);
+    assert!(
+        read_while_crawling as usize >= read_before_kill.min(PAGES) - 1,
+        "{read_while_crawling} pages taken from the reader's {read_before_kill} lines"
+    );
+
+    // In turns: the same crawl extracted and exported again from scratch.
+    let turns = dir.path().join("turns");
+    copy_dir(&out, &turns);
+    std::fs::remove_file(turns.join("extract-cache.jsonl")).unwrap();
+    assert_exit(
+        &run_topic(&topic, &turns, &web.proxy(), &["--from", "extract"]),
+        0,
+    );
+    let (streamed, in_turns) = (outputs(&out), outputs(&turns));
+    assert_eq!(
+        streamed.keys().collect::<Vec<_>>(),
+        in_turns.keys().collect::<Vec<_>>()
+    );
+    for (name, bytes) in &streamed {
+        assert!(
+            in_turns[name] == *bytes,
+            "{name} differs from a run in turns"
+        );
+    }
+}
+
+/// A copy of a folder and everything in it.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
