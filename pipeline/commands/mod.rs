@@ -12,5 +12,6 @@ pub mod inspect;
 pub mod monitor;
 pub mod run;
 pub mod seeds;
+mod signals;
 pub mod verify;
 pub mod workers;

@@ -14,7 +14,9 @@
 //! in batches of [`BATCH_BYTES`] of `docs.jsonl` and written in order as they come, so the
 //! memory of the token formats is a few batches, not the corpus; the matrices' rows and the
 //! query index's token ids wait on disk until their vocabularies are complete, and the graph
-//! files are written a piece at a time. Built whole in memory: the similarity graph (up to
+//! files are written a piece at a time. Once the stream ends, the matrices, the query index
+//! and the hyperlink graph are written side by side on three threads (each reads its own
+//! input; their memory adds up), then the similarity graph. Built whole in memory: the similarity graph (up to
 //! `[similarity] max_documents`) and the hyperlink graph's nodes and link targets, which grow
 //! with the URLs and the links (about 50 bytes per URL plus its text, 4 per link); the links'
 //! anchors and counts wait in a scratch file in `graph/`, deleted when the graph is.

@@ -375,6 +375,14 @@ impl Borrowed {
     }
 }
 
+/// The file of the reader that follows the crawl (see `follow`), in the run folder.
+pub(super) const FOLLOWED_FILE: &str = "extract-follow.jsonl";
+
+/// Where the reader that follows the crawl writes in `run_dir`.
+pub(super) fn followed_path(run_dir: &Path) -> PathBuf {
+    run_dir.join(FOLLOWED_FILE)
+}
+
 /// Where the cache lives in `run_dir`.
 pub(super) fn path(run_dir: &Path) -> PathBuf {
     run_dir.join(FILE)

@@ -18,7 +18,7 @@
 //! or reading is started over.
 
 use std::io::{BufRead, Seek, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
@@ -26,13 +26,11 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+use super::cache::followed_path;
 use super::stage::{Reading, Reused, cache_stamp, read_page};
 use super::{Listed, Spilled};
 use crate::store::Store;
 use crate::topic::Topic;
-
-/// The reader's file in the run folder.
-pub const FILE: &str = "extract-follow.jsonl";
 
 /// Batches of committed pages waiting for the reader (a commit every second or so, and
 /// batches the reader has no room for are read by the extract stage instead).
@@ -53,7 +51,7 @@ pub fn start(
 ) -> anyhow::Result<(Follower, SyncSender<Vec<i64>>)> {
     // The stamp is taken here: it may create the store's id, which needs a writer.
     let stamp = cache_stamp(&Reading::new(topic, run_dir), store)?;
-    let out = open(&path(run_dir), &stamp)?;
+    let out = open(&followed_path(run_dir), &stamp)?;
     let db = run_dir.join("crawl.sqlite");
     let (to, from) = std::sync::mpsc::sync_channel(WAITING_BATCHES);
     let stop = Arc::new(AtomicBool::new(false));
@@ -64,7 +62,12 @@ pub fn start(
             lowest_priority();
             let store = Store::open_read_only(&db)?;
             let reading = Reading::new(&topic, &run_dir);
-            read_committed(&reading, &store, (out, &path(&run_dir)), (from, &stopping))
+            read_committed(
+                &reading,
+                &store,
+                (out, &followed_path(&run_dir)),
+                (from, &stopping),
+            )
         })
         .context("cannot start the reader thread")?;
     Ok((Follower { stop, thread }, to))
@@ -193,11 +196,6 @@ fn whole_lines(file: &std::fs::File, stamp: &str) -> std::io::Result<Option<u64>
     }
 }
 
-/// The reader's file of the run folder `run_dir`.
-pub(super) fn path(run_dir: &Path) -> PathBuf {
-    run_dir.join(FILE)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,7 +203,7 @@ mod tests {
     #[test]
     fn a_torn_line_is_cut_and_another_stamp_starts_over() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(FILE);
+        let path = followed_path(dir.path());
         std::fs::write(&path, "S\n{\"a\":1}\n{\"b\":").unwrap();
         let mut out = open(&path, "S").unwrap();
         out.write_all(b"{\"c\":3}\n").unwrap();

@@ -27,7 +27,7 @@ use stages::page::extract::ExtractOptions;
 use super::page::{finalize, process};
 use super::{
     BATCH_BYTES, Document, DuplicateRef, ExtractReport, Judged, Listed, RemovedOf, RemovedRow,
-    Spilled, StoredPages, VISITS_EXTRACTED, cache, decide, follow, repeats, spill,
+    Spilled, StoredPages, VISITS_EXTRACTED, cache, decide, repeats, spill,
 };
 use crate::ground::outcome::Reason;
 use crate::store::Store;
@@ -95,7 +95,7 @@ fn keep_cache(processed: &Path, run_dir: &Path) -> anyhow::Result<()> {
 
 /// The reader's file removed (a failure only leaves a file the next extraction checks).
 fn remove_followed(run_dir: &Path) {
-    let path = follow::path(run_dir);
+    let path = cache::followed_path(run_dir);
     if let Err(e) = std::fs::remove_file(&path)
         && e.kind() != std::io::ErrorKind::NotFound
     {
@@ -218,7 +218,7 @@ fn read_pages(
     let mut counts = repeats::KeyCounts::new(scratch.to_path_buf(), repeats::BUFFER_ENTRIES);
     let stamp = cache_stamp(reading, store)?;
     let mut previous = cache::Cache::open(&cache::path(run_dir), &stamp);
-    previous.follow(&follow::path(run_dir), &stamp);
+    previous.follow(&cache::followed_path(run_dir), &stamp);
     if let Some(workers) = store.meta("collected_from")? {
         // A collected run: what each worker read of its pages when its crawl ended.
         let names: Vec<&str> = workers.split(' ').filter(|n| !n.is_empty()).collect();
