@@ -160,6 +160,40 @@ pub(crate) fn corpus(out: &Path) -> BTreeSet<(String, String)> {
         .collect()
 }
 
+/// The pages each worker of `shared` has committed since the last of the three fetched its
+/// first page (all zero until each has one), and the pages fetched before that.
+fn shares_since_all_joined(shared: &Path) -> ([usize; 3], usize) {
+    let times: Vec<Vec<f64>> = ["w1", "w2", "w3"]
+        .iter()
+        .map(|name| {
+            let path = shared.join("workers").join(name).join("crawl.sqlite");
+            let Ok(db) = rusqlite::Connection::open_with_flags(
+                path,
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+            ) else {
+                return Vec::new();
+            };
+            db.prepare("SELECT fetched_at FROM urls WHERE state = 'fetched' AND fetched_at > 0")
+                .and_then(|mut q| q.query_map([], |r| r.get(0))?.collect())
+                .unwrap_or_default()
+        })
+        .collect();
+    if times.iter().any(Vec::is_empty) {
+        return ([0; 3], 0);
+    }
+    let joined = times
+        .iter()
+        .map(|t| t.iter().copied().fold(f64::INFINITY, f64::min))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let mut shares = [0; 3];
+    let mut before = 0;
+    for (share, t) in shares.iter_mut().zip(&times) {
+        *share = t.iter().filter(|&&at| at >= joined).count();
+        before += t.len() - *share;
+    }
+    (shares, before)
+}
+
 #[test]
 fn three_workers_one_killed_share_a_polite_crawl_and_collect_the_single_process_corpus() {
     let dir = tempfile::tempdir().unwrap();
@@ -186,7 +220,11 @@ fn three_workers_one_killed_share_a_polite_crawl_and_collect_the_single_process_
     // Kill the worker that holds the most servers, once some pages are fetched.
     let deadline = Instant::now() + Duration::from_secs(60);
     let (victim, victim_hosts) = loop {
-        assert!(Instant::now() < deadline, "no worker holds a server");
+        assert!(
+            Instant::now() < deadline,
+            "no worker holds a server, or the three did not fetch 24 pages together: {:?}",
+            shares_since_all_joined(&shared)
+        );
         let ready = pg.sql("SELECT to_regclass('glaneur.hosts') IS NOT NULL") == "t";
         let held = if ready {
             pg.sql(
@@ -196,33 +234,25 @@ fn three_workers_one_killed_share_a_polite_crawl_and_collect_the_single_process_
         } else {
             String::new()
         };
+        // Enough pages, and enough of them fetched once all three had joined (a worker
+        // that starts late on a loaded machine has had no share to take before it started).
+        let (shares, _) = shares_since_all_joined(&shared);
         if pages_served(&web) >= HOSTS * PAGES * 2 / 5
+            && shares.iter().sum::<usize>() >= 24
             && let Some((owner, hosts)) = held.split_once('|')
         {
             break (owner.to_string(), hosts.to_string());
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    // Each worker's part of the pages fetched (and committed) so far: the servers are shared,
-    // not all leased by the first worker to ask.
-    let shares: Vec<i64> = ["w1", "w2", "w3"]
-        .iter()
-        .map(|name| {
-            let db = rusqlite::Connection::open_with_flags(
-                shared.join("workers").join(name).join("crawl.sqlite"),
-                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-            )
-            .unwrap();
-            db.query_row(
-                "SELECT count(*) FROM urls WHERE state = 'fetched'",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap()
-        })
-        .collect();
-    let total: i64 = shares.iter().sum();
-    eprintln!("pages per worker before the kill: {shares:?} of {total}");
+    // Each worker's part of the pages fetched (and committed) since the last one joined: the
+    // servers are shared, not all leased by the first worker to ask.
+    let (shares, before) = shares_since_all_joined(&shared);
+    let total: usize = shares.iter().sum();
+    eprintln!(
+        "pages per worker before the kill, since all three joined: {shares:?} of {total} \
+         (before: {before})"
+    );
     for (i, n) in shares.iter().enumerate() {
         assert!(
             *n * 100 >= total * 15,
