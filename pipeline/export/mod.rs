@@ -145,18 +145,18 @@ pub fn run(
     // matrices (the stream's scratch files), the query index (the `.vrt`) and the hyperlink
     // graph (the store, with the token counts the stream wrote). Only the similarity graph
     // needs two of them, so it comes after.
-    let (written, graph, graph_report) = std::thread::scope(|scope| {
+    let (written, graph, compressed) = std::thread::scope(|scope| {
         let graph_job = scope.spawn(|| hyperlink_graph(store, &graph_dir));
         let index_job = scope.spawn(|| crate::index::corpus::build(&vrt, columns, &index_dir));
         let written = write_matrices(topic, &matrix_dir, finished, &mut report);
         let index = joined(index_job, "the query index");
         let graph = joined(graph_job, "the hyperlink graph");
         index?;
-        let (graph, graph_report) = graph?;
-        anyhow::Ok((written?, graph, graph_report))
+        let (graph, compressed) = graph?;
+        anyhow::Ok((written?, graph, compressed))
     })?;
     let (matrix, nodes, row_of) = written;
-    report.graph_compressed = graph_report.graph_compressed;
+    report.graph_compressed = compressed;
     write_similarity_graph(
         topic,
         &graph_dir,
@@ -241,16 +241,16 @@ fn joined<T>(
     }
 }
 
-/// The hyperlink graph, read from the store and written in every format; the report's fields
-/// it sets.
+/// The hyperlink graph, read from the store and written in every format; why its files are
+/// compressed, when they are.
 fn hyperlink_graph(
     store: &mut Store,
     graph_dir: &Path,
-) -> anyhow::Result<(LinkGraph, ExportReport)> {
+) -> anyhow::Result<(LinkGraph, Option<String>)> {
     let mut report = ExportReport::default();
     let graph = graphs::build_graph(store, graph_dir)?;
     graphs::write_graphs(store, graph_dir, &graph, &mut report)?;
-    Ok((graph, report))
+    Ok((graph, report.graph_compressed))
 }
 
 /// The similarity graph when the matrix was kept, else why not.

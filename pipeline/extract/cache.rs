@@ -93,11 +93,15 @@ struct Copy {
 
 impl Copy {
     fn is(&self, page: &StoredPage) -> bool {
+        self.same_copy(page) && self.seed_source == page.seed_source
+    }
+
+    /// The same stored copy: URL id, URL, content type and WARC record's place.
+    fn same_copy(&self, page: &StoredPage) -> bool {
         self.id == page.id
             && self.url == page.url
             && self.content_type == page.content_type
             && self.warc == page.warc
-            && self.seed_source == page.seed_source
     }
 }
 
@@ -264,16 +268,10 @@ fn index_followed(mut lines: spill::Reader, stamp: &str) -> Option<Vec<(i64, u64
         }
         offset += n as u64;
     }
-    // The last line of an id is its latest reading; a stable sort keeps the file's order.
-    index.sort_by_key(|&(id, _)| id);
-    let mut last: Vec<(i64, u64)> = Vec::with_capacity(index.len());
-    for entry in index {
-        match last.last_mut() {
-            Some(previous) if previous.0 == entry.0 => *previous = entry,
-            _ => last.push(entry),
-        }
-    }
-    Some(last)
+    // The last line of an id is its latest reading: the largest offset first, then kept.
+    index.sort_unstable_by_key(|&(id, at)| (id, std::cmp::Reverse(at)));
+    index.dedup_by_key(|&mut (id, _)| id);
+    Some(index)
 }
 
 /// The URL id of a pass-1 line, read from its start (`{"page":{"id":N,…`) without parsing
@@ -293,24 +291,15 @@ fn line_id(line: &str) -> Option<i64> {
 impl Followed {
     /// The reader's line for `page` when it was read from the page's current stored copy.
     fn take(&mut self, page: &StoredPage) -> Option<String> {
-        use std::io::{BufRead, Seek};
         let at = self
             .index
             .binary_search_by_key(&page.id, |&(id, _)| id)
             .ok()?;
-        let offset = self.index.get(at)?.1;
-        let mut line = String::new();
-        self.file.seek(std::io::SeekFrom::Start(offset)).ok()?;
-        self.file.read_line(&mut line).ok()?;
+        let line = line_at(&mut self.file, self.index.get(at)?.1)?;
         let head = serde_json::from_str::<Head>(&line).ok()?;
         // The seed source is not compared: it is the page's row, not what reading it gave,
         // and the stage gives the line the page's current row.
-        let copy = head.page;
-        (copy.id == page.id
-            && copy.url == page.url
-            && copy.content_type == page.content_type
-            && copy.warc == page.warc)
-            .then_some(line)
+        head.page.same_copy(page).then_some(line)
     }
 }
 
@@ -357,12 +346,8 @@ fn same_but_store(theirs: &str, ours: &str) -> bool {
 impl Borrowed {
     /// A worker's line for the page's URL, given the page's collected row.
     fn take(&mut self, page: &StoredPage) -> Option<String> {
-        use std::io::{BufRead, Seek};
         let (file, offset) = *self.index.get(&page.url)?;
-        let reader = self.files.get_mut(file)?;
-        let mut line = String::new();
-        reader.seek(std::io::SeekFrom::Start(offset)).ok()?;
-        reader.read_line(&mut line).ok()?;
+        let line = line_at(self.files.get_mut(file)?, offset)?;
         let mut value: serde_json::Value = serde_json::from_str(&line).ok()?;
         let theirs = value.get("page")?;
         if theirs.get("url")?.as_str()? != page.url
@@ -381,6 +366,15 @@ pub(super) const FOLLOWED_FILE: &str = "extract-follow.jsonl";
 /// Where the reader that follows the crawl writes in `run_dir`.
 pub(super) fn followed_path(run_dir: &Path) -> PathBuf {
     run_dir.join(FOLLOWED_FILE)
+}
+
+/// The line of a cache file at `offset` (None when it cannot be read: the page is read again).
+fn line_at(file: &mut std::io::BufReader<std::fs::File>, offset: u64) -> Option<String> {
+    use std::io::{BufRead, Seek};
+    let mut line = String::new();
+    file.seek(std::io::SeekFrom::Start(offset)).ok()?;
+    file.read_line(&mut line).ok()?;
+    Some(line)
 }
 
 /// Where the cache lives in `run_dir`.
