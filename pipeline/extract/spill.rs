@@ -41,6 +41,16 @@ impl Writer {
         Ok(at)
     }
 
+    /// Appends one line given as bytes (a line read back with [`ByteLines`]).
+    pub(super) fn line_bytes(&mut self, bytes: &[u8]) -> anyhow::Result<()> {
+        self.file
+            .write_all(bytes)
+            .and_then(|()| self.file.write_all(b"\n"))
+            .with_context(|| format!("cannot write {}", self.path.display()))?;
+        self.offset += bytes.len() as u64 + 1;
+        Ok(())
+    }
+
     /// Flushes the file; returns its path.
     pub(super) fn finish(mut self) -> anyhow::Result<PathBuf> {
         self.file
@@ -75,6 +85,44 @@ impl Iterator for Reader {
         match self.lines.read_line(&mut line) {
             Ok(0) => None,
             Ok(n) => Some(Ok((line, n))),
+            Err(e) => Some(Err(
+                anyhow::Error::new(e).context(format!("cannot read {}", self.path.display()))
+            )),
+        }
+    }
+}
+
+/// A scratch file read line by line as bytes, without the line break: for lines copied
+/// as they are, which need no UTF-8 check (this program wrote them from strings).
+pub(super) struct ByteLines {
+    path: PathBuf,
+    lines: std::io::BufReader<std::fs::File>,
+}
+
+impl ByteLines {
+    pub(super) fn open(path: &Path) -> anyhow::Result<ByteLines> {
+        let file =
+            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        Ok(ByteLines {
+            path: path.to_path_buf(),
+            lines: std::io::BufReader::with_capacity(1 << 20, file),
+        })
+    }
+}
+
+impl Iterator for ByteLines {
+    type Item = anyhow::Result<Vec<u8>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut line = Vec::new();
+        match self.lines.read_until(b'\n', &mut line) {
+            Ok(0) => None,
+            Ok(_) => {
+                if line.last() == Some(&b'\n') {
+                    line.pop();
+                }
+                Some(Ok(line))
+            }
             Err(e) => Some(Err(
                 anyhow::Error::new(e).context(format!("cannot read {}", self.path.display()))
             )),
@@ -165,5 +213,38 @@ mod tests {
         assert_eq!(lookup.document_url(first).unwrap(), "http://a.test/");
         let err = lookup.document_text(first + 3).unwrap_err();
         assert!(format!("{err:#}").contains("a.jsonl"), "{err:#}");
+    }
+
+    #[test]
+    fn byte_lines_come_back_as_written_empty_lines_and_a_last_line_without_break_included() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = Writer::create(dir.path().join("b.jsonl")).unwrap();
+        let accented = r#"{"text":"é\u00e9"}"#;
+        w.line(accented).unwrap();
+        w.line("").unwrap();
+        w.line_bytes(b"{}").unwrap();
+        let path = w.finish().unwrap();
+        let lines: Vec<Vec<u8>> = ByteLines::open(&path)
+            .unwrap()
+            .map(|l| l.unwrap())
+            .collect();
+        assert_eq!(lines, [accented.as_bytes(), b"", b"{}"].map(<[u8]>::to_vec));
+        // The copy is the file again, byte for byte.
+        let mut copy = Writer::create(dir.path().join("c.jsonl")).unwrap();
+        for line in &lines {
+            copy.line_bytes(line).unwrap();
+        }
+        let copied = copy.finish().unwrap();
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            std::fs::read(&copied).unwrap()
+        );
+        // A last line without its break (a file cut short) still comes back whole.
+        std::fs::write(&path, b"{\"a\":1}\n{\"b\":2}").unwrap();
+        let lines: Vec<Vec<u8>> = ByteLines::open(&path)
+            .unwrap()
+            .map(|l| l.unwrap())
+            .collect();
+        assert_eq!(lines, [b"{\"a\":1}".to_vec(), b"{\"b\":2}".to_vec()]);
     }
 }
