@@ -5,7 +5,8 @@
 //! its score and decision computed on all cores, and the pages that may be documents are
 //! written to `extract.tmp/candidates.jsonl` with their compact signature kept in memory; (3)
 //! after the duplicate decision (on the signatures; the texts of candidate pairs are read
-//! back), the documents are copied to `docs.jsonl`. `extract.tmp/` is removed at the end.
+//! back), the documents are copied to `docs.jsonl` while a second thread records each page's
+//! decision in the store. `extract.tmp/` is removed at the end.
 //!
 //! **In:** the topic, the store, the run folder's WARC file and extract cache. **Out:**
 //! `docs.jsonl`, `removed-paragraphs.csv`, every page's decision in the store, the next run's
