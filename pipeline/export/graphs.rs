@@ -98,9 +98,40 @@ pub(super) fn write_graphs(
             graph.node_count()
         ));
     }
+    // The page-level files on a thread of their own: at a million pages they are most of
+    // this work, and the rest (hosts, link reports, site maps) reads the store, which stays
+    // on this thread.
+    std::thread::scope(|scope| {
+        let pages = scope.spawn(|| write_page_graph(dir, graph, &pagerank, compress));
+        let rest = write_host_and_site_maps(store, dir, graph, &pagerank);
+        let pages = match pages.join() {
+            Ok(done) => done,
+            Err(_) => Err(anyhow::anyhow!(
+                "writing the page-level graph files stopped on an internal error"
+            )),
+        };
+        pages.and(rest)
+    })?;
+    if let Some(e) = graph.take_read_error() {
+        return Err(anyhow::Error::new(e).context(format!(
+            "cannot read the links' anchors back from their scratch file in {} (the graph \
+             files hold empty anchors)",
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+/// The page-level graph files: `links.*`, `nodes.csv` (with PageRank), `edges.csv`.
+fn write_page_graph(
+    dir: &Path,
+    graph: &LinkGraph,
+    pagerank: &[f64],
+    compress: bool,
+) -> anyhow::Result<()> {
     write_with(dir, "links.graphml", compress, |w| graph.write_graphml(w))?;
     write_with(dir, "links.gexf", compress, |w| {
-        graphio::write_gexf_to(graph, &pagerank, w)
+        graphio::write_gexf_to(graph, pagerank, w)
     })?;
     write_with(dir, "links.dot", compress, |w| {
         graphio::write_dot_to(graph, w)
@@ -118,7 +149,17 @@ pub(super) fn write_graphs(
         row
     });
     write_csv_rows(dir, "nodes.csv", compress, nodes)?;
-    write_csv_rows(dir, "edges.csv", compress, graph.edge_rows_iter())?;
+    write_csv_rows(dir, "edges.csv", compress, graph.edge_rows_iter())
+}
+
+/// The host graph, the broken and external links, and one site map per host (titles read
+/// from the store).
+fn write_host_and_site_maps(
+    store: &Store,
+    dir: &Path,
+    graph: &LinkGraph,
+    pagerank: &[f64],
+) -> anyhow::Result<()> {
     let hosts = graphio::host_graph(graph);
     write(&dir.join("hosts.gexf"), hosts.to_gexf().as_bytes())?;
     write(&dir.join("hosts.dot"), hosts.to_dot().as_bytes())?;
@@ -161,7 +202,7 @@ pub(super) fn write_graphs(
                 None
             }
         });
-        let map = sitemap::site_map_from(graph, &pagerank, title_of, &home);
+        let map = sitemap::site_map_from(graph, pagerank, title_of, &home);
         let name = sitemap_stem(&map.host);
         write_with(&sitemap_dir, &format!("{name}.xml"), false, |w| {
             map.write_xml(w)
@@ -172,13 +213,6 @@ pub(super) fn write_graphs(
         if let Some(e) = title_error.borrow_mut().take() {
             return Err(e.context("crawl.sqlite: reading page titles for the site maps"));
         }
-    }
-    if let Some(e) = graph.take_read_error() {
-        return Err(anyhow::Error::new(e).context(format!(
-            "cannot read the links' anchors back from their scratch file in {} (the graph \
-             files hold empty anchors)",
-            dir.display()
-        )));
     }
     Ok(())
 }

@@ -203,7 +203,10 @@ pub fn site_map_from<'g>(
     let g = |i: usize| graph.node(i);
     let root = home.root;
     let host = &*home.host;
-    let on_host = |i: usize| g(i).host == host && is_mappable(&g(i));
+    let on_host = |i: usize| {
+        let node = g(i);
+        node.host == host && is_mappable(&node)
+    };
     // Node indices and positions as u32: a map holds fewer than 4 billion pages.
     let mut position: HashMap<u32, u32> = HashMap::new();
     // Per position: the node, its parent's position and its level.
@@ -238,7 +241,7 @@ pub fn site_map_from<'g>(
         let mut next: Vec<(u32, u32)> = best.into_iter().collect();
         // The order inside a level only decides positions in `pages`; make it deterministic.
         // Sorted by parent first, the children of a page are next to each other.
-        next.sort_by(|a, b| (a.1, g(a.0 as usize).url).cmp(&(b.1, g(b.0 as usize).url)));
+        next.sort_by_cached_key(|&(q, p)| (p, g(q as usize).url));
         let start = tree.len();
         for (q, p) in next {
             position.insert(q, tree.len() as u32);
