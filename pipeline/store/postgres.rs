@@ -342,11 +342,34 @@ impl Frontier {
             &via,
             &state,
         ];
+        // PostgreSQL may still choose this call as a deadlock's victim (with another worker's
+        // statements on the same servers' rows): its transaction is rolled back whole, and
+        // adding the same URLs again is harmless (`ON CONFLICT DO NOTHING`), so it is retried.
+        let mut attempt = 0u32;
+        let row = loop {
+            match self.insert_once(&servers, &rows).await {
+                Err(e) if attempt < DEADLOCK_RETRIES && is_deadlock(&e) => {
+                    attempt += 1;
+                    tokio::time::sleep(Duration::from_millis(20 << attempt)).await;
+                }
+                done => break done?,
+            }
+        };
+        let new: i64 = row.try_get(0)?;
+        Ok(u64::try_from(new).unwrap_or(0))
+    }
+
+    /// The two statements of [`Frontier::insert`], sent together.
+    async fn insert_once(
+        &self,
+        servers: &[&Param<'_>],
+        rows: &[&Param<'_>],
+    ) -> Result<tokio_postgres::Row, tokio_postgres::Error> {
         let (_, row) = tokio::try_join!(
             self.client.execute(
                 "INSERT INTO glaneur.hosts (host) SELECT unnest($1::text[]) ORDER BY 1
                  ON CONFLICT (host) DO NOTHING",
-                &servers,
+                servers,
             ),
             self.client.query_one(
                 "WITH new AS (
@@ -355,6 +378,7 @@ impl Frontier {
                     FROM unnest($2::text[], $3::text[], $4::int4[], $5::float4[], $6::int4[], $7::text[],
                                 $8::text[])
                          AS t(u, h, d, p, o, s, v)
+                    ORDER BY u
                     ON CONFLICT (crawl, url) DO NOTHING
                     RETURNING host, priority),
                  best AS (
@@ -364,11 +388,10 @@ impl Frontier {
                         SET best = GREATEST(glaneur.queues.best, EXCLUDED.best)
                     RETURNING 1)
                  SELECT (SELECT count(*) FROM new), (SELECT count(*) FROM best)",
-                &rows,
+                rows,
             ),
         )?;
-        let new: i64 = row.try_get(0)?;
-        Ok(u64::try_from(new).unwrap_or(0))
+        Ok(row)
     }
 
     /// Leases up to `n` servers of this crawl that have URLs waiting and whose delay has
@@ -664,6 +687,18 @@ impl Frontier {
 }
 
 /// A connection, with the TLS its `sslmode` asks for; the connection's task spawned.
+/// How many times a call PostgreSQL rolled back to break a deadlock is sent again.
+const DEADLOCK_RETRIES: u32 = 5;
+
+/// Whether PostgreSQL rolled the statement's transaction back to break a deadlock or a
+/// serialization conflict (it can be sent again as it was).
+fn is_deadlock(e: &tokio_postgres::Error) -> bool {
+    use tokio_postgres::error::SqlState;
+    e.code().is_some_and(|code| {
+        *code == SqlState::T_R_DEADLOCK_DETECTED || *code == SqlState::T_R_SERIALIZATION_FAILURE
+    })
+}
+
 async fn open(url: &str) -> anyhow::Result<Client> {
     let (rest, tls) = super::pgtls::split(url)?;
     let mut config: tokio_postgres::Config = rest.parse()?;
