@@ -41,7 +41,7 @@ impl Writer {
         Ok(at)
     }
 
-    /// Appends one line given as bytes (a line read back with [`ByteLines`]).
+    /// Appends one line given as bytes (a line read back with [`Reader::bytes`]).
     pub(super) fn line_bytes(&mut self, bytes: &[u8]) -> anyhow::Result<()> {
         self.file
             .write_all(bytes)
@@ -77,6 +77,17 @@ impl Reader {
     }
 }
 
+impl Reader {
+    /// The same file, its lines as bytes without the line break.
+    pub(super) fn bytes(self) -> ByteLines {
+        ByteLines(self)
+    }
+
+    fn failed(&self, e: std::io::Error) -> anyhow::Error {
+        anyhow::Error::new(e).context(format!("cannot read {}", self.path.display()))
+    }
+}
+
 impl Iterator for Reader {
     type Item = anyhow::Result<(String, usize)>;
 
@@ -85,37 +96,21 @@ impl Iterator for Reader {
         match self.lines.read_line(&mut line) {
             Ok(0) => None,
             Ok(n) => Some(Ok((line, n))),
-            Err(e) => Some(Err(
-                anyhow::Error::new(e).context(format!("cannot read {}", self.path.display()))
-            )),
+            Err(e) => Some(Err(self.failed(e))),
         }
     }
 }
 
-/// A scratch file read line by line as bytes, without the line break: for lines copied
-/// as they are, which need no UTF-8 check (this program wrote them from strings).
-pub(super) struct ByteLines {
-    path: PathBuf,
-    lines: std::io::BufReader<std::fs::File>,
-}
-
-impl ByteLines {
-    pub(super) fn open(path: &Path) -> anyhow::Result<ByteLines> {
-        let file =
-            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-        Ok(ByteLines {
-            path: path.to_path_buf(),
-            lines: std::io::BufReader::with_capacity(1 << 20, file),
-        })
-    }
-}
+/// A scratch file read line by line as bytes, without the line break ([`Reader::bytes`]): for
+/// lines copied as they are, which need no UTF-8 check (this program wrote them from strings).
+pub(super) struct ByteLines(Reader);
 
 impl Iterator for ByteLines {
     type Item = anyhow::Result<Vec<u8>>;
 
     fn next(&mut self) -> Option<Self::Item> {
         let mut line = Vec::new();
-        match self.lines.read_until(b'\n', &mut line) {
+        match self.0.lines.read_until(b'\n', &mut line) {
             Ok(0) => None,
             Ok(_) => {
                 if line.last() == Some(&b'\n') {
@@ -123,9 +118,7 @@ impl Iterator for ByteLines {
                 }
                 Some(Ok(line))
             }
-            Err(e) => Some(Err(
-                anyhow::Error::new(e).context(format!("cannot read {}", self.path.display()))
-            )),
+            Err(e) => Some(Err(self.0.failed(e))),
         }
     }
 }
@@ -224,8 +217,9 @@ mod tests {
         w.line("").unwrap();
         w.line_bytes(b"{}").unwrap();
         let path = w.finish().unwrap();
-        let lines: Vec<Vec<u8>> = ByteLines::open(&path)
+        let lines: Vec<Vec<u8>> = Reader::open(&path)
             .unwrap()
+            .bytes()
             .map(|l| l.unwrap())
             .collect();
         assert_eq!(lines, [accented.as_bytes(), b"", b"{}"].map(<[u8]>::to_vec));
@@ -241,8 +235,9 @@ mod tests {
         );
         // A last line without its break (a file cut short) still comes back whole.
         std::fs::write(&path, b"{\"a\":1}\n{\"b\":2}").unwrap();
-        let lines: Vec<Vec<u8>> = ByteLines::open(&path)
+        let lines: Vec<Vec<u8>> = Reader::open(&path)
             .unwrap()
+            .bytes()
             .map(|l| l.unwrap())
             .collect();
         assert_eq!(lines, [b"{\"a\":1}".to_vec(), b"{\"b\":2}".to_vec()]);

@@ -604,7 +604,7 @@ fn copy_documents(
     ])?;
     let mut paragraphs_removed: BTreeMap<String, u64> = BTreeMap::new();
     let path = &candidates.path;
-    let mut lines = spill::ByteLines::open(path)?;
+    let mut lines = spill::Reader::open(path)?.bytes();
     for (k, &(id, _)) in candidates.rows.iter().enumerate() {
         let (doc_line, removed_line) = match (lines.next(), lines.next()) {
             (Some(d), Some(r)) => (d?, r?),
