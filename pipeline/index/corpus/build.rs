@@ -17,17 +17,19 @@ use super::{Built, FORMAT, Manifest, regions};
 /// Token ids kept in memory before they are written to the staging folder.
 const IDS_IN_MEMORY: usize = 1 << 20;
 
-/// Positions of postings filled in memory at a time (4 bytes each, 128 MB): an attribute's
-/// postings are built in as many passes over its forward index as this divides its tokens
-/// (at 324 million tokens, 11 passes of 1.3 GB read back from the page cache; with 64 M
-/// positions this was the export's largest memory at a million pages).
-pub const POSTINGS_IN_MEMORY: u64 = 32 << 20;
+/// Positions of postings filled in memory at a time (4 bytes each, 32 MB). Above it, the
+/// forward index is split once into scratch files of that many positions, each filled in
+/// turn. (Filled from the whole forward index at each pass, it had to be 128 MB for the
+/// passes to stay few: at 324 million tokens, 11 passes of 1.3 GB; it was then the largest
+/// memory of the export, beside the hyperlink graph.)
+pub const POSTINGS_IN_MEMORY: u64 = 8 << 20;
 
 /// Builds the index of `vrt` (columns named by `columns`) into `dir`, replacing what was there.
 ///
 /// Memory is the lexicons, the regions and fixed buffers, not the tokens: ids are written to
 /// the staging folder in first-seen numbering as they are read, renumbered once the lexicons
-/// are sorted, and the postings filled [`POSTINGS_IN_MEMORY`] positions at a time.
+/// are sorted, and the postings filled [`POSTINGS_IN_MEMORY`] positions at a time (the
+/// staging folder then holds 8 bytes a token of scratch files for one attribute at a time).
 pub fn build(vrt: &Path, columns: &[&str], dir: &Path) -> anyhow::Result<Built> {
     build_in(vrt, columns, dir, POSTINGS_IN_MEMORY)
 }
@@ -188,7 +190,10 @@ impl<P: Fn(&str) -> PathBuf> AttributeFiles<'_, P> {
     }
 
     /// The postings (`A.postings`), a range of ids at a time (as many as `postings_in_memory`
-    /// positions); returns the bytes written.
+    /// positions); returns the bytes written. When one range holds them all they are filled
+    /// from the forward index; else the forward index is read once, each position going to its
+    /// range's scratch file (`A.bucketK`, id and position), and each range is filled from its
+    /// file: the forward index is read once whatever the number of ranges.
     fn write_postings(&self, offsets: &[u64], postings_in_memory: u64) -> anyhow::Result<u64> {
         let (ids_path, postings_path) = (self.path("ids"), self.path("postings"));
         let mut out = std::io::BufWriter::with_capacity(
@@ -197,30 +202,138 @@ impl<P: Fn(&str) -> PathBuf> AttributeFiles<'_, P> {
                 .with_context(|| format!("cannot write {}", postings_path.display()))?,
         );
         let mut written = 0u64;
-        let mut start = 0usize;
-        while start < self.rank.len() {
-            let mut end = start + 1;
-            while end < self.rank.len() && offsets[end + 1] - offsets[start] <= postings_in_memory {
-                end += 1;
-            }
-            let mut fill = stages::explore::build::PostingsFill::new(offsets, start..end);
-            for_each_chunk(&ids_path, |first, chunk| {
-                fill.chunk(first, chunk);
-                Ok(())
-            })?;
+        let mut put = |postings: &[u32]| -> anyhow::Result<()> {
             // Written a slice at a time: a byte copy of the whole fill would double it.
-            for piece in fill.finish().chunks(1 << 18) {
+            for piece in postings.chunks(1 << 18) {
                 let le: Vec<u8> = le_bytes(piece);
                 out.write_all(&le)
                     .with_context(|| format!("cannot write {}", postings_path.display()))?;
                 written += le.len() as u64;
             }
-            start = end;
+            Ok(())
+        };
+        let ranges = id_ranges(offsets, postings_in_memory);
+        if let [range] = ranges.as_slice() {
+            let mut fill = stages::explore::build::PostingsFill::new(offsets, range.clone());
+            for_each_chunk(&ids_path, |first, chunk| {
+                fill.chunk(first, chunk);
+                Ok(())
+            })?;
+            put(&fill.finish())?;
+        } else {
+            let buckets = self.split(&ids_path, &ranges)?;
+            for (range, bucket) in ranges.into_iter().zip(buckets) {
+                fill_range(offsets, range, &bucket, &mut put)?;
+                std::fs::remove_file(&bucket)
+                    .with_context(|| format!("cannot remove {}", bucket.display()))?;
+            }
         }
         out.flush()
             .with_context(|| format!("cannot write {}", postings_path.display()))?;
         Ok(written)
     }
+
+    /// Reads the forward index once and writes each position, with its id, to the scratch
+    /// file of the range holding the id; returns the files, in the order of the ranges.
+    fn split(
+        &self,
+        ids_path: &Path,
+        ranges: &[std::ops::Range<usize>],
+    ) -> anyhow::Result<Vec<PathBuf>> {
+        let mut bucket_of = vec![0u32; self.rank.len()];
+        let mut files = Vec::with_capacity(ranges.len());
+        for (k, range) in ranges.iter().enumerate() {
+            for b in &mut bucket_of[range.clone()] {
+                *b = k as u32;
+            }
+            let path = self.path(&format!("bucket{k}"));
+            let file =
+                File::create(&path).with_context(|| format!("cannot write {}", path.display()))?;
+            files.push((path, std::io::BufWriter::with_capacity(1 << 17, file)));
+        }
+        for_each_chunk(ids_path, |first, chunk| {
+            for (i, &id) in chunk.iter().enumerate() {
+                let k = bucket_of.get(id as usize).copied().unwrap_or(0) as usize;
+                if let Some((path, file)) = files.get_mut(k) {
+                    let position = (first + i as u64) as u32;
+                    let mut pair = [0u8; 8];
+                    pair[..4].copy_from_slice(&id.to_le_bytes());
+                    pair[4..].copy_from_slice(&position.to_le_bytes());
+                    file.write_all(&pair)
+                        .with_context(|| format!("cannot write {}", path.display()))?;
+                }
+            }
+            Ok(())
+        })?;
+        files
+            .into_iter()
+            .map(|(path, mut file)| {
+                file.flush()
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+                Ok(path)
+            })
+            .collect()
+    }
+}
+
+/// Most scratch files one attribute's postings are split into: past it, the ranges grow (a
+/// corpus of 2 billion tokens fills 128 MB at a time), so open files stay few.
+const MOST_RANGES: u64 = 64;
+
+/// Ranges of ids whose positions fill at most `postings_in_memory` (raised to a
+/// [`MOST_RANGES`]th of the tokens) each; an id with more positions has a range of its own.
+fn id_ranges(offsets: &[u64], postings_in_memory: u64) -> Vec<std::ops::Range<usize>> {
+    let values = offsets.len().saturating_sub(1);
+    let total = offsets.last().copied().unwrap_or(0);
+    let bound = postings_in_memory.max(total.div_ceil(MOST_RANGES));
+    let mut ranges = Vec::new();
+    let mut start = 0usize;
+    while start < values {
+        let mut end = start + 1;
+        while end < values && offsets[end + 1] - offsets[start] <= bound {
+            end += 1;
+        }
+        ranges.push(start..end);
+        start = end;
+    }
+    ranges
+}
+
+/// The postings of one range from its scratch file (pairs of id and position in position
+/// order). A range of one id needs no filling: its positions are already its postings, in
+/// order, and go out a chunk at a time whatever their number.
+fn fill_range(
+    offsets: &[u64],
+    range: std::ops::Range<usize>,
+    bucket: &Path,
+    put: &mut dyn FnMut(&[u32]) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let damaged = || {
+        anyhow::anyhow!(
+            "{} is damaged (a position without its id)",
+            bucket.display()
+        )
+    };
+    if range.len() == 1 {
+        return for_each_chunk(bucket, |_, pairs| {
+            if pairs.len() % 2 != 0 {
+                return Err(damaged());
+            }
+            let positions: Vec<u32> = pairs.chunks_exact(2).map(|p| p[1]).collect();
+            put(&positions)
+        });
+    }
+    let mut fill = stages::explore::build::PostingsFill::new(offsets, range);
+    for_each_chunk(bucket, |_, pairs| {
+        if pairs.len() % 2 != 0 {
+            return Err(damaged());
+        }
+        for p in pairs.chunks_exact(2) {
+            fill.place(p[0], u64::from(p[1]));
+        }
+        Ok(())
+    })?;
+    put(&fill.finish())
 }
 
 /// An empty folder beside `dir` (`DIR.building`) to write an index into before
@@ -370,8 +483,8 @@ mod tests {
     use super::*;
     use crate::index::corpus::open;
 
-    /// Postings filled a few positions at a time (many passes over the forward index) are
-    /// the postings filled at once, and the files are those of the in-memory index.
+    /// Postings filled a few positions at a time (from the forward index split into scratch
+    /// files) are the postings filled at once, and the files are those of the in-memory index.
     #[test]
     fn postings_in_small_passes_are_the_same_files() {
         let dir = tempfile::tempdir().unwrap();
@@ -380,7 +493,11 @@ mod tests {
         for d in 0..40 {
             text.push_str(&format!("<text id=\"d{d}\">\n<s>\n"));
             for i in 0..(d * 7 % 23 + 1) {
-                let w = ["le", "Calque", "et", "la", "couche", "Masque"][(i * d + i) % 6];
+                // Six frequent words and rare ones: ranges of one id and of several.
+                let w = match i % 3 {
+                    2 => format!("R{}", (i * d) % 37),
+                    _ => ["le", "Calque", "et", "la", "couche", "Masque"][(i * d + i) % 6].into(),
+                };
                 text.push_str(&format!("{w}\tX{}\t{}\n", i % 3, w.to_lowercase()));
             }
             text.push_str("</s>\n</text>\n");
@@ -411,6 +528,16 @@ mod tests {
             assert_eq!(read("b", "ids"), le, "{}", attr.name);
         }
         assert!(!dir.path().join("b").join("word.firstseen").exists());
+        // Split into scratch files (ranges of several ids and of one id each), then removed.
+        let offsets = &memory.attributes[0].postings;
+        let ranges = id_ranges(offsets, 3);
+        assert!(ranges.len() > 2 && ranges.iter().any(|r| r.len() == 1));
+        assert!(ranges.iter().any(|r| r.len() > 1));
+        let names: Vec<String> = std::fs::read_dir(dir.path().join("b"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(!names.iter().any(|n| n.contains("bucket")), "{names:?}");
         // The index opens and answers.
         let opened = open(&dir.path().join("b")).unwrap();
         assert_eq!(u64::from(opened.n_tokens), small.tokens);

@@ -153,16 +153,23 @@ impl PostingsFill {
     /// The ids of positions `first ..` (chunks come in position order).
     pub fn chunk(&mut self, first: u64, ids: &[u32]) {
         for (i, &id) in ids.iter().enumerate() {
-            let id = id as usize;
-            if !self.range.contains(&id) {
-                continue;
-            }
-            let cursor = &mut self.cursor[id - self.range.start];
-            if let Some(slot) = self.out.get_mut(*cursor as usize) {
-                *slot = (first + i as u64) as u32;
-            }
-            *cursor += 1;
+            self.place(id, first + i as u64);
         }
+    }
+
+    /// One position of `id` (each id's positions come in increasing order); an id outside the
+    /// range is left out.
+    #[inline]
+    pub fn place(&mut self, id: u32, position: u64) {
+        let id = id as usize;
+        if !self.range.contains(&id) {
+            return;
+        }
+        let cursor = &mut self.cursor[id - self.range.start];
+        if let Some(slot) = self.out.get_mut(*cursor as usize) {
+            *slot = position as u32;
+        }
+        *cursor += 1;
     }
 
     /// The postings of the range, in id order.
