@@ -33,6 +33,7 @@ mod overview;
 pub mod pgtls;
 pub mod postgres;
 mod read;
+mod retry;
 mod revisit;
 mod rows;
 mod schema;

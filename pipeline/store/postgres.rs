@@ -26,6 +26,8 @@ use std::time::Duration;
 use anyhow::Context;
 use tokio_postgres::{Client, NoTls};
 
+use super::retry::retried;
+
 /// Version of the tables below: a database whose tables another version created is refused.
 const FORMAT_VERSION: &str = "1";
 
@@ -343,18 +345,9 @@ impl Frontier {
             &state,
         ];
         // PostgreSQL may still choose this call as a deadlock's victim (with another worker's
-        // statements on the same servers' rows): its transaction is rolled back whole, and
-        // adding the same URLs again is harmless (`ON CONFLICT DO NOTHING`), so it is retried.
-        let mut attempt = 0u32;
-        let row = loop {
-            match self.insert_once(&servers, &rows).await {
-                Err(e) if attempt < DEADLOCK_RETRIES && is_deadlock(&e) => {
-                    attempt += 1;
-                    tokio::time::sleep(Duration::from_millis(20 << attempt)).await;
-                }
-                done => break done?,
-            }
-        };
+        // statements on the same servers' rows); adding the same URLs again is harmless
+        // (`ON CONFLICT DO NOTHING`).
+        let row = retried(|| self.insert_once(&servers, &rows)).await?;
         let new: i64 = row.try_get(0)?;
         Ok(u64::try_from(new).unwrap_or(0))
     }
@@ -402,9 +395,9 @@ impl Frontier {
         }
         let limit = i64::try_from(n).unwrap_or(i64::MAX);
         let lease = self.lease.as_secs_f64();
-        let rows = self
-            .client
-            .query(
+        let params: [&Param<'_>; 4] = [&self.crawl, &self.worker, &limit, &lease];
+        let rows = retried(|| {
+            self.client.query(
                 "WITH ready AS (
                     SELECT h.host FROM glaneur.queues q JOIN glaneur.hosts h ON h.host = q.host
                     WHERE q.crawl = $1
@@ -421,10 +414,11 @@ impl Frontier {
                  RETURNING h.host, greatest(0, extract(epoch FROM h.next_allowed - now()))::float8,
                            (SELECT q.pages FROM glaneur.queues q
                             WHERE q.crawl = $1 AND q.host = h.host)",
-                &[&self.crawl, &self.worker, &limit, &lease],
+                &params,
             )
-            .await
-            .context("cannot lease servers in the shared frontier")?;
+        })
+        .await
+        .context("cannot lease servers in the shared frontier")?;
         let claimed = rows
             .iter()
             .map(|r| {
@@ -439,13 +433,15 @@ impl Frontier {
             // Whatever a worker had taken on these servers and not settled went with its
             // lease: it waits again.
             let hosts: Vec<&str> = claimed.iter().map(|c| c.host.as_str()).collect();
-            self.client
-                .execute(
+            let params: [&Param<'_>; 2] = [&self.crawl, &hosts];
+            retried(|| {
+                self.client.execute(
                     "UPDATE glaneur.urls SET state = 'q', worker = NULL
                      WHERE crawl = $1 AND host = ANY($2) AND state = 't'",
-                    &[&self.crawl, &hosts],
+                    &params,
                 )
-                .await?;
+            })
+            .await?;
         }
         Ok(claimed)
     }
@@ -457,9 +453,9 @@ impl Frontier {
             return Ok(Vec::new());
         }
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows = self
-            .client
-            .query(
+        let params: [&Param<'_>; 4] = [&self.crawl, &hosts, &self.worker, &limit];
+        let rows = retried(|| {
+            self.client.query(
                 "WITH pick AS (
                     SELECT p.url FROM unnest($2::text[]) AS held(host),
                     LATERAL (SELECT u.url FROM glaneur.urls u
@@ -469,10 +465,11 @@ impl Frontier {
                  UPDATE glaneur.urls u SET state = 't', worker = $3
                  FROM pick WHERE u.crawl = $1 AND u.url = pick.url
                  RETURNING u.url, u.host, u.depth, u.priority, u.hops, u.seed, u.via",
-                &[&self.crawl, &hosts, &self.worker, &limit],
+                &params,
             )
-            .await
-            .context("cannot take URLs from the shared frontier")?;
+        })
+        .await
+        .context("cannot take URLs from the shared frontier")?;
         Ok(rows
             .iter()
             .map(|r| {
@@ -494,13 +491,15 @@ impl Frontier {
         if urls.is_empty() {
             return Ok(());
         }
-        self.client
-            .execute(
+        let params: [&Param<'_>; 3] = [&self.crawl, &urls, &self.worker];
+        retried(|| {
+            self.client.execute(
                 "UPDATE glaneur.urls SET state = 'd'
                  WHERE crawl = $1 AND url = ANY($2) AND worker = $3",
-                &[&self.crawl, &urls, &self.worker],
+                &params,
             )
-            .await?;
+        })
+        .await?;
         Ok(())
     }
 
@@ -509,13 +508,15 @@ impl Frontier {
         if urls.is_empty() {
             return Ok(());
         }
-        self.client
-            .execute(
+        let params: [&Param<'_>; 3] = [&self.crawl, &urls, &self.worker];
+        retried(|| {
+            self.client.execute(
                 "UPDATE glaneur.urls SET state = 'q', worker = NULL
                  WHERE crawl = $1 AND url = ANY($2) AND worker = $3 AND state = 't'",
-                &[&self.crawl, &urls, &self.worker],
+                &params,
             )
-            .await?;
+        })
+        .await?;
         Ok(())
     }
 
@@ -543,7 +544,7 @@ impl Frontier {
         let counts: Vec<i64> = pages.iter().map(|(_, n)| *n).collect();
         let per_server: [&Param<'_>; 3] = [&self.crawl, &servers, &counts];
         let (kept, row, _, _) = tokio::try_join!(
-            self.client.query(
+            retried(|| self.client.query(
                 "UPDATE glaneur.hosts h
                     SET lease_until = now() + make_interval(secs => $3),
                         next_allowed = greatest(h.next_allowed, now() + make_interval(secs => t.w))
@@ -551,24 +552,24 @@ impl Frontier {
                  WHERE h.host = t.host AND h.owner = $4
                  RETURNING h.host",
                 &leases,
-            ),
-            self.client.query_one(
+            )),
+            retried(|| self.client.query_one(
                 "UPDATE glaneur.crawls SET requests = requests + $2 WHERE crawl = $1
                  RETURNING requests",
                 &count,
-            ),
-            self.client.execute(
+            )),
+            retried(|| self.client.execute(
                 "UPDATE glaneur.workers SET seen = now(), hungry = $3
                  WHERE crawl = $1 AND worker = $2",
                 &me,
-            ),
+            )),
             // Each server's page requests since the last renewal, for whoever holds it next.
-            self.client.execute(
+            retried(|| self.client.execute(
                 "UPDATE glaneur.queues q SET pages = q.pages + t.n
                  FROM unnest($2::text[], $3::int8[]) AS t(host, n)
                  WHERE q.crawl = $1 AND q.host = t.host",
                 &per_server,
-            ),
+            )),
         )?;
         let kept = kept
             .iter()
@@ -594,21 +595,21 @@ impl Frontier {
         let leases: [&Param<'_>; 3] = [&hosts, &waits, &self.worker];
         let best: [&Param<'_>; 2] = [&self.crawl, &hosts];
         tokio::try_join!(
-            self.client.execute(
+            retried(|| self.client.execute(
                 "UPDATE glaneur.hosts h
                     SET owner = NULL, lease_until = NULL,
                         next_allowed = greatest(h.next_allowed, now() + make_interval(secs => t.w))
                  FROM unnest($1::text[], $2::float8[]) AS t(host, w)
                  WHERE h.host = t.host AND h.owner = $3",
                 &leases,
-            ),
-            self.client.execute(
+            )),
+            retried(|| self.client.execute(
                 "UPDATE glaneur.queues q SET best = coalesce(
                      (SELECT max(u.priority) FROM glaneur.urls u
                       WHERE u.crawl = q.crawl AND u.host = q.host AND u.state = 'q'), -1)
                  WHERE q.crawl = $1 AND q.host = ANY($2)",
                 &best,
-            ),
+            )),
         )?;
         Ok(())
     }
@@ -687,18 +688,6 @@ impl Frontier {
 }
 
 /// A connection, with the TLS its `sslmode` asks for; the connection's task spawned.
-/// How many times a call PostgreSQL rolled back to break a deadlock is sent again.
-const DEADLOCK_RETRIES: u32 = 5;
-
-/// Whether PostgreSQL rolled the statement's transaction back to break a deadlock or a
-/// serialization conflict (it can be sent again as it was).
-fn is_deadlock(e: &tokio_postgres::Error) -> bool {
-    use tokio_postgres::error::SqlState;
-    e.code().is_some_and(|code| {
-        *code == SqlState::T_R_DEADLOCK_DETECTED || *code == SqlState::T_R_SERIALIZATION_FAILURE
-    })
-}
-
 async fn open(url: &str) -> anyhow::Result<Client> {
     let (rest, tls) = super::pgtls::split(url)?;
     let mut config: tokio_postgres::Config = rest.parse()?;
