@@ -5,7 +5,9 @@
 //! **In:** `crawl.sqlite` (pages in fetch order with their verdicts, bytes downloaded) and the
 //! kept documents in `docs.jsonl`, streamed. **Out:** [`Harvest`] for `report.json` and the summary.
 //!
-//! **Invariants:** reads only; hosts ordered by clean text, then name.
+//! **Invariants:** reads only; hosts ordered by clean text, then name; memory is per host and
+//! two flags per page (no URL held), the documents read on a second thread while the store is
+//! read on this one.
 
 use std::borrow::Cow;
 use std::io::BufRead;
@@ -35,27 +37,92 @@ struct TextOnly<'a> {
 /// The harvest curve and per-host yield, from `crawl.sqlite` and the kept documents in
 /// `docs_path` (`docs.jsonl`, read one line at a time); also the number of documents.
 pub fn harvest(store: &Store, docs_path: &Path) -> anyhow::Result<(Harvest, u64)> {
-    // HTML/text pages in fetch order, with the clean-text verdict the extract stage recorded.
-    let pages = store.judged_in_fetch_order()?;
+    // The documents are read on a thread of their own while the store is read here: both
+    // take seconds at a million pages, and nothing else runs then.
+    let (text, pages, mut hosts) = std::thread::scope(|scope| {
+        let text = scope.spawn(|| text_bytes_per_host(docs_path));
+        let pages = pages_per_host(store);
+        let text = match text.join() {
+            Ok(text) => text,
+            Err(_) => Err(anyhow::anyhow!(
+                "reading {} stopped on an internal error",
+                docs_path.display()
+            )),
+        };
+        let (pages, hosts) = pages?;
+        anyhow::Ok((text?, pages, hosts))
+    })?;
+    let (text_bytes, documents) = text;
+    for (host, bytes) in text_bytes {
+        hosts.entry(host).or_default().text_bytes += bytes;
+    }
     let on_topic_per_100 = pages
         .chunks(100)
-        .map(|block| block.iter().filter(|p| p.on_topic).count() as f64 / block.len() as f64)
+        .map(|block| block.iter().filter(|p| p.0).count() as f64 / block.len() as f64)
         .collect();
-    let mut hosts: std::collections::BTreeMap<String, HostYield> = Default::default();
-    let host_of = |url: &str| {
-        url::Url::parse(url)
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_string))
-            .unwrap_or_default()
-    };
-    for page in &pages {
-        let entry = hosts.entry(host_of(&page.url)).or_default();
-        entry.pages += 1;
-        entry.kept += u64::from(page.kept);
-    }
-    for (url, length) in store.fetched_lengths()? {
-        hosts.entry(host_of(&url)).or_default().downloaded_bytes += length;
-    }
+    let mut hosts: Vec<HostYield> = hosts
+        .into_iter()
+        .map(|(host, mut h)| {
+            h.host = host;
+            h.yield_rate = if h.downloaded_bytes == 0 {
+                0.0
+            } else {
+                h.text_bytes as f64 / h.downloaded_bytes as f64
+            };
+            h
+        })
+        .collect();
+    hosts.sort_by(|a, b| {
+        b.text_bytes
+            .cmp(&a.text_bytes)
+            .then_with(|| a.host.cmp(&b.host))
+    });
+    Ok((
+        Harvest {
+            pages: pages.len() as u64,
+            on_topic: pages.iter().filter(|p| p.0).count() as u64,
+            kept: pages.iter().filter(|p| p.1).count() as u64,
+            on_topic_per_100,
+            curve: harvest_curve(pages.iter().copied(), pages.len()),
+            hosts,
+        },
+        documents,
+    ))
+}
+
+/// What each host gave, by host name.
+type PerHost = std::collections::BTreeMap<String, HostYield>;
+
+/// The host of a URL ("" when it has none).
+fn host_of(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// Per host: pages, kept documents and bytes downloaded, from the store; and whether each page
+/// was on topic and kept, in fetch order (two flags a page: the URLs are not held).
+fn pages_per_host(store: &Store) -> anyhow::Result<(Vec<(bool, bool)>, PerHost)> {
+    let mut hosts = PerHost::default();
+    let mut pages = Vec::new();
+    store.each_judged_in_fetch_order(|url, on_topic, kept| {
+        pages.push((on_topic, kept));
+        let h = hosts.entry(host_of(url)).or_default();
+        h.pages += 1;
+        h.kept += u64::from(kept);
+    })?;
+    store.each_fetched_length(|url, length| {
+        hosts.entry(host_of(url)).or_default().downloaded_bytes += length;
+    })?;
+    Ok((pages, hosts))
+}
+
+/// Clean text bytes per host in `docs_path` (`docs.jsonl`, read one line at a time), and the
+/// number of documents.
+fn text_bytes_per_host(
+    docs_path: &Path,
+) -> anyhow::Result<(std::collections::HashMap<String, u64>, u64)> {
     let file = std::fs::File::open(docs_path).with_context(|| {
         format!(
             "cannot read {} (run the extract stage first: `--from extract`)",
@@ -64,6 +131,7 @@ pub fn harvest(store: &Store, docs_path: &Path) -> anyhow::Result<(Harvest, u64)
     })?;
     let mut lines = std::io::BufReader::with_capacity(1 << 20, file);
     let (mut line, mut line_no, mut documents) = (String::new(), 0usize, 0u64);
+    let mut hosts: std::collections::HashMap<String, u64> = Default::default();
     loop {
         line.clear();
         line_no += 1;
@@ -85,40 +153,13 @@ pub fn harvest(store: &Store, docs_path: &Path) -> anyhow::Result<(Harvest, u64)
         let bytes: usize = doc.paragraphs.iter().map(|p| p.text.len() + 1).sum();
         documents += 1;
         match hosts.get_mut(doc.host.as_ref()) {
-            Some(entry) => entry.text_bytes += bytes as u64,
+            Some(total) => *total += bytes as u64,
             None => {
-                hosts.entry(doc.host.into_owned()).or_default().text_bytes += bytes as u64;
+                hosts.insert(doc.host.into_owned(), bytes as u64);
             }
         }
     }
-    let mut hosts: Vec<HostYield> = hosts
-        .into_iter()
-        .map(|(host, mut h)| {
-            h.host = host;
-            h.yield_rate = if h.downloaded_bytes == 0 {
-                0.0
-            } else {
-                h.text_bytes as f64 / h.downloaded_bytes as f64
-            };
-            h
-        })
-        .collect();
-    hosts.sort_by(|a, b| {
-        b.text_bytes
-            .cmp(&a.text_bytes)
-            .then_with(|| a.host.cmp(&b.host))
-    });
-    Ok((
-        Harvest {
-            pages: pages.len() as u64,
-            on_topic: pages.iter().filter(|p| p.on_topic).count() as u64,
-            kept: pages.iter().filter(|p| p.kept).count() as u64,
-            on_topic_per_100,
-            curve: harvest_curve(pages.iter().map(|p| (p.on_topic, p.kept)), pages.len()),
-            hosts,
-        },
-        documents,
-    ))
+    Ok((hosts, documents))
 }
 
 /// Extract stage figures.

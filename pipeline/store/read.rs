@@ -175,34 +175,54 @@ impl Store {
     /// HTML and text pages fetched with a 200, in fetch order, with the extract stage's
     /// verdicts.
     pub fn judged_in_fetch_order(&self) -> anyhow::Result<Vec<JudgedPage>> {
+        let mut pages = Vec::new();
+        self.each_judged_in_fetch_order(|url, on_topic, kept| {
+            pages.push(JudgedPage {
+                url: url.to_string(),
+                on_topic,
+                kept,
+            });
+        })?;
+        Ok(pages)
+    }
+
+    /// The pages of [`Store::judged_in_fetch_order`] one at a time (URL, on topic, kept),
+    /// none held: a million pages' URLs are about 70 MB.
+    pub fn each_judged_in_fetch_order(
+        &self,
+        mut f: impl FnMut(&str, bool, bool),
+    ) -> anyhow::Result<()> {
         let mut stmt = self.conn.prepare(&format!(
             "SELECT url, COALESCE(verdict, 0), COALESCE(reason, '') = ?1
              FROM urls WHERE state = 'fetched' AND status = 200 AND reason NOT IN {NOT_PAGES}
              ORDER BY fetched_at, id"
         ))?;
-        let rows = stmt
-            .query_map(params![Reason::Kept], |r| {
-                Ok(JudgedPage {
-                    url: r.get(0)?,
-                    on_topic: r.get::<_, i64>(1)? != 0,
-                    kept: r.get(2)?,
-                })
-            })?
-            .collect::<Result<_, _>>()?;
-        Ok(rows)
+        let mut rows = stmt.query(params![Reason::Kept])?;
+        while let Some(r) = rows.next()? {
+            let url = r.get_ref(0)?.as_str()?;
+            f(url, r.get::<_, i64>(1)? != 0, r.get(2)?);
+        }
+        Ok(())
     }
 
     /// Bytes downloaded per fetched URL (any status).
     pub fn fetched_lengths(&self) -> anyhow::Result<Vec<(String, u64)>> {
+        let mut lengths = Vec::new();
+        self.each_fetched_length(|url, length| lengths.push((url.to_string(), length)))?;
+        Ok(lengths)
+    }
+
+    /// The URLs and lengths of [`Store::fetched_lengths`] one at a time, none held.
+    pub fn each_fetched_length(&self, mut f: impl FnMut(&str, u64)) -> anyhow::Result<()> {
         let mut stmt = self
             .conn
             .prepare("SELECT url, COALESCE(length, 0) FROM urls WHERE state = 'fetched'")?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?.max(0) as u64))
-            })?
-            .collect::<Result<_, _>>()?;
-        Ok(rows)
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let url = r.get_ref(0)?.as_str()?;
+            f(url, r.get::<_, i64>(1)?.max(0) as u64);
+        }
+        Ok(())
     }
 
     /// Records a document's token count (export stage).

@@ -243,7 +243,7 @@ impl<P: Fn(&str) -> PathBuf> AttributeFiles<'_, P> {
         let mut bucket_of = vec![0u32; self.rank.len()];
         let mut files = Vec::with_capacity(ranges.len());
         for (k, range) in ranges.iter().enumerate() {
-            for b in &mut bucket_of[range.clone()] {
+            for b in bucket_of.get_mut(range.clone()).into_iter().flatten() {
                 *b = k as u32;
             }
             let path = self.path(&format!("bucket{k}"));
