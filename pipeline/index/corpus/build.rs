@@ -276,8 +276,9 @@ impl<P: Fn(&str) -> PathBuf> AttributeFiles<'_, P> {
     }
 }
 
-/// Most scratch files one attribute's postings are split into: past it, the ranges grow (a
-/// corpus of 2 billion tokens fills 128 MB at a time), so open files stay few.
+/// Ranges one attribute's postings are split into, at most about: past it, the ranges grow
+/// (a corpus of 2 billion tokens fills 128 MB at a time), so open files stay few. (A range and
+/// the next hold more than the bound together: fewer than twice as many files.)
 const MOST_RANGES: u64 = 64;
 
 /// Ranges of ids whose positions fill at most `postings_in_memory` (raised to a
