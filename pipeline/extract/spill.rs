@@ -75,9 +75,7 @@ impl Reader {
             lines: std::io::BufReader::with_capacity(1 << 20, file),
         })
     }
-}
 
-impl Reader {
     /// The same file, its lines as bytes without the line break.
     pub(super) fn bytes(self) -> ByteLines {
         ByteLines(self)
