@@ -248,29 +248,22 @@ impl Store {
     /// The hyperlink graph: every URL seen as a node (its reason, or its state when it has
     /// none), every link between them as an edge. Nodes and links go from the tables into the
     /// graph's columns one row at a time, each anchor borrowed from its row: no list of every
-    /// URL or link is ever made, and the edge table is sized once from the links' count. The
-    /// anchors and link counts go to a scratch file in `scratch_dir` (deleted with the graph)
-    /// and are read back from it as the graph's files are written: in memory they were two
-    /// thirds of a million-page graph.
+    /// URL or link is ever made. The anchors and link counts go to a scratch file in
+    /// `scratch_dir`, the links' targets to another (both deleted with the graph), and are read
+    /// back from them as the graph's files are written: in memory they were three quarters of
+    /// a million-page graph.
     pub fn link_graph(&self, scratch_dir: &Path) -> anyhow::Result<LinkGraph> {
         let links: i64 = self
             .conn
             .query_row("SELECT count(*) FROM links", [], |r| r.get(0))
             .context("crawl.sqlite: counting the links for the graph")?;
-        let scratch = tempfile::tempfile_in(scratch_dir).with_context(|| {
-            format!(
-                "cannot create a scratch file for the links' anchors in {}",
-                scratch_dir.display()
-            )
-        })?;
-        let sink = scratch.try_clone().with_context(|| {
-            format!(
-                "cannot reopen the links' scratch file in {}",
-                scratch_dir.display()
-            )
-        })?;
-        let mut graph =
-            LinkGraphBuilder::outside(usize::try_from(links).unwrap_or(0), Box::new(sink));
+        let (anchors, anchors_sink) = scratch_file(scratch_dir, "anchors")?;
+        let (targets, targets_sink) = scratch_file(scratch_dir, "targets")?;
+        let mut graph = LinkGraphBuilder::outside(
+            usize::try_from(links).unwrap_or(0),
+            Box::new(anchors_sink),
+            Box::new(targets_sink),
+        );
         let mut stmt = self.conn.prepare(
             "SELECT id, url, host, depth, status, language, score, verdict, tokens, state,
                     NULLIF(reason, '')
@@ -320,27 +313,42 @@ impl Store {
         };
         read_links().context("crawl.sqlite: reading the links for the graph")?;
         graph
-            .finish_outside(Box::new(ScratchTexts(std::sync::Mutex::new(scratch))))
+            .finish_outside(
+                Box::new(ScratchFile(anchors)),
+                Box::new(ScratchFile(targets)),
+            )
             .with_context(|| {
                 format!(
-                    "cannot write the links' anchors to a scratch file in {}",
+                    "cannot write the links' anchors and targets to scratch files in {}",
                     scratch_dir.display()
                 )
             })
     }
 }
 
-/// The graph's anchors and link counts, read back from their scratch file.
-struct ScratchTexts(std::sync::Mutex<std::fs::File>);
+/// A scratch file for what the graph keeps outside memory (`what`: its links' anchors or
+/// targets), deleted when closed, and a second handle to write it.
+fn scratch_file(scratch_dir: &Path, what: &str) -> anyhow::Result<(std::fs::File, std::fs::File)> {
+    let file = tempfile::tempfile_in(scratch_dir).with_context(|| {
+        format!(
+            "cannot create a scratch file for the links' {what} in {}",
+            scratch_dir.display()
+        )
+    })?;
+    let sink = file.try_clone().with_context(|| {
+        format!(
+            "cannot reopen the links' {what} scratch file in {}",
+            scratch_dir.display()
+        )
+    })?;
+    Ok((file, sink))
+}
 
-impl stages::export::graph::EdgeTextStore for ScratchTexts {
+/// What the graph keeps outside memory, read back from its scratch file.
+struct ScratchFile(std::fs::File);
+
+impl stages::export::graph::ScratchStore for ScratchFile {
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
-        use std::io::{Read as _, Seek as _};
-        let mut file = self
-            .0
-            .lock()
-            .map_err(|_| std::io::Error::other("the links' scratch file was poisoned"))?;
-        file.seek(std::io::SeekFrom::Start(offset))?;
-        file.read_exact(buf)
+        std::os::unix::fs::FileExt::read_exact_at(&self.0, buf, offset)
     }
 }

@@ -102,13 +102,47 @@ pub fn pagerank_out<I: Iterator<Item = usize>>(
     tolerance: f64,
     max_iter: usize,
 ) -> Vec<f64> {
+    struct ByNode<F>(usize, F);
+    impl<I: Iterator<Item = usize>, F: Fn(usize) -> I> OutLinks for ByNode<F> {
+        fn each_link(&self, mut f: impl FnMut(usize, usize)) {
+            for j in 0..self.0 {
+                for t in (self.1)(j) {
+                    f(j, t);
+                }
+            }
+        }
+    }
+    pagerank_links(n, &ByNode(n, out), damping, tolerance, max_iter)
+}
+
+/// A graph that lists its links source by source, sources in increasing order, in one pass
+/// (a graph whose links are read from storage goes through them once per iteration).
+pub trait OutLinks {
+    /// Calls `f(source, target)` for every link, grouped by source, sources in order.
+    fn each_link(&self, f: impl FnMut(usize, usize));
+}
+
+/// [`pagerank_out`] over a graph that goes through its links in one pass ([`OutLinks`]): the
+/// same sums in the same order, so the same result to the last bit.
+pub fn pagerank_links(
+    n: usize,
+    links: &impl OutLinks,
+    damping: f64,
+    tolerance: f64,
+    max_iter: usize,
+) -> Vec<f64> {
     if n == 0 {
         return Vec::new();
     }
     let (d, tolerance) = settings(damping, tolerance);
-    let outdeg: Vec<u32> = (0..n)
-        .map(|j| u32::try_from(out(j).filter(|&t| t < n).count()).unwrap_or(u32::MAX))
-        .collect();
+    let mut outdeg = vec![0u32; n];
+    links.each_link(|j, t| {
+        if t < n
+            && let Some(deg) = outdeg.get_mut(j)
+        {
+            *deg = deg.saturating_add(1);
+        }
+    });
     let nf = n as f64;
     let mut rank = vec![1.0 / nf; n];
     let mut share = vec![0.0f64; n];
@@ -118,16 +152,13 @@ pub fn pagerank_out<I: Iterator<Item = usize>>(
         let base = (1.0 - d) / nf + d * dangling / nf;
         // The inflow of every node first, in `next`; then the rank made from it.
         next.fill(0.0);
-        for (j, &sh) in share.iter().enumerate() {
-            if outdeg[j] == 0 {
-                continue;
+        links.each_link(|j, t| {
+            if let (Some(&sh), Some(slot)) = (share.get(j), next.get_mut(t))
+                && outdeg[j] != 0
+            {
+                *slot += sh;
             }
-            for t in out(j) {
-                if let Some(slot) = next.get_mut(t) {
-                    *slot += sh;
-                }
-            }
-        }
+        });
         let mut err = 0.0;
         for (slot, &r) in next.iter_mut().zip(&rank) {
             *slot = base + d * *slot;

@@ -3,8 +3,9 @@
 //! **In:** nodes (as [`PageNode`] values, read and not kept), then edges by URL id with their
 //! anchor text borrowed from the caller's row.
 //! **Out:** the graph: one column per node fact, URLs in one buffer, hosts, languages and
-//! reasons as ids into one [`StrPool`], edge targets grouped by source; anchors and counts held
-//! (each distinct anchor once) or written to the caller's sink ([`LinkGraphBuilder::outside`]).
+//! reasons as ids into one [`StrPool`], edge targets grouped by source; targets, anchors and
+//! counts held (each distinct anchor once) or written to the caller's sinks
+//! ([`LinkGraphBuilder::outside`]).
 //!
 //! **Invariants:** node order is the order given; edges keep the order given within a source
 //! (a store's `ORDER BY src, dst` arrives grouped already, and is then neither copied nor
@@ -15,7 +16,8 @@
 use std::collections::HashMap;
 use std::io::Write as _;
 
-use super::texts::{self, EdgeTextStore, Outside, Texts};
+use super::targets::{self, Targets};
+use super::texts::{self, Outside, ScratchStore, Texts};
 use super::{LinkGraph, NodeRef, PageNode, Reach};
 use crate::pool::StrPool;
 
@@ -196,11 +198,14 @@ pub struct LinkGraphBuilder {
     sink: Option<Sink>,
 }
 
-/// Anchors and counts on their way out of the graph.
+/// Anchors, counts and targets on their way out of the graph.
 struct Sink {
     out: Box<dyn std::io::Write + Send>,
     /// Records not yet handed to `out`.
     pending: Vec<u8>,
+    targets: Box<dyn std::io::Write + Send>,
+    /// Targets (four bytes each) not yet handed to `targets`.
+    pending_targets: Vec<u8>,
     /// Bytes of node `i`'s records at `i + 1` (starts once summed).
     block_len: Vec<u64>,
     error: Option<std::io::Error>,
@@ -224,16 +229,23 @@ impl LinkGraphBuilder {
         }
     }
 
-    /// A builder that writes the edges' anchors and counts to `sink` instead of holding them
-    /// (a million-page crawl's are hundreds of megabytes); [`LinkGraphBuilder::finish_outside`]
-    /// then takes the storage they are read back from. The edges must arrive grouped by
-    /// source, sources in node order, as a store's `ORDER BY src, dst` lists them.
-    pub fn outside(edges: usize, sink: Box<dyn std::io::Write + Send>) -> LinkGraphBuilder {
+    /// A builder that writes the edges' anchors and counts to `sink`, and their targets to
+    /// `targets`, instead of holding them (a million-page crawl's are hundreds of megabytes);
+    /// [`LinkGraphBuilder::finish_outside`] then takes the storage they are read back from.
+    /// The edges must arrive grouped by source, sources in node order, as a store's
+    /// `ORDER BY src, dst` lists them.
+    pub fn outside(
+        edges: usize,
+        sink: Box<dyn std::io::Write + Send>,
+        targets: Box<dyn std::io::Write + Send>,
+    ) -> LinkGraphBuilder {
         LinkGraphBuilder {
             edge_capacity: edges,
             sink: Some(Sink {
                 out: sink,
                 pending: Vec::new(),
+                targets,
+                pending_targets: Vec::new(),
                 block_len: Vec::new(),
                 error: None,
             }),
@@ -267,11 +279,13 @@ impl LinkGraphBuilder {
         };
         let count = u32::try_from(count.max(0)).unwrap_or(u32::MAX);
         if g.out_start.is_empty() {
-            g.targets.reserve_exact(self.edge_capacity);
             g.out_start = vec![0; g.nodes.len() + 1];
             match &mut self.sink {
                 Some(sink) => sink.block_len = vec![0; g.nodes.len() + 1],
                 None => {
+                    if let Targets::Held(targets) = &mut g.targets {
+                        targets.reserve_exact(self.edge_capacity);
+                    }
                     if let Texts::Held { anchor, count, .. } = &mut g.texts {
                         anchor.reserve_exact(self.edge_capacity);
                         count.reserve_exact(self.edge_capacity);
@@ -291,7 +305,7 @@ impl LinkGraphBuilder {
                 return;
             }
             // Out of order: remember every edge's source, to group them at the end.
-            let mut sources = Vec::with_capacity(g.targets.capacity());
+            let mut sources = Vec::with_capacity(self.edge_capacity);
             for (i, &count) in g.out_start.iter().skip(1).enumerate() {
                 sources.extend(std::iter::repeat_n(i as u32, count));
             }
@@ -303,14 +317,17 @@ impl LinkGraphBuilder {
             // Counts for now; `finish` turns them into starts.
             None => g.out_start[s + 1] += 1,
         }
-        g.targets.push(target);
+        if let Targets::Held(targets) = &mut g.targets
+            && self.sink.is_none()
+        {
+            targets.push(target);
+        }
         match (&mut self.sink, &mut g.texts) {
             (Some(sink), _) => {
                 sink.block_len[s + 1] += texts::encode(&mut sink.pending, anchor, count);
-                if sink.pending.len() >= 1 << 16 && sink.error.is_none() {
-                    sink.error = sink.out.write_all(&sink.pending).err();
-                    sink.pending.clear();
-                }
+                sink.pending_targets
+                    .extend_from_slice(&target.to_le_bytes());
+                sink.hand_over(1 << 16);
             }
             (
                 None,
@@ -333,12 +350,14 @@ impl LinkGraphBuilder {
         let mut g = std::mem::take(&mut self.graph);
         let n = g.nodes.len();
         g.out_start.resize(n + 1, 0);
-        if let Some(sources) = self.sources.take() {
+        if let Some(sources) = self.sources.take()
+            && let Targets::Held(targets) = &mut g.targets
+        {
             // Stable: the order given is kept within a source.
-            let mut order: Vec<u32> = (0..g.targets.len() as u32).collect();
+            let mut order: Vec<u32> = (0..targets.len() as u32).collect();
             order.sort_by_key(|&k| sources[k as usize]);
             let permute = |v: &[u32]| order.iter().map(|&k| v[k as usize]).collect::<Vec<u32>>();
-            g.targets = permute(&g.targets);
+            *targets = permute(targets);
             if let Texts::Held { anchor, count, .. } = &mut g.texts {
                 *anchor = permute(anchor);
                 *count = permute(count);
@@ -351,7 +370,9 @@ impl LinkGraphBuilder {
         for i in 0..n {
             g.out_start[i + 1] += g.out_start[i];
         }
-        g.targets.shrink_to_fit();
+        if let Targets::Held(targets) = &mut g.targets {
+            targets.shrink_to_fit();
+        }
         if let Texts::Held {
             anchor,
             count,
@@ -367,22 +388,24 @@ impl LinkGraphBuilder {
     }
 
     /// The graph of a builder made by [`LinkGraphBuilder::outside`], its anchors and counts
-    /// read back from `store` (which holds what the sink received).
+    /// read back from `store` (which holds what the sink received), its targets from
+    /// `targets` (what the targets' sink received).
     ///
     /// # Errors
-    /// The sink's first write error, or links that did not arrive grouped by source.
-    pub fn finish_outside(mut self, store: Box<dyn EdgeTextStore>) -> std::io::Result<LinkGraph> {
+    /// The sinks' first write error, or links that did not arrive grouped by source.
+    pub fn finish_outside(
+        mut self,
+        store: Box<dyn ScratchStore>,
+        targets: Box<dyn ScratchStore>,
+    ) -> std::io::Result<LinkGraph> {
         let sink = self.sink.take();
         let mut g = self.finish();
         let Some(mut sink) = sink else {
             return Ok(g);
         };
+        sink.hand_over(0);
         if sink.error.is_none() {
-            sink.error = sink
-                .out
-                .write_all(&sink.pending)
-                .and_then(|()| sink.out.flush())
-                .err();
+            sink.error = sink.out.flush().and_then(|()| sink.targets.flush()).err();
         }
         if let Some(e) = sink.error {
             return Err(e);
@@ -393,6 +416,26 @@ impl LinkGraphBuilder {
             starts[i] += starts[i - 1];
         }
         g.texts = Texts::Outside(Outside::new(store, starts));
+        g.targets = Targets::Outside(targets::Outside::new(targets));
         Ok(g)
+    }
+}
+
+impl Sink {
+    /// Hands the pending records and targets to their writers once they hold `at_least`
+    /// bytes (the first write error is kept, and nothing more is written after it).
+    fn hand_over(&mut self, at_least: usize) {
+        if self.pending.len() < at_least.max(1) && self.pending_targets.len() < at_least.max(1) {
+            return;
+        }
+        if self.error.is_none() {
+            self.error = self
+                .out
+                .write_all(&self.pending)
+                .and_then(|()| self.targets.write_all(&self.pending_targets))
+                .err();
+        }
+        self.pending.clear();
+        self.pending_targets.clear();
     }
 }

@@ -13,6 +13,7 @@
 //! as empty strings, so typed readers (networkx) never meet an unparsable number.
 
 mod build;
+mod targets;
 mod texts;
 
 use std::borrow::Cow;
@@ -20,7 +21,8 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 pub use build::LinkGraphBuilder;
-pub use texts::EdgeTextStore;
+use targets::Targets;
+pub use texts::ScratchStore;
 use texts::Texts;
 
 /// A node: one URL the crawl saw, with the facts a linguist filters on.
@@ -81,20 +83,21 @@ pub struct LinkEdge {
 }
 
 /// The graph: nodes as columns in the order given, edge targets grouped by source node (so a
-/// node's out-links are one slice, and the source is their group), each distinct host,
-/// language and reason stored once, and the edges' anchors and counts either held (each
-/// distinct anchor once) or kept outside the graph ([`LinkGraphBuilder::outside`]).
+/// node's out-links are one range, and the source is their group), each distinct host,
+/// language and reason stored once, and the edges' targets, anchors and counts either held
+/// (each distinct anchor once) or kept outside the graph ([`LinkGraphBuilder::outside`]).
 ///
 /// A crawl's graph has ten to fifty links per page. As `petgraph` values with an owned anchor
 /// each edge took about 130 bytes; as one `PageNode` value per URL each node took about 200.
-/// Here a node costs its URL's bytes plus about 50, an edge 4 bytes plus, when held, 8 and its
-/// share of the distinct anchors: at a million pages and 16 million links, about 180 MB with
-/// the anchors outside, 330 MB with them held.
+/// Here a node costs its URL's bytes plus about 60, an edge, when held, 12 bytes and its share
+/// of the distinct anchors, and nothing when kept outside: at a million pages and 16 million
+/// links, about 110 MB with the edges outside, 330 MB with them held.
 #[derive(Debug, Default)]
 pub struct LinkGraph {
     nodes: build::Columns,
-    /// Edge targets by node index, grouped by source, in the order given within a source.
-    targets: Vec<u32>,
+    /// Edge targets by node index, grouped by source, in the order given within a source
+    /// (held, or kept outside with the anchors).
+    targets: Targets,
     /// `targets[out_start[i]..out_start[i + 1]]` leave node `i`.
     out_start: Vec<usize>,
     /// Anchors and counts, in edge order.
@@ -170,7 +173,7 @@ impl LinkGraph {
 
     /// Number of edges.
     pub fn edge_count(&self) -> usize {
-        self.targets.len()
+        self.out_start.last().copied().unwrap_or(0)
     }
 
     /// Node `i` (a node with empty facts for an index out of range).
@@ -188,13 +191,17 @@ impl LinkGraph {
         self.nodes.position(id)
     }
 
-    /// The first error met reading anchors kept outside the graph (their text then reads as
-    /// empty), taken: a writer's caller checks it once the files are written.
+    /// The first error met reading anchors or targets kept outside the graph (their text then
+    /// reads as empty, their targets as node 0), taken: a writer's caller checks it once the
+    /// files are written.
     pub fn take_read_error(&self) -> Option<std::io::Error> {
-        match &self.texts {
+        let texts = match &self.texts {
             Texts::Held { .. } => None,
             Texts::Outside(o) => o.take_error(),
-        }
+        };
+        // Both taken: one failing disk is one error for the caller.
+        let targets = self.targets.take_error();
+        texts.or(targets)
     }
 
     /// The source of edge `k`: the node whose group holds it.
@@ -205,30 +212,38 @@ impl LinkGraph {
             .saturating_sub(1)
     }
 
-    /// Every edge, grouped by source node (anchors kept outside are read in one pass).
+    /// Every edge, grouped by source node (anchors and targets kept outside are read in one
+    /// pass).
     pub fn edges(&self) -> Box<dyn Iterator<Item = EdgeView<'_>> + '_> {
+        let mut targets = self.targets.in_order(self.edge_count());
         match &self.texts {
             Texts::Held {
                 anchor,
                 count,
                 pool,
             } => Box::new((0..self.node_count()).flat_map(move |i| {
-                self.out_range(i).map(move |k| EdgeView {
-                    source: i,
-                    target: self.targets[k] as usize,
-                    anchor: Cow::Borrowed(pool.get(anchor[k])),
-                    count: i64::from(count[k]),
-                })
+                let range = self.out_range(i);
+                let ends = targets.next(range.clone());
+                range
+                    .zip(ends)
+                    .map(|(k, &target)| EdgeView {
+                        source: i,
+                        target: target as usize,
+                        anchor: Cow::Borrowed(pool.get(anchor[k])),
+                        count: i64::from(count[k]),
+                    })
+                    .collect::<Vec<_>>()
             })),
             Texts::Outside(o) => {
                 let mut records = o.in_order();
                 Box::new((0..self.node_count()).flat_map(move |i| {
-                    self.out_range(i)
-                        .map(|k| {
+                    let ends = targets.next(self.out_range(i));
+                    ends.iter()
+                        .map(|&target| {
                             let (anchor, count) = records.next_record();
                             EdgeView {
                                 source: i,
-                                target: self.targets[k] as usize,
+                                target: target as usize,
                                 anchor,
                                 count: i64::from(count),
                             }
@@ -242,12 +257,25 @@ impl LinkGraph {
     /// Every edge's ends, grouped by source node (what PageRank, traversals and filters need,
     /// without the anchors).
     pub fn edge_ends(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        (0..self.node_count()).flat_map(move |i| self.out_targets(i).map(move |t| (i, t)))
+        let mut targets = self.targets.in_order(self.edge_count());
+        (0..self.node_count()).flat_map(move |i| {
+            let ends = targets.next(self.out_range(i));
+            ends.iter().map(|&t| (i, t as usize)).collect::<Vec<_>>()
+        })
+    }
+
+    /// Calls `f` with every node's index and the targets of its links, node after node (targets
+    /// kept outside are read in one pass, with no allocation per node).
+    pub fn for_each_out(&self, mut f: impl FnMut(usize, &[u32])) {
+        let mut targets = self.targets.in_order(self.edge_count());
+        for i in 0..self.node_count() {
+            f(i, targets.next(self.out_range(i)));
+        }
     }
 
     /// Edge `k` of [`LinkGraph::edges`].
     pub fn edge(&self, k: usize) -> Option<EdgeView<'_>> {
-        if k >= self.targets.len() {
+        if k >= self.edge_count() {
             return None;
         }
         Some(self.edge_of(self.source_of(k), k))
@@ -255,6 +283,13 @@ impl LinkGraph {
 
     /// Edge `k`, which leaves `source` (one anchor read, whatever the source's links).
     fn edge_of(&self, source: usize, k: usize) -> EdgeView<'_> {
+        let range = self.out_range(source);
+        let target = self
+            .targets
+            .of(source, range.clone())
+            .get(k.wrapping_sub(range.start))
+            .copied()
+            .unwrap_or_default();
         let (anchor, count) = match &self.texts {
             Texts::Held {
                 anchor,
@@ -262,7 +297,6 @@ impl LinkGraph {
                 pool,
             } => (Cow::Borrowed(pool.get(anchor[k])), count[k]),
             Texts::Outside(o) => {
-                let range = self.out_range(source);
                 let block = o.block(source, range.len());
                 let (anchor, count) = block
                     .get(k.wrapping_sub(range.start))
@@ -273,39 +307,34 @@ impl LinkGraph {
         };
         EdgeView {
             source,
-            target: self.targets[k] as usize,
+            target: target as usize,
             anchor,
             count: i64::from(count),
         }
     }
 
-    /// The target of edge `k` (what sorting links by target needs, without looking up the
-    /// source).
-    pub fn edge_target(&self, k: usize) -> Option<usize> {
-        self.targets.get(k).map(|&t| t as usize)
-    }
-
     /// The links that leave node `i` (anchors kept outside are read once per node visited).
     pub fn out_edges(&self, i: usize) -> Box<dyn Iterator<Item = EdgeView<'_>> + '_> {
         let range = self.out_range(i);
+        let targets = self.targets.of(i, range.clone());
         match &self.texts {
             Texts::Held {
                 anchor,
                 count,
                 pool,
-            } => Box::new(range.map(move |k| EdgeView {
+            } => Box::new(range.enumerate().map(move |(j, k)| EdgeView {
                 source: i,
-                target: self.targets[k] as usize,
+                target: targets.get(j).copied().unwrap_or_default() as usize,
                 anchor: Cow::Borrowed(pool.get(anchor[k])),
                 count: i64::from(count[k]),
             })),
             Texts::Outside(o) => {
                 let records = o.block(i, range.len());
-                Box::new(range.zip(0..records.len()).map(move |(k, j)| {
+                Box::new((0..records.len()).map(move |j| {
                     let (anchor, count) = &records[j];
                     EdgeView {
                         source: i,
-                        target: self.targets[k] as usize,
+                        target: targets.get(j).copied().unwrap_or_default() as usize,
                         anchor: Cow::Owned(anchor.clone()),
                         count: i64::from(*count),
                     }
@@ -323,7 +352,8 @@ impl LinkGraph {
 
     /// The targets of the links that leave node `i` (what PageRank and traversals need).
     pub fn out_targets(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
-        self.targets[self.out_range(i)].iter().map(|&t| t as usize)
+        let targets = self.targets.of(i, self.out_range(i));
+        (0..targets.len()).map(move |j| targets[j] as usize)
     }
 
     /// The edge from node `a` to node `b`, if any.
@@ -451,6 +481,16 @@ impl LinkGraph {
                 e.count.to_string(),
             ]
         }))
+    }
+}
+
+impl crate::focus::pagerank::OutLinks for LinkGraph {
+    fn each_link(&self, mut f: impl FnMut(usize, usize)) {
+        self.for_each_out(|i, targets| {
+            for &t in targets {
+                f(i, t as usize);
+            }
+        });
     }
 }
 

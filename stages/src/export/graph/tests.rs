@@ -203,7 +203,7 @@ impl std::io::Write for Shared {
     }
 }
 
-impl EdgeTextStore for Shared {
+impl ScratchStore for Shared {
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
         // The second field makes every read fail, as a vanished disk would.
         let bytes = self.0.lock().unwrap();
@@ -268,16 +268,21 @@ fn crawl_like() -> (Vec<PageNode>, Vec<LinkEdge>) {
 /// `nodes` and `edges` as a graph whose anchors are kept outside it (in a store whose reads
 /// fail when `fail_reads`).
 fn outside_of(nodes: &[PageNode], edges: &[LinkEdge], fail_reads: bool) -> LinkGraph {
-    let shared = Shared::default();
-    let mut b = LinkGraphBuilder::outside(edges.len(), Box::new(shared.clone()));
+    let (anchors, targets) = (Shared::default(), Shared::default());
+    let mut b = LinkGraphBuilder::outside(
+        edges.len(),
+        Box::new(anchors.clone()),
+        Box::new(targets.clone()),
+    );
     for n in nodes {
         b.node(n);
     }
     for e in edges {
         b.edge(e.source, e.target, &e.anchor, e.count);
     }
-    let store = Shared(shared.0, fail_reads);
-    b.finish_outside(Box::new(store)).unwrap()
+    let (anchors, targets) = (Shared(anchors.0, fail_reads), Shared(targets.0, fail_reads));
+    b.finish_outside(Box::new(anchors), Box::new(targets))
+        .unwrap()
 }
 
 fn outside_graph(fail_reads: bool) -> LinkGraph {
@@ -286,12 +291,17 @@ fn outside_graph(fail_reads: bool) -> LinkGraph {
 }
 
 #[test]
-fn anchors_kept_outside_read_back_as_held_ones_in_every_file() {
+fn anchors_and_targets_kept_outside_read_back_as_held_ones_in_every_file() {
     use crate::export::{graphio, sitemap};
     let (nodes, edges) = crawl_like();
     let held = LinkGraph::build(nodes, edges);
     let outside = outside_graph(false);
     assert!(matches!(outside.texts, Texts::Outside(_)));
+    assert!(matches!(outside.targets, Targets::Outside(_)));
+    assert_eq!(
+        outside.edge_ends().collect::<Vec<_>>(),
+        held.edge_ends().collect::<Vec<_>>()
+    );
     assert_eq!(outside.edge_count(), 8);
     assert_eq!(outside.dangling_edges, 1);
     assert_eq!(
@@ -350,14 +360,20 @@ fn anchors_kept_outside_read_back_as_held_ones_in_every_file() {
 fn links_out_of_source_order_or_unreadable_anchors_are_errors_not_wrong_files() {
     let (nodes, mut edges) = crawl_like();
     edges.swap(0, 5);
-    let mut b = LinkGraphBuilder::outside(edges.len(), Box::new(Shared::default()));
+    let mut b = LinkGraphBuilder::outside(
+        edges.len(),
+        Box::new(Shared::default()),
+        Box::new(Shared::default()),
+    );
     for n in &nodes {
         b.node(n);
     }
     for e in &edges {
         b.edge(e.source, e.target, &e.anchor, e.count);
     }
-    let err = b.finish_outside(Box::new(Shared::default())).unwrap_err();
+    let err = b
+        .finish_outside(Box::new(Shared::default()), Box::new(Shared::default()))
+        .unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
     // A store that cannot be read: the files are written with empty anchors and the error
     // waits for the caller, once.
@@ -396,6 +412,49 @@ fn a_hubs_links_read_one_at_a_time_are_the_held_ones() {
             .find_edge(0, 1500)
             .map(|e| (e.anchor.into_owned(), e.count)),
         Some(("page n° 1500".to_string(), 0))
+    );
+    assert!(outside.take_read_error().is_none());
+}
+
+#[test]
+fn more_links_than_one_read_piece_come_back_in_order() {
+    // 300 pages of 1,000 links each: the targets kept outside are read in several pieces, and
+    // a page's links straddle a piece's end.
+    let nodes: Vec<PageNode> = (0..1000)
+        .map(|i| node(i, &format!("http://a.test/{i}")))
+        .collect();
+    let edges: Vec<LinkEdge> = (0..300)
+        .flat_map(|s| {
+            (0..1000).map(move |j| LinkEdge {
+                source: s,
+                target: (s * 7 + j * 13) % 1000,
+                anchor: String::new(),
+                count: 1,
+            })
+        })
+        .collect();
+    let mut sorted = edges.clone();
+    sorted.sort_by_key(|e| (e.source, e.target));
+    sorted.dedup_by_key(|e| (e.source, e.target));
+    let outside = outside_of(&nodes, &sorted, false);
+    let held = LinkGraph::build(nodes, sorted);
+    assert!(held.edge_count() > 1 << 18);
+    assert!(
+        outside.edge_ends().eq(held.edge_ends()),
+        "the same links in the same order"
+    );
+    let bits = |g: &LinkGraph| {
+        crate::export::graphio::pagerank_of(g, 0.85)
+            .iter()
+            .map(|r| r.to_bits())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(bits(&outside), bits(&held));
+    assert!(
+        outside
+            .edges()
+            .map(|e| e.target)
+            .eq(held.edges().map(|e| e.target))
     );
     assert!(outside.take_read_error().is_none());
 }

@@ -17,9 +17,10 @@ use std::sync::{Arc, Mutex};
 
 use crate::pool::StrPool;
 
-/// Storage the graph reads its edges' anchors and counts back from: the bytes a
-/// [`super::LinkGraphBuilder::outside`] sink received, in the order it received them.
-pub trait EdgeTextStore: Send + Sync {
+/// Storage the graph reads what it keeps outside memory back from (its edges' anchors and
+/// counts, its edge targets): the bytes a [`super::LinkGraphBuilder::outside`] sink received,
+/// in the order it received them.
+pub trait ScratchStore: Send + Sync {
     /// Fills `buf` with the bytes from `offset` on.
     ///
     /// # Errors
@@ -99,7 +100,7 @@ impl std::fmt::Debug for Texts {
 
 /// Anchors and counts kept outside the graph.
 pub(super) struct Outside {
-    pub(super) store: Box<dyn EdgeTextStore>,
+    pub(super) store: Box<dyn ScratchStore>,
     /// Node `i`'s records are the bytes `block_start[i] .. block_start[i + 1]`.
     pub(super) block_start: Vec<u64>,
     /// The last node whose records were read, and them: a caller going through one source's
@@ -113,7 +114,7 @@ pub(super) struct Outside {
 const READ_AHEAD: usize = 1 << 20;
 
 impl Outside {
-    pub(super) fn new(store: Box<dyn EdgeTextStore>, block_start: Vec<u64>) -> Outside {
+    pub(super) fn new(store: Box<dyn ScratchStore>, block_start: Vec<u64>) -> Outside {
         Outside {
             store,
             block_start,
@@ -235,7 +236,7 @@ mod tests {
     use super::*;
 
     struct Bytes(Vec<u8>);
-    impl EdgeTextStore for Bytes {
+    impl ScratchStore for Bytes {
         fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
             let from = offset as usize;
             let src = self

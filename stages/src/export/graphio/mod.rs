@@ -30,7 +30,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 
 use crate::export::graph::{LinkGraph, NodeRef, Reach, flush_piece, text_of, xml_escape};
-use crate::focus::pagerank::pagerank_out;
+use crate::focus::pagerank::pagerank_links;
 
 /// Whether a page is an invalid link target (seed 004's set `P_N`): fetched with an HTTP
 /// status of 400 or more, or recorded as an HTTP error or failed fetch.
@@ -45,13 +45,7 @@ pub fn is_broken(node: &NodeRef<'_>) -> bool {
 /// iterations), indexed by `NodeIndex::index()`, summing to 1. Links count once per page
 /// pair, whatever their `count`: seed 004's formula divides by the number of pages linked.
 pub fn pagerank_of(graph: &LinkGraph, damping: f64) -> Vec<f64> {
-    pagerank_out(
-        graph.node_count(),
-        |j| graph.out_targets(j),
-        damping,
-        1e-10,
-        200,
-    )
+    pagerank_links(graph.node_count(), graph, damping, 1e-10, 200)
 }
 
 /// A typed attribute value, as GEXF declares it.
@@ -628,18 +622,16 @@ fn edges_by_urls(graph: &LinkGraph, keep: impl Fn(usize, usize) -> bool) -> Vec<
     sources.sort_by(|&a, &b| graph.node(a as usize).url.cmp(graph.node(b as usize).url));
     let mut out: Vec<u32> = Vec::new();
     for s in sources {
-        let from = out.len();
-        // Ends only: anchors kept outside the graph are read for the links kept, not all.
-        let edges = graph
+        // Ends only: anchors kept outside the graph are read for the links kept, not all; the
+        // source's targets once, not once per comparison.
+        let mut kept: Vec<(u32, usize)> = graph
             .out_range(s as usize)
-            .zip(graph.out_targets(s as usize));
-        out.extend(
-            edges
-                .filter(|&(_, t)| keep(s as usize, t))
-                .filter_map(|(k, _)| u32::try_from(k).ok()),
-        );
-        let target_url = |k: u32| graph.edge_target(k as usize).map(|t| graph.node(t).url);
-        out[from..].sort_by(|&a, &b| target_url(a).cmp(&target_url(b)));
+            .zip(graph.out_targets(s as usize))
+            .filter(|&(_, t)| keep(s as usize, t))
+            .filter_map(|(k, t)| Some((u32::try_from(k).ok()?, t)))
+            .collect();
+        kept.sort_by(|a, b| graph.node(a.1).url.cmp(graph.node(b.1).url));
+        out.extend(kept.iter().map(|&(k, _)| k));
     }
     out
 }
