@@ -42,11 +42,14 @@ fn build_in(
     postings_in_memory: u64,
 ) -> anyhow::Result<Built> {
     let staging = staging_for(dir)?;
-    let (lexicons, raw, region_files) = read_vertical(vrt, columns, &staging)?;
+    let (mut lexicons, raw, region_files) = read_vertical(vrt, columns, &staging)?;
     let mut bytes = 0u64;
     let mut attribute_names = Vec::new();
-    for ((name, lexicon, rank), first_seen) in lexicons.attributes.iter().zip(raw.files) {
-        attribute_names.push(name.clone());
+    // Each lexicon leaves memory once written, each renumbering once the forward index is:
+    // the postings of one attribute are filled beside the lexicons of those not yet written
+    // only (a million pages have a million distinct words per attribute).
+    let attributes = std::mem::take(&mut lexicons.attributes);
+    for ((name, lexicon, rank), first_seen) in attributes.into_iter().zip(raw.files) {
         bytes += write(
             &staging.join(format!("{name}.values")),
             lexicon.text.as_bytes(),
@@ -55,14 +58,16 @@ fn build_in(
             &staging.join(format!("{name}.valueoffsets")),
             &lexicon.offsets,
         )?;
+        drop(lexicon);
         let attribute = AttributeFiles {
             path: |ext: &str| staging.join(format!("{name}.{ext}")),
-            rank,
+            values: rank.len(),
         };
-        let offsets = attribute.write_forward(first_seen)?;
+        let offsets = attribute.write_forward(first_seen, rank)?;
         bytes += u64::from(lexicons.n_tokens) * 4;
         bytes += write_u64s(&attribute.path("offsets"), &offsets)?;
         bytes += attribute.write_postings(&offsets, postings_in_memory)?;
+        attribute_names.push(name);
     }
     let (region_bytes, region_names, region_attrs) = region_files.finish(&lexicons.regions)?;
     bytes += region_bytes;
@@ -137,30 +142,32 @@ fn read_vertical(
 }
 
 /// One attribute's files in the staging folder.
-struct AttributeFiles<'a, P: Fn(&str) -> PathBuf> {
+struct AttributeFiles<P: Fn(&str) -> PathBuf> {
     /// The attribute's file with an extension.
     path: P,
-    /// Final id of each first-seen id.
-    rank: &'a [u32],
+    /// Number of distinct values.
+    values: usize,
 }
 
-impl<P: Fn(&str) -> PathBuf> AttributeFiles<'_, P> {
+impl<P: Fn(&str) -> PathBuf> AttributeFiles<P> {
     fn path(&self, ext: &str) -> PathBuf {
         (self.path)(ext)
     }
 
     /// The forward index in final ids (`A.ids`) from the ids in first-seen numbering (then
-    /// removed); returns where each value's postings start, and the total last.
+    /// removed; `rank` gives the final id of each, and is dropped once used); returns where
+    /// each value's postings start, and the total last.
     fn write_forward(
         &self,
         (raw_path, mut raw_out): (PathBuf, std::io::BufWriter<File>),
+        rank: Vec<u32>,
     ) -> anyhow::Result<Vec<u64>> {
         raw_out
             .flush()
             .with_context(|| format!("cannot write {}", raw_path.display()))?;
         drop(raw_out);
         let ids_path = self.path("ids");
-        let mut counted: Vec<u64> = vec![0; self.rank.len() + 1];
+        let mut counted: Vec<u64> = vec![0; self.values + 1];
         let mut out = std::io::BufWriter::with_capacity(
             1 << 20,
             File::create(&ids_path)
@@ -169,7 +176,7 @@ impl<P: Fn(&str) -> PathBuf> AttributeFiles<'_, P> {
         for_each_chunk(&raw_path, |_, chunk| {
             let ids: Vec<u32> = chunk
                 .iter()
-                .map(|&id| self.rank.get(id as usize).copied().unwrap_or(0))
+                .map(|&id| rank.get(id as usize).copied().unwrap_or(0))
                 .collect();
             for &id in &ids {
                 counted[id as usize + 1] += 1;
@@ -240,7 +247,7 @@ impl<P: Fn(&str) -> PathBuf> AttributeFiles<'_, P> {
         ids_path: &Path,
         ranges: &[std::ops::Range<usize>],
     ) -> anyhow::Result<Vec<PathBuf>> {
-        let mut bucket_of = vec![0u32; self.rank.len()];
+        let mut bucket_of = vec![0u32; self.values];
         let mut files = Vec::with_capacity(ranges.len());
         for (k, range) in ranges.iter().enumerate() {
             for b in bucket_of.get_mut(range.clone()).into_iter().flatten() {
