@@ -16,8 +16,9 @@
 use std::collections::HashMap;
 use std::io::Write as _;
 
+use super::scratch::ScratchStore;
 use super::targets::{self, Targets};
-use super::texts::{self, Outside, ScratchStore, Texts};
+use super::texts::{self, Outside, Texts};
 use super::{LinkGraph, NodeRef, PageNode, Reach};
 use crate::pool::StrPool;
 

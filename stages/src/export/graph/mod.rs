@@ -13,6 +13,7 @@
 //! as empty strings, so typed readers (networkx) never meet an unparsable number.
 
 mod build;
+mod scratch;
 mod targets;
 mod texts;
 
@@ -21,8 +22,8 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 pub use build::LinkGraphBuilder;
+pub use scratch::ScratchStore;
 use targets::Targets;
-pub use texts::ScratchStore;
 use texts::Texts;
 
 /// A node: one URL the crawl saw, with the facts a linguist filters on.

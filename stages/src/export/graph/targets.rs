@@ -13,9 +13,9 @@
 
 use std::io;
 use std::ops::{Deref, Range};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use super::texts::ScratchStore;
+use super::scratch::{FirstError, LastBlock, ScratchStore};
 
 /// Bytes of one target.
 const WIDTH: usize = 4;
@@ -67,34 +67,24 @@ pub(super) struct Outside {
     store: Box<dyn ScratchStore>,
     /// The last node whose targets were read, and them: a caller going through one source's
     /// links one at a time reads them once.
-    last: Mutex<Option<(usize, Arc<[u32]>)>>,
-    error: Mutex<Option<io::Error>>,
+    last: LastBlock<[u32]>,
+    error: FirstError,
 }
 
 impl Outside {
     pub(super) fn new(store: Box<dyn ScratchStore>) -> Outside {
         Outside {
             store,
-            last: Mutex::new(None),
-            error: Mutex::new(None),
+            last: LastBlock::default(),
+            error: FirstError::default(),
         }
-    }
-
-    fn keep_error(&self, e: io::Error) {
-        if let Ok(mut slot) = self.error.lock() {
-            slot.get_or_insert(e);
-        }
-    }
-
-    pub(super) fn take_error(&self) -> Option<io::Error> {
-        self.error.lock().ok().and_then(|mut e| e.take())
     }
 
     /// Targets `range` into `out` (zeros, with the error kept, when the store fails).
     fn read(&self, range: Range<usize>, out: &mut Vec<u32>) {
         let mut bytes = vec![0u8; range.len() * WIDTH];
         if let Err(e) = self.store.read_at((range.start * WIDTH) as u64, &mut bytes) {
-            self.keep_error(e);
+            self.error.keep(e);
             bytes.fill(0);
         }
         out.extend(
@@ -111,18 +101,13 @@ impl Targets {
         match self {
             Targets::Held(v) => Slice::Borrowed(v.get(range).unwrap_or_default()),
             Targets::Outside(o) => {
-                if let Ok(last) = o.last.lock()
-                    && let Some((i, block)) = last.as_ref()
-                    && *i == node
-                {
-                    return Slice::Shared(Arc::clone(block));
+                if let Some(block) = o.last.get(node) {
+                    return Slice::Shared(block);
                 }
                 let mut block = Vec::with_capacity(range.len());
                 o.read(range, &mut block);
                 let block: Arc<[u32]> = block.into();
-                if let Ok(mut last) = o.last.lock() {
-                    *last = Some((node, Arc::clone(&block)));
-                }
+                o.last.put(node, &block);
                 Slice::Shared(block)
             }
         }
@@ -132,7 +117,7 @@ impl Targets {
     pub(super) fn take_error(&self) -> Option<io::Error> {
         match self {
             Targets::Held(_) => None,
-            Targets::Outside(o) => o.take_error(),
+            Targets::Outside(o) => o.error.take(),
         }
     }
 
@@ -186,22 +171,9 @@ impl InOrder<'_> {
 mod tests {
     use super::*;
 
-    struct Bytes(Vec<u8>);
-    impl ScratchStore for Bytes {
-        fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
-            let from = offset as usize;
-            let src = self
-                .0
-                .get(from..from + buf.len())
-                .ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, "short"))?;
-            buf.copy_from_slice(src);
-            Ok(())
-        }
-    }
-
     fn outside(values: &[u32]) -> Targets {
-        let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        Targets::Outside(Outside::new(Box::new(Bytes(bytes))))
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        Targets::Outside(Outside::new(Box::new(bytes)))
     }
 
     #[test]

@@ -13,20 +13,11 @@
 
 use std::borrow::Cow;
 use std::io;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use super::scratch::{FirstError, LastBlock, ScratchStore};
 
 use crate::pool::StrPool;
-
-/// Storage the graph reads what it keeps outside memory back from (its edges' anchors and
-/// counts, its edge targets): the bytes a [`super::LinkGraphBuilder::outside`] sink received,
-/// in the order it received them.
-pub trait ScratchStore: Send + Sync {
-    /// Fills `buf` with the bytes from `offset` on.
-    ///
-    /// # Errors
-    /// The storage's (a short read is an error).
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()>;
-}
 
 /// One record: the count (u32 LE), the anchor's length in bytes (u32 LE), the anchor.
 const HEAD: usize = 8;
@@ -105,9 +96,8 @@ pub(super) struct Outside {
     pub(super) block_start: Vec<u64>,
     /// The last node whose records were read, and them: a caller going through one source's
     /// links one at a time reads its records once.
-    last: Mutex<Option<(usize, Block)>>,
-    /// The first read error.
-    error: Mutex<Option<io::Error>>,
+    last: LastBlock<[(String, u32)]>,
+    error: FirstError,
 }
 
 /// Bytes read at a time when going through every record in order.
@@ -118,29 +108,24 @@ impl Outside {
         Outside {
             store,
             block_start,
-            last: Mutex::new(None),
-            error: Mutex::new(None),
+            last: LastBlock::default(),
+            error: FirstError::default(),
         }
     }
 
     fn keep_error(&self, e: io::Error) {
-        if let Ok(mut slot) = self.error.lock() {
-            slot.get_or_insert(e);
-        }
+        self.error.keep(e);
     }
 
     pub(super) fn take_error(&self) -> Option<io::Error> {
-        self.error.lock().ok().and_then(|mut e| e.take())
+        self.error.take()
     }
 
     /// Node `i`'s records (`expected` of them; missing ones come back empty, with the error
     /// kept).
     pub(super) fn block(&self, i: usize, expected: usize) -> Block {
-        if let Ok(last) = self.last.lock()
-            && let Some((node, records)) = last.as_ref()
-            && *node == i
-        {
-            return Arc::clone(records);
+        if let Some(records) = self.last.get(i) {
+            return records;
         }
         let at = |i: usize| self.block_start.get(i).copied().unwrap_or(0);
         let (from, to) = (at(i), at(i + 1).max(at(i)));
@@ -153,7 +138,7 @@ impl Outside {
             }
         };
         if records.len() != expected {
-            if records.len() < expected && self.error.lock().is_ok_and(|e| e.is_none()) {
+            if records.len() < expected && !self.error.is_kept() {
                 self.keep_error(io::Error::new(
                     io::ErrorKind::InvalidData,
                     format!(
@@ -165,9 +150,7 @@ impl Outside {
             records.resize(expected, (String::new(), 0));
         }
         let records: Block = records.into();
-        if let Ok(mut last) = self.last.lock() {
-            *last = Some((i, Arc::clone(&records)));
-        }
+        self.last.put(i, &records);
         records
     }
 
@@ -235,19 +218,6 @@ impl InOrder<'_> {
 mod tests {
     use super::*;
 
-    struct Bytes(Vec<u8>);
-    impl ScratchStore for Bytes {
-        fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
-            let from = offset as usize;
-            let src = self
-                .0
-                .get(from..from + buf.len())
-                .ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, "short"))?;
-            buf.copy_from_slice(src);
-            Ok(())
-        }
-    }
-
     #[test]
     fn records_come_back_by_block_and_in_order_across_read_pieces() {
         // Node 0: two links; node 1: none; node 2: one anchor longer than a read piece.
@@ -260,7 +230,7 @@ mod tests {
         starts.push(bytes.len() as u64);
         encode(&mut bytes, &long, 7);
         starts.push(bytes.len() as u64);
-        let outside = Outside::new(Box::new(Bytes(bytes)), starts);
+        let outside = Outside::new(Box::new(bytes), starts);
         assert_eq!(
             *outside.block(0, 2),
             [("première".to_string(), 1), (String::new(), 3)]
@@ -289,7 +259,7 @@ mod tests {
 
     #[test]
     fn a_failing_store_gives_empty_texts_and_one_error() {
-        let outside = Outside::new(Box::new(Bytes(Vec::new())), vec![0, 20]);
+        let outside = Outside::new(Box::new(Vec::<u8>::new()), vec![0, 20]);
         assert_eq!(
             *outside.block(0, 2),
             [(String::new(), 0), (String::new(), 0)]
