@@ -113,10 +113,6 @@ impl Outside {
         }
     }
 
-    fn keep_error(&self, e: io::Error) {
-        self.error.keep(e);
-    }
-
     pub(super) fn take_error(&self) -> Option<io::Error> {
         self.error.take()
     }
@@ -133,13 +129,13 @@ impl Outside {
         let mut records = match self.store.read_at(from, &mut bytes) {
             Ok(()) => decode(&bytes),
             Err(e) => {
-                self.keep_error(e);
+                self.error.keep(e);
                 Vec::new()
             }
         };
         if records.len() != expected {
             if records.len() < expected && !self.error.is_kept() {
-                self.keep_error(io::Error::new(
+                self.error.keep(io::Error::new(
                     io::ErrorKind::InvalidData,
                     format!(
                         "the links of node {i}: {} records of {expected}",
@@ -185,7 +181,7 @@ impl InOrder<'_> {
                 return (Cow::Owned(text), count);
             }
             if self.offset >= self.end {
-                self.outside.keep_error(io::Error::new(
+                self.outside.error.keep(io::Error::new(
                     io::ErrorKind::UnexpectedEof,
                     "the links' anchors end before the links",
                 ));
@@ -203,7 +199,7 @@ impl InOrder<'_> {
                 .store
                 .read_at(self.offset, &mut self.buf[old..])
             {
-                self.outside.keep_error(e);
+                self.outside.error.keep(e);
                 self.offset = self.end;
                 self.buf.truncate(old);
                 return (Cow::Borrowed(""), 0);
