@@ -384,13 +384,18 @@ fn links_out_of_source_order_or_unreadable_anchors_are_errors_not_wrong_files() 
     assert!(g.take_read_error().is_none());
 }
 
+/// Pages `0 .. n` of one host, `http://a.test/{i}`.
+fn pages(n: i64) -> Vec<PageNode> {
+    (0..n)
+        .map(|i| node(i, &format!("http://a.test/{i}")))
+        .collect()
+}
+
 #[test]
 fn a_hubs_links_read_one_at_a_time_are_the_held_ones() {
     // One page linking to 3,000 others, each with its own anchor: what the broken and
     // external link reports and the site maps ask for one link at a time.
-    let nodes: Vec<PageNode> = (0..3001)
-        .map(|i| node(i, &format!("http://a.test/{i}")))
-        .collect();
+    let nodes = pages(3001);
     let edges: Vec<LinkEdge> = (1..3001)
         .map(|t| LinkEdge {
             source: 0,
@@ -420,9 +425,7 @@ fn a_hubs_links_read_one_at_a_time_are_the_held_ones() {
 fn more_links_than_one_read_piece_come_back_in_order() {
     // 300 pages of 1,000 links each: the targets kept outside are read in several pieces, and
     // a page's links straddle a piece's end.
-    let nodes: Vec<PageNode> = (0..1000)
-        .map(|i| node(i, &format!("http://a.test/{i}")))
-        .collect();
+    let nodes = pages(1000);
     let edges: Vec<LinkEdge> = (0..300)
         .flat_map(|s| {
             (0..1000).map(move |j| LinkEdge {
