@@ -108,10 +108,9 @@ impl SpilledMatrix {
             }
             Ok(())
         })?;
-        super::write(
-            &dir.join(format!("{prefix}vocab.tsv")),
-            columns.vocabulary_tsv().as_bytes(),
-        )?;
+        let mut vocab = Output::create(dir.join(format!("{prefix}vocab.tsv")))?;
+        columns.write_vocabulary_tsv(|piece| vocab.put(piece))?;
+        vocab.finish()?;
         // Pass 2 (or the rows in memory): the Matrix Market and long CSV lines.
         let mut mtx = Output::create(dir.join(format!("{prefix}counts.mtx")))?;
         mtx.put(&matrix::matrix_market_header(

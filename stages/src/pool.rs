@@ -12,7 +12,7 @@
 use std::hash::BuildHasher as _;
 
 /// Distinct strings in one buffer, with a hash table from text to id while it is open.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct StrPool {
     table: hashbrown::HashTable<u32>,
     text: String,

@@ -106,7 +106,7 @@ fn write_fixture(dir: &Path) -> serde_json::Value {
     write("matrix/vocab.tsv", &m.vocabulary_tsv());
     write("matrix/long.csv", &m.to_long_csv());
     write("matrix/dense.csv", &m.to_dense_csv(1_000_000).unwrap());
-    let words: Vec<&str> = m.vocabulary().iter().map(|w| w.word.as_str()).collect();
+    let words: Vec<&str> = m.vocabulary().iter().map(|w| w.word).collect();
     let vocab = m
         .vocabulary()
         .iter()
@@ -114,7 +114,7 @@ fn write_fixture(dir: &Path) -> serde_json::Value {
         .map(|(j, w)| {
             vec![
                 (j + 1).to_string(),
-                w.word.clone(),
+                w.word.to_string(),
                 w.df.to_string(),
                 w.count.to_string(),
             ]

@@ -32,6 +32,7 @@ use std::fmt::Write as _;
 
 use crate::export::delimited::push_field;
 use crate::page::stopwords;
+use crate::pool::StrPool;
 
 /// Default guard of [`SparseMatrix::to_dense_csv`]: at most this many cells (rows × columns).
 pub const DENSE_MAX_CELLS: usize = 5_000_000;
@@ -125,8 +126,7 @@ impl MatrixOptions {
 pub struct MatrixBuilder {
     options: MatrixOptions,
     stop_codes: Vec<String>,
-    vocab: HashMap<String, u32>,
-    words: Vec<WordStats>,
+    words: Vocabulary,
     /// Non-zero entries per document, each row sorted by column (the rows not yet taken by
     /// [`MatrixBuilder::take_rows`]).
     rows: Vec<Vec<(u32, u32)>>,
@@ -137,15 +137,82 @@ pub struct MatrixBuilder {
     pending: usize,
 }
 
-/// Statistics of one vocabulary word.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WordStats {
+/// One vocabulary word and its statistics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Word<'a> {
     /// The word as counted.
-    pub word: String,
+    pub word: &'a str,
     /// Number of documents that contain it.
     pub df: u32,
     /// Total number of occurrences.
     pub count: u64,
+}
+
+/// The words of a matrix in column order with their statistics: the texts in one
+/// [`StrPool`], so a word costs its bytes and about 25 more, not an allocation of its own (a
+/// million-page corpus has about a million distinct words).
+#[derive(Debug, Clone, Default)]
+pub struct Vocabulary {
+    words: StrPool,
+    df: Vec<u32>,
+    count: Vec<u64>,
+}
+
+impl PartialEq for Vocabulary {
+    fn eq(&self, other: &Vocabulary) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Vocabulary {
+    /// Number of words.
+    pub fn len(&self) -> usize {
+        self.df.len()
+    }
+
+    /// Whether there is no word.
+    pub fn is_empty(&self) -> bool {
+        self.df.is_empty()
+    }
+
+    /// The word of column `col`, when there is one.
+    pub fn get(&self, col: usize) -> Option<Word<'_>> {
+        Some(Word {
+            word: self.words.get(u32::try_from(col).ok()?),
+            df: *self.df.get(col)?,
+            count: *self.count.get(col)?,
+        })
+    }
+
+    /// The words in column order.
+    pub fn iter(&self) -> impl Iterator<Item = Word<'_>> + '_ {
+        (0..self.len()).filter_map(|col| self.get(col))
+    }
+
+    /// The column of `word`, given the next one when it is new; `None` past `u32::MAX` words.
+    fn column(&mut self, word: &str) -> Option<usize> {
+        let col = self.words.intern(word) as usize;
+        if col == self.df.len() {
+            self.df.push(0);
+            self.count.push(0);
+        }
+        (col < self.df.len()).then_some(col)
+    }
+
+    /// Appends a word not yet in the vocabulary.
+    fn push(&mut self, word: Word<'_>) {
+        if let Some(col) = self.column(word.word) {
+            self.df[col] = word.df;
+            self.count[col] = word.count;
+        }
+    }
+
+    /// Drops what only adding words needs.
+    fn freeze(&mut self) {
+        self.words.freeze();
+        self.df.shrink_to_fit();
+        self.count.shrink_to_fit();
+    }
 }
 
 impl MatrixBuilder {
@@ -187,37 +254,24 @@ impl MatrixBuilder {
                 continue;
             }
             n_words += 1;
-            let col = match self.vocab.get(token) {
-                // Fast path: no allocation for a word already seen in this exact form (with
-                // `lowercase`, only lower-case forms are keys, so this matches only them).
-                Some(&col) if !self.options.lowercase || !token.chars().any(char::is_uppercase) => {
-                    col
-                }
-                _ => {
-                    let key = if self.options.lowercase {
-                        token.to_lowercase()
-                    } else {
-                        token.to_string()
-                    };
-                    let next_id = self.words.len() as u32;
-                    let col = *self.vocab.entry(key.clone()).or_insert(next_id);
-                    if col == next_id {
-                        self.words.push(WordStats {
-                            word: key,
-                            ..WordStats::default()
-                        });
-                    }
-                    col
-                }
+            // With `lowercase`, only a word with an upper-case letter is copied to be folded.
+            let lowered;
+            let key = if self.options.lowercase && token.chars().any(char::is_uppercase) {
+                lowered = token.to_lowercase();
+                lowered.as_str()
+            } else {
+                token
             };
-            *counts.entry(col).or_insert(0) += 1;
+            if let Some(col) = self.words.column(key) {
+                *counts.entry(col as u32).or_insert(0) += 1;
+            }
         }
         let mut row: Vec<(u32, u32)> = counts.into_iter().collect();
         row.sort_unstable();
         for &(col, count) in &row {
-            let stats = &mut self.words[col as usize];
-            stats.df += 1;
-            stats.count += u64::from(count);
+            let col = col as usize;
+            self.words.df[col] += 1;
+            self.words.count[col] += u64::from(count);
         }
         self.pending += row.len();
         self.rows.push(row);
@@ -250,20 +304,21 @@ impl MatrixBuilder {
     pub fn filtered_columns(&self) -> FilteredColumns {
         let n_docs = self.n_docs() as f64;
         let max_df = self.options.max_df_ratio * n_docs;
+        let word = |col: u32| self.words.get(col as usize).unwrap_or_default();
         let mut kept: Vec<u32> = (0..self.words.len() as u32)
             .filter(|&col| {
-                let w = &self.words[col as usize];
+                let w = word(col);
                 w.df >= self.options.min_df
                     && f64::from(w.df) <= max_df
                     && !self
                         .stop_codes
                         .iter()
-                        .any(|code| stopwords::is_stopword(code, &w.word))
+                        .any(|code| stopwords::is_stopword(code, w.word))
             })
             .collect();
         kept.sort_by(|&a, &b| {
-            let (wa, wb) = (&self.words[a as usize], &self.words[b as usize]);
-            (Reverse(wa.df), &wa.word).cmp(&(Reverse(wb.df), &wb.word))
+            let (wa, wb) = (word(a), word(b));
+            (Reverse(wa.df), wa.word).cmp(&(Reverse(wb.df), wb.word))
         });
         if let Some(max) = self.options.max_vocabulary {
             kept.truncate(max);
@@ -272,17 +327,16 @@ impl MatrixBuilder {
         for (new, &old) in kept.iter().enumerate() {
             new_col[old as usize] = new as u32;
         }
-        FilteredColumns {
-            new_col,
-            words: kept
-                .iter()
-                .map(|&old| self.words[old as usize].clone())
-                .collect(),
+        let mut words = Vocabulary::default();
+        for &old in &kept {
+            words.push(word(old));
         }
+        words.freeze();
+        FilteredColumns { new_col, words }
     }
 
     /// The vocabulary in column order.
-    pub fn vocabulary(&self) -> &[WordStats] {
+    pub fn vocabulary(&self) -> &Vocabulary {
         &self.words
     }
 
@@ -322,7 +376,7 @@ impl MatrixBuilder {
 pub struct FilteredColumns {
     /// New column of each raw column (`u32::MAX`: left out).
     new_col: Vec<u32>,
-    words: Vec<WordStats>,
+    words: Vocabulary,
 }
 
 impl FilteredColumns {
@@ -337,13 +391,18 @@ impl FilteredColumns {
     }
 
     /// The vocabulary in column order.
-    pub fn vocabulary(&self) -> &[WordStats] {
+    pub fn vocabulary(&self) -> &Vocabulary {
         &self.words
     }
 
     /// The vocabulary table (as [`SparseMatrix::vocabulary_tsv`]).
     pub fn vocabulary_tsv(&self) -> String {
         vocabulary_tsv(&self.words)
+    }
+
+    /// The same table handed to `put` about 64 KB at a time, header first.
+    pub fn write_vocabulary_tsv<E>(&self, put: impl FnMut(&str) -> Result<(), E>) -> Result<(), E> {
+        vocabulary_tsv_pieces(&self.words, put)
     }
 
     /// A raw row in the filtered columns, sorted by column.
@@ -389,9 +448,9 @@ pub fn matrix_market_row(out: &mut String, row_idx: usize, row: &[(u32, u32)]) {
 pub const LONG_CSV_HEADER: &str = "doc,word,count\r\n";
 
 /// The long CSV lines of row `row_idx` (0-based), words from `words`.
-pub fn long_csv_row(out: &mut String, row_idx: usize, row: &[(u32, u32)], words: &[WordStats]) {
+pub fn long_csv_row(out: &mut String, row_idx: usize, row: &[(u32, u32)], words: &Vocabulary) {
     for &(col, count) in row {
-        let word = words.get(col as usize).map_or("", |w| w.word.as_str());
+        let word = words.get(col as usize).map_or("", |w| w.word);
         let _ = write!(out, "{},", row_idx + 1);
         push_field(out, word, ',');
         let _ = write!(out, ",{count}\r\n");
@@ -401,7 +460,7 @@ pub fn long_csv_row(out: &mut String, row_idx: usize, row: &[(u32, u32)], words:
 /// A finished (filtered) document × word count matrix, rows sorted by column.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SparseMatrix {
-    words: Vec<WordStats>,
+    words: Vocabulary,
     rows: Vec<Vec<(u32, u32)>>,
 }
 
@@ -417,7 +476,7 @@ impl SparseMatrix {
     }
 
     /// The vocabulary in column order.
-    pub fn vocabulary(&self) -> &[WordStats] {
+    pub fn vocabulary(&self) -> &Vocabulary {
         &self.words
     }
 
@@ -470,9 +529,9 @@ impl SparseMatrix {
             });
         }
         let mut out = String::with_capacity(cells * 2 + cols * 8 + 16);
-        for w in &self.words {
+        for w in self.words.iter() {
             out.push(',');
-            push_field(&mut out, &w.word, ',');
+            push_field(&mut out, w.word, ',');
         }
         out.push_str("\r\n");
         let mut dense = vec![0u32; cols];
@@ -502,249 +561,34 @@ fn matrix_market(rows: &[Vec<(u32, u32)>], n_cols: usize) -> String {
     out
 }
 
-fn vocabulary_tsv(words: &[WordStats]) -> String {
-    let mut out = String::from("col\tword\tdf\tcount\n");
-    for (idx, w) in words.iter().enumerate() {
-        let _ = write!(out, "{}\t", idx + 1);
-        push_field(&mut out, &w.word, '\t');
-        let _ = writeln!(out, "\t{}\t{}", w.df, w.count);
-    }
+fn vocabulary_tsv(words: &Vocabulary) -> String {
+    let mut out = String::new();
+    let _ = vocabulary_tsv_pieces::<std::convert::Infallible>(words, |piece| {
+        out.push_str(piece);
+        Ok(())
+    });
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn counts_words_not_punctuation() {
-        let mut m = MatrixBuilder::new(true);
-        let (row, n) = m.add(&["Le", "calque", ",", "le", "calque", "."]);
-        assert_eq!((row, n), (0, 4));
-        m.add(&["Un", "calque"]);
-        m.add::<&str>(&[]);
-        assert_eq!(m.n_docs(), 3);
-        let vocab: Vec<_> = m.vocabulary().iter().map(|w| w.word.as_str()).collect();
-        assert_eq!(vocab, ["le", "calque", "un"]);
-        assert_eq!(m.vocabulary()[1].df, 2);
-        assert_eq!(m.vocabulary()[1].count, 3);
-        assert_eq!(
-            m.to_matrix_market(),
-            "%%MatrixMarket matrix coordinate integer general\n\
-             % glaneur document x word counts: rows = docs.tsv, columns = vocab.tsv\n\
-             3 3 4\n1 1 2\n1 2 2\n2 2 1\n2 3 1\n"
-        );
-        assert!(
-            m.vocabulary_tsv()
-                .starts_with("col\tword\tdf\tcount\n1\tle\t1\t2\n")
-        );
-    }
-
-    #[test]
-    fn rows_taken_in_chunks_give_the_filtered_matrix() {
-        let options = MatrixOptions {
-            lowercase: true,
-            stoplist: Some("fr".into()),
-            min_df: 2,
-            max_df_ratio: 0.9,
-            max_vocabulary: Some(4),
-        };
-        let docs: Vec<Vec<String>> = (0..50)
-            .map(|i| {
-                (0..(i % 7 + 2))
-                    .map(|k| {
-                        ["Le", "calque", "masque", "de", "couche", "flou", "Calque"]
-                            [(i * k + k) % 7]
-                            .to_string()
-                    })
-                    .collect()
-            })
-            .collect();
-        let mut whole = MatrixBuilder::with_options(options.clone()).unwrap();
-        let mut chunked = MatrixBuilder::with_options(options).unwrap();
-        let mut taken = Vec::new();
-        for (i, doc) in docs.iter().enumerate() {
-            whole.add(doc);
-            let (row, _) = chunked.add(doc);
-            assert_eq!(row, i);
-            if i % 9 == 8 {
-                taken.extend(chunked.take_rows());
-            }
-        }
-        taken.extend(chunked.take_rows());
-        assert_eq!(chunked.n_docs(), 50);
-        assert_eq!(chunked.pending_nnz(), 0);
-        let columns = chunked.filtered_columns();
-        let rows: Vec<Vec<(u32, u32)>> = taken.iter().map(|r| columns.row(r)).collect();
-        let m = columns.matrix(rows);
-        assert_eq!(m, whole.filtered());
-        assert_eq!(columns.vocabulary_tsv(), whole.filtered().vocabulary_tsv());
-        let mut mm = matrix_market_header(m.n_rows(), m.n_cols(), m.nnz());
-        let mut long = LONG_CSV_HEADER.to_string();
-        for i in 0..m.n_rows() {
-            matrix_market_row(&mut mm, i, m.row(i));
-            long_csv_row(&mut long, i, m.row(i), columns.vocabulary());
-        }
-        assert_eq!(mm, whole.filtered().to_matrix_market());
-        assert_eq!(long, whole.filtered().to_long_csv());
-    }
-
-    #[test]
-    fn keeps_case_when_asked() {
-        let mut m = MatrixBuilder::new(false);
-        m.add(&["Le", "le"]);
-        assert_eq!(m.vocabulary().len(), 2);
-    }
-    fn corpus(options: MatrixOptions) -> MatrixBuilder {
-        let mut m = MatrixBuilder::with_options(options).unwrap();
-        m.add(&["Le", "chat", "et", "le", "chien", "1,5"]);
-        m.add(&["Un", "chien", "\"x\""]);
-        m.add(&["le", "chien", "dort", "."]);
-        m.add::<&str>(&[]);
-        m
-    }
-
-    #[test]
-    fn filtered_orders_by_df_then_word_and_keeps_rows() {
-        let m = corpus(MatrixOptions {
-            lowercase: true,
-            ..MatrixOptions::default()
-        });
-        let f = m.filtered();
-        let words: Vec<_> = f.vocabulary().iter().map(|w| w.word.as_str()).collect();
-        // chien df 3, le df 2, then df 1 in byte order.
-        assert_eq!(
-            words,
-            ["chien", "le", "\"x\"", "1,5", "chat", "dort", "et", "un"]
-        );
-        assert_eq!(f.n_rows(), 4);
-        assert_eq!(f.nnz(), m.nnz());
-        assert_eq!(f.row(0), &[(0, 1), (1, 2), (3, 1), (4, 1), (6, 1)]);
-        assert!(f.row(3).is_empty());
-        assert!(f.to_matrix_market().contains("\n4 8 11\n1 1 1\n1 2 2\n"));
-        assert!(
-            f.vocabulary_tsv()
-                .starts_with("col\tword\tdf\tcount\n1\tchien\t3\t3\n")
-        );
-    }
-
-    #[test]
-    fn filters_stopwords_df_and_cap() {
-        let options = MatrixOptions {
-            lowercase: true,
-            stoplist: Some("fr, en".to_string()),
-            min_df: 1,
-            max_df_ratio: 0.5,
-            max_vocabulary: Some(3),
-        };
-        let f = corpus(options).filtered();
-        let words: Vec<_> = f.vocabulary().iter().map(|w| w.word.as_str()).collect();
-        // chien (3 of 4 docs) exceeds 0.5; le, et, un are stop words; cap 3.
-        assert_eq!(words, ["\"x\"", "1,5", "chat"]);
-        assert_eq!(f.row(2), &[]);
-        let min2 = corpus(MatrixOptions {
-            lowercase: true,
-            min_df: 2,
-            ..MatrixOptions::default()
-        })
-        .filtered();
-        assert_eq!(min2.n_cols(), 2);
-    }
-
-    #[test]
-    fn rejects_bad_options() {
-        let bad = |o: MatrixOptions| MatrixBuilder::with_options(o).err();
-        assert_eq!(
-            bad(MatrixOptions {
-                stoplist: Some("fr,xx".into()),
-                ..MatrixOptions::default()
-            }),
-            Some(MatrixError::UnknownStoplist("xx".into()))
-        );
-        for ratio in [0.0, -1.0, 1.5, f64::NAN] {
-            assert!(
-                bad(MatrixOptions {
-                    max_df_ratio: ratio,
-                    ..MatrixOptions::default()
-                })
-                .is_some()
-            );
+/// The vocabulary table handed to `put` about 64 KB at a time, header first: a million words
+/// are never one string.
+fn vocabulary_tsv_pieces<E>(
+    words: &Vocabulary,
+    mut put: impl FnMut(&str) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut out = String::from("col\tword\tdf\tcount\n");
+    for (idx, w) in words.iter().enumerate() {
+        let _ = write!(out, "{}\t", idx + 1);
+        push_field(&mut out, w.word, '\t');
+        let _ = writeln!(out, "\t{}\t{}", w.df, w.count);
+        if out.len() >= 1 << 16 {
+            put(&out)?;
+            out.clear();
         }
     }
-
-    #[test]
-    fn long_and_dense_csv_quote_and_guard() {
-        let f = corpus(MatrixOptions {
-            lowercase: true,
-            min_df: 1,
-            max_df_ratio: 1.0,
-            max_vocabulary: Some(4),
-            stoplist: None,
-        })
-        .filtered();
-        let long = f.to_long_csv();
-        assert!(long.starts_with("doc,word,count\r\n1,chien,1\r\n1,le,2\r\n1,\"1,5\",1\r\n"));
-        assert!(long.contains("2,\"\"\"x\"\"\",1\r\n"));
-        let dense = f.to_dense_csv(DENSE_MAX_CELLS).unwrap();
-        assert_eq!(
-            dense,
-            ",chien,le,\"\"\"x\"\"\",\"1,5\"\r\n1,1,2,0,1\r\n2,1,0,1,0\r\n3,1,1,0,0\r\n4,0,0,0,0\r\n"
-        );
-        assert_eq!(
-            f.to_dense_csv(15),
-            Err(MatrixError::DenseTooLarge {
-                rows: 4,
-                cols: 4,
-                cells: 16,
-                max_cells: 15
-            })
-        );
-    }
-
-    #[test]
-    fn hostile_words_stay_one_row_each_and_keep_their_columns() {
-        // Words R's read.delim or pandas once split, merged or misread: quotes around and
-        // inside a word, an apostrophe, a leading `#`, and words that name a missing value or
-        // the dense CSV's row column.
-        let words = [
-            "\"calque\"",
-            "d\"écraser",
-            "l'",
-            "#0000ff",
-            "NA",
-            "null",
-            "doc",
-            "é",
-        ];
-        let mut m = MatrixBuilder::new(false);
-        m.add(&words);
-        m.add(&words[..3]);
-        let f = m.filtered();
-        let tsv = f.vocabulary_tsv();
-        let lines: Vec<&str> = tsv.lines().collect();
-        assert_eq!(lines.len(), 1 + words.len(), "{tsv}");
-        assert_eq!(
-            &lines[..5],
-            [
-                "col\tword\tdf\tcount",
-                "1\t\"\"\"calque\"\"\"\t2\t2",
-                "2\t\"d\"\"écraser\"\t2\t2",
-                "3\t\"l'\"\t2\t2",
-                "4\t\"#0000ff\"\t1\t1",
-            ]
-        );
-        // Words no quote can protect from a reader's missing values stay verbatim.
-        assert!(lines.contains(&"5\tNA\t1\t1") && lines.contains(&"7\tnull\t1\t1"));
-        for line in &lines {
-            assert_eq!(line.matches('\t').count(), 3, "{line}");
-        }
-        let dense = f.to_dense_csv(DENSE_MAX_CELLS).unwrap();
-        assert!(
-            dense.starts_with(
-                ",\"\"\"calque\"\"\",\"d\"\"écraser\",\"l'\",\"#0000ff\",NA,doc,null,é\r\n"
-            ),
-            "{dense}"
-        );
-        assert!(f.to_long_csv().contains("\r\n2,\"l'\",1\r\n"));
-    }
+    put(&out)
 }
+
+#[cfg(test)]
+#[path = "matrix_tests.rs"]
+mod tests;
