@@ -35,7 +35,7 @@ const REACH_SHIFT: u8 = 3;
 /// The nodes, one vector per fact (about 50 bytes a node plus its URL).
 #[derive(Debug, Default)]
 pub(super) struct Columns {
-    ids: Vec<i64>,
+    ids: Ids,
     /// The URLs one after the other; node `i`'s ends at `url_ends[i]`.
     urls: String,
     url_ends: Vec<usize>,
@@ -55,6 +55,61 @@ pub(super) struct Columns {
     index: HashMap<i64, usize>,
 }
 
+/// The nodes' URL ids. A store's ids are its row ids, one after the other: while they come
+/// so, only the first and the count are kept (8 bytes a node less at a million URLs).
+#[derive(Debug, Default)]
+struct Ids {
+    first: i64,
+    len: usize,
+    /// Every id, once one did not follow the one before.
+    listed: Option<Vec<i64>>,
+}
+
+impl Ids {
+    fn get(&self, i: usize) -> Option<i64> {
+        match &self.listed {
+            Some(ids) => ids.get(i).copied(),
+            None => (i < self.len).then(|| self.first.wrapping_add(i as i64)),
+        }
+    }
+
+    fn last(&self) -> Option<i64> {
+        self.len.checked_sub(1).and_then(|i| self.get(i))
+    }
+
+    /// The position of `id` when the ids are increasing.
+    fn find_sorted(&self, id: i64) -> Option<usize> {
+        match &self.listed {
+            Some(ids) => ids.binary_search(&id).ok(),
+            None => {
+                let i = usize::try_from(id.checked_sub(self.first)?).ok()?;
+                (i < self.len).then_some(i)
+            }
+        }
+    }
+
+    fn push(&mut self, id: i64) {
+        if self.listed.is_none()
+            && self.len > 0
+            && self.last().and_then(|l| l.checked_add(1)) != Some(id)
+        {
+            self.listed = Some((0..self.len).filter_map(|i| self.get(i)).collect());
+        }
+        match &mut self.listed {
+            Some(ids) => ids.push(id),
+            None if self.len == 0 => self.first = id,
+            None => {}
+        }
+        self.len += 1;
+    }
+
+    fn shrink(&mut self) {
+        if let Some(ids) = &mut self.listed {
+            ids.shrink_to_fit();
+        }
+    }
+}
+
 fn small(v: Option<i64>) -> i32 {
     // Depths and statuses are small; a value out of range is clamped rather than lost.
     v.map_or(NONE_I32, |v| {
@@ -68,32 +123,27 @@ fn wide(v: i32) -> Option<i64> {
 
 impl Columns {
     pub(super) fn len(&self) -> usize {
-        self.ids.len()
+        self.ids.len
     }
 
     pub(super) fn id(&self, i: usize) -> i64 {
-        self.ids.get(i).copied().unwrap_or_default()
+        self.ids.get(i).unwrap_or_default()
     }
 
     pub(super) fn position(&self, id: i64) -> Option<usize> {
         if self.index.is_empty() {
-            self.ids.binary_search(&id).ok()
+            self.ids.find_sorted(id)
         } else {
             self.index.get(&id).copied()
         }
     }
 
     fn push(&mut self, n: &PageNode) {
-        if self.index.is_empty() && self.ids.last().is_some_and(|&last| last >= n.id) {
-            self.index = self
-                .ids
-                .iter()
-                .enumerate()
-                .map(|(i, &id)| (id, i))
-                .collect();
+        if self.index.is_empty() && self.ids.last().is_some_and(|last| last >= n.id) {
+            self.index = (0..self.len()).map(|i| (self.id(i), i)).collect();
         }
         if !self.index.is_empty() {
-            self.index.entry(n.id).or_insert(self.ids.len());
+            self.index.entry(n.id).or_insert(self.ids.len);
         }
         self.ids.push(n.id);
         self.urls.push_str(&n.url);
@@ -133,7 +183,7 @@ impl Columns {
             v.shrink_to_fit();
         }
         self.url_ends.shrink_to_fit();
-        self.ids.shrink_to_fit();
+        self.ids.shrink();
         self.depth.shrink_to_fit();
         self.status.shrink_to_fit();
         self.tokens.shrink_to_fit();
@@ -161,7 +211,7 @@ impl Columns {
         let from = if i == 0 { 0 } else { self.url_ends[i - 1] };
         let flags = self.flags[i];
         NodeRef {
-            id: self.ids[i],
+            id: self.id(i),
             url: self.urls.get(from..self.url_ends[i]).unwrap_or(""),
             host: self.labels.get(self.host[i]),
             depth: wide(self.depth[i]),

@@ -461,3 +461,31 @@ fn more_links_than_one_read_piece_come_back_in_order() {
     );
     assert!(outside.take_read_error().is_none());
 }
+
+#[test]
+fn node_ids_are_found_whether_consecutive_with_gaps_or_out_of_order() {
+    // Consecutive ids (a store's rows) keep no list; a gap lists them; a step back indexes them.
+    let orders: [&[i64]; 4] = [
+        &[4, 5, 6, 7, 8],
+        &[4, 5, 6, 9, 10],
+        &[4, 5, 6, 2, 8],
+        &[i64::MAX - 2, i64::MAX - 1, i64::MAX, i64::MIN, 0],
+    ];
+    for ids in orders {
+        let nodes: Vec<PageNode> = ids
+            .iter()
+            .map(|&id| node(id, &format!("http://a.test/{id}")))
+            .collect();
+        let g = LinkGraph::build(nodes, []);
+        assert_eq!(g.node_count(), ids.len());
+        for (i, &id) in ids.iter().enumerate() {
+            assert_eq!(g.index_of(id), Some(i), "{ids:?}");
+            assert_eq!(g.node(i).id, id, "{ids:?}");
+            assert_eq!(g.node(i).url, format!("http://a.test/{id}"));
+        }
+        let others = (-1..=12).chain([i64::MIN + 1, i64::MAX - 3]);
+        for absent in others.filter(|id| !ids.contains(id)) {
+            assert_eq!(g.index_of(absent), None, "{ids:?} {absent}");
+        }
+    }
+}
