@@ -32,7 +32,7 @@ const VERDICT_TRUE: u8 = 2;
 const KEPT: u8 = 4;
 const REACH_SHIFT: u8 = 3;
 
-/// The nodes, one vector per fact (about 50 bytes a node plus its URL).
+/// The nodes, one vector per fact (about 40 bytes a node plus its URL).
 #[derive(Debug, Default)]
 pub(super) struct Columns {
     ids: Ids,
