@@ -199,11 +199,18 @@ impl Vocabulary {
         (col < self.df.len()).then_some(col)
     }
 
+    /// Adds `df` documents and `count` occurrences to column `col` (nothing out of range).
+    fn add(&mut self, col: usize, df: u32, count: u64) {
+        if let (Some(d), Some(c)) = (self.df.get_mut(col), self.count.get_mut(col)) {
+            *d += df;
+            *c += count;
+        }
+    }
+
     /// Appends a word not yet in the vocabulary.
     fn push(&mut self, word: Word<'_>) {
         if let Some(col) = self.column(word.word) {
-            self.df[col] = word.df;
-            self.count[col] = word.count;
+            self.add(col, word.df, word.count);
         }
     }
 
@@ -269,9 +276,7 @@ impl MatrixBuilder {
         let mut row: Vec<(u32, u32)> = counts.into_iter().collect();
         row.sort_unstable();
         for &(col, count) in &row {
-            let col = col as usize;
-            self.words.df[col] += 1;
-            self.words.count[col] += u64::from(count);
+            self.words.add(col as usize, 1, u64::from(count));
         }
         self.pending += row.len();
         self.rows.push(row);
