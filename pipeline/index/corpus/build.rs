@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use stages::explore::build::{IndexBuilder, Lexicons};
+use stages::explore::build::{IndexBuilder, Lexicons, SortedValues};
 
 use super::{Built, FORMAT, Manifest, regions};
 
@@ -45,20 +45,15 @@ fn build_in(
     let (mut lexicons, raw, region_files) = read_vertical(vrt, columns, &staging)?;
     let mut bytes = 0u64;
     let mut attribute_names = Vec::new();
-    // Each lexicon leaves memory once written, each renumbering once the forward index is:
-    // the postings of one attribute are filled beside the lexicons of those not yet written
-    // only (a million pages have a million distinct words per attribute).
+    // Each attribute's values are sorted when its turn comes and written from the first-seen
+    // buffer (no second copy), then leave memory; each renumbering leaves once the forward
+    // index is: the postings of one attribute are filled beside the unsorted values of those
+    // not yet written only (a million pages have a million distinct words per attribute).
     let attributes = std::mem::take(&mut lexicons.attributes);
-    for ((name, lexicon, rank), first_seen) in attributes.into_iter().zip(raw.files) {
-        bytes += write(
-            &staging.join(format!("{name}.values")),
-            lexicon.text.as_bytes(),
-        )?;
-        bytes += write_u64s(
-            &staging.join(format!("{name}.valueoffsets")),
-            &lexicon.offsets,
-        )?;
-        drop(lexicon);
+    for ((name, values), first_seen) in attributes.into_iter().zip(raw.files) {
+        let sorted = values.sort();
+        bytes += write_lexicon(&staging, &name, &sorted)?;
+        let rank = sorted.into_rank();
         let attribute = AttributeFiles {
             path: |ext: &str| staging.join(format!("{name}.{ext}")),
             values: rank.len(),
@@ -376,6 +371,39 @@ pub(crate) fn put_in_place(staging: &Path, dir: &Path) -> anyhow::Result<()> {
     }
     std::fs::rename(staging, dir)
         .with_context(|| format!("cannot move {} to {}", staging.display(), dir.display()))
+}
+
+/// An attribute's lexicon (`NAME.values`, `NAME.valueoffsets`) written from its sorted values,
+/// a piece at a time; returns the bytes written.
+fn write_lexicon(staging: &Path, name: &str, sorted: &SortedValues) -> anyhow::Result<u64> {
+    let text_path = staging.join(format!("{name}.values"));
+    let offsets_path = staging.join(format!("{name}.valueoffsets"));
+    let create = |path: &Path| -> anyhow::Result<std::io::BufWriter<File>> {
+        let file =
+            File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(std::io::BufWriter::with_capacity(1 << 20, file))
+    };
+    let (mut text, mut offsets) = (create(&text_path)?, create(&offsets_path)?);
+    let mut at = 0u64;
+    let mut n = 0u64;
+    for value in sorted.iter() {
+        offsets
+            .write_all(&at.to_le_bytes())
+            .with_context(|| format!("cannot write {}", offsets_path.display()))?;
+        text.write_all(value.as_bytes())
+            .with_context(|| format!("cannot write {}", text_path.display()))?;
+        at += value.len() as u64;
+        n += 1;
+    }
+    offsets
+        .write_all(&at.to_le_bytes())
+        .with_context(|| format!("cannot write {}", offsets_path.display()))?;
+    text.flush()
+        .with_context(|| format!("cannot write {}", text_path.display()))?;
+    offsets
+        .flush()
+        .with_context(|| format!("cannot write {}", offsets_path.display()))?;
+    Ok(at + (n + 1) * 8)
 }
 
 /// Each attribute's ids in first-seen numbering, written as they are read.

@@ -69,23 +69,9 @@ impl AttrBuild {
 
     /// The lexicon sorted by bytes, and each first-seen id's rank in it (its final id).
     fn sorted_lexicon(&mut self) -> (Lexicon, Vec<u32>) {
-        let mut values = std::mem::take(&mut self.values);
-        values.freeze();
-        let n = values.len();
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        order.sort_unstable_by(|&a, &b| values.get(a).cmp(values.get(b)));
-        let mut rank = vec![0u32; n];
-        let mut lexicon = Lexicon {
-            text: String::with_capacity(values.iter().map(str::len).sum()),
-            offsets: Vec::with_capacity(n + 1),
-        };
-        for (r, &old) in order.iter().enumerate() {
-            rank[old as usize] = r as u32;
-            lexicon.offsets.push(lexicon.text.len() as u64);
-            lexicon.text.push_str(values.get(old));
-        }
-        lexicon.offsets.push(lexicon.text.len() as u64);
-        (lexicon, rank)
+        let sorted = Values::of(std::mem::take(&mut self.values)).sort();
+        let lexicon = sorted.to_lexicon();
+        (lexicon, sorted.into_rank())
     }
 
     /// Sorts the lexicon, renumbers the ids, builds the postings.
@@ -108,6 +94,79 @@ impl AttrBuild {
             ids,
             postings,
         )
+    }
+}
+
+/// One attribute's distinct values in first-seen order (id `i` is the `i`-th value seen), to
+/// be sorted when their turn comes: a caller writing one attribute at a time holds one sorted
+/// attribute, not all of them.
+pub struct Values {
+    pool: StrPool,
+}
+
+impl Values {
+    fn of(mut pool: StrPool) -> Values {
+        pool.freeze();
+        Values { pool }
+    }
+
+    /// Number of distinct values.
+    pub fn len(&self) -> usize {
+        self.pool.len()
+    }
+
+    /// Whether there is no value.
+    pub fn is_empty(&self) -> bool {
+        self.pool.is_empty()
+    }
+
+    /// The values in byte order, with each first-seen id's rank (its final id).
+    pub fn sort(self) -> SortedValues {
+        let pool = self.pool;
+        let n = pool.len();
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_unstable_by(|&a, &b| pool.get(a).cmp(pool.get(b)));
+        let mut rank = vec![0u32; n];
+        for (r, &old) in order.iter().enumerate() {
+            if let Some(slot) = rank.get_mut(old as usize) {
+                *slot = r as u32;
+            }
+        }
+        SortedValues { pool, order, rank }
+    }
+}
+
+/// An attribute's values in byte order, read from the first-seen buffer (no second copy of
+/// the text: a caller writes them out, then keeps the ranks only).
+pub struct SortedValues {
+    pool: StrPool,
+    order: Vec<u32>,
+    rank: Vec<u32>,
+}
+
+impl SortedValues {
+    /// The values in byte order (the lexicon's).
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        self.order.iter().map(|&id| self.pool.get(id))
+    }
+
+    /// The lexicon as one buffer and its offsets.
+    pub fn to_lexicon(&self) -> Lexicon {
+        let mut lexicon = Lexicon {
+            text: String::with_capacity(self.pool.iter().map(str::len).sum()),
+            offsets: Vec::with_capacity(self.order.len() + 1),
+        };
+        for value in self.iter() {
+            lexicon.offsets.push(lexicon.text.len() as u64);
+            lexicon.text.push_str(value);
+        }
+        lexicon.offsets.push(lexicon.text.len() as u64);
+        lexicon
+    }
+
+    /// Each first-seen id's rank; the values leave memory.
+    pub fn into_rank(self) -> Vec<u32> {
+        self.rank
     }
 }
 
@@ -210,6 +269,8 @@ pub struct IndexBuilder {
     tokens: u64,
     /// The ids of token lines already read, by line.
     seen: SeenLines,
+    /// Most lines `seen` remembers ([`SEEN_LINES`]; smaller in tests).
+    pub(super) seen_max: usize,
     /// Names of the open elements, innermost last.
     open: Vec<String>,
 }
@@ -243,8 +304,11 @@ impl SeenLines {
     }
 }
 
-/// Most distinct token lines remembered (about 100 bytes each).
-const SEEN_LINES: usize = 4_000_000;
+/// Most distinct token lines remembered (about 40 bytes each with one column, 10 MB in all).
+/// A corpus's lines come in Zipf's order: the lines first seen early are the frequent ones,
+/// so those beyond the bound are rare and cost little to split; remembering every line made
+/// this cache as large as the lexicons themselves (a million lines at a million pages).
+const SEEN_LINES: usize = 1 << 18;
 
 impl IndexBuilder {
     /// A builder for token lines with these columns (e.g. `["word", "pos", "lemma"]`).
@@ -284,6 +348,7 @@ impl IndexBuilder {
             line: 0,
             tokens: 0,
             seen: SeenLines::default(),
+            seen_max: SEEN_LINES,
             open: Vec::new(),
         })
     }
@@ -353,7 +418,7 @@ impl IndexBuilder {
             let lc = ids.remove(w + 1);
             ids.push(lc);
         }
-        if self.seen.table.len() < SEEN_LINES {
+        if self.seen.table.len() < self.seen_max {
             self.seen.remember(h, line, &ids);
         }
         self.tokens += 1;
@@ -514,18 +579,17 @@ impl IndexBuilder {
     }
 
     /// Ends the input of a builder whose ids are taken with [`IndexBuilder::take_ids`]: the
-    /// attributes' sorted lexicons with each first-seen id's final id, the regions, the
-    /// ids not yet taken, and the number of tokens.
+    /// attributes' values in first-seen order (each sorted by the caller, which then has each
+    /// first-seen id's final id), the regions, the ids not yet taken, and the number of tokens.
     pub fn finish_lexicons(mut self) -> Result<Lexicons, BuildError> {
+        // The cache of lines leaves before the lexicons are sorted.
+        drop(std::mem::take(&mut self.seen));
         let pending = self.take_ids();
         let regions = finish_regions(std::mem::take(&mut self.regions))?;
         let attributes = self
             .attrs
             .iter_mut()
-            .map(|a| {
-                let (lexicon, rank) = a.sorted_lexicon();
-                (a.name.clone(), lexicon, rank)
-            })
+            .map(|a| (a.name.clone(), Values::of(std::mem::take(&mut a.values))))
             .collect();
         Ok(Lexicons {
             n_tokens: self.tokens as u32,
@@ -560,8 +624,9 @@ impl IndexBuilder {
 pub struct Lexicons {
     /// Tokens read.
     pub n_tokens: u32,
-    /// Per attribute: name, sorted lexicon, final id of each first-seen id.
-    pub attributes: Vec<(String, Lexicon, Vec<u32>)>,
+    /// Per attribute: name and distinct values in first-seen order (sorted by the caller, one
+    /// attribute at a time, with [`Values::sort`]).
+    pub attributes: Vec<(String, Values)>,
     /// The regions not taken by [`IndexBuilder::take_regions`] (all of them when it was
     /// never called): each element's last chunk, [`RegionChunk::first`] being the regions
     /// taken before.

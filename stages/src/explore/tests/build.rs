@@ -8,8 +8,11 @@ fn chunked_build_gives_the_in_memory_index() {
     let mut rng = Rng(77);
     let g = generate(&mut rng, 300);
     let whole = index_of(&g);
-    for every in [1usize, 7, 1000, usize::MAX] {
+    // The cache of seen lines full from the start, after a few lines, or never: lines past
+    // it are split again and must get the same ids.
+    for (every, seen_max) in [(1usize, 0), (7, 5), (1000, usize::MAX), (usize::MAX, 40)] {
         let mut builder = IndexBuilder::new(&["word", "pos", "lemma"]).unwrap();
+        builder.seen_max = seen_max;
         let mut raw: Vec<Vec<u32>> = vec![Vec::new(); 4];
         let mut chunks = Vec::new();
         for line in g.vrt.lines() {
@@ -27,9 +30,18 @@ fn chunked_build_gives_the_in_memory_index() {
         for (a, ids) in lexicons.pending.into_iter().enumerate() {
             raw[a].extend(ids);
         }
-        for (a, (name, lexicon, rank)) in lexicons.attributes.iter().enumerate() {
+        for (a, (name, values)) in lexicons.attributes.into_iter().enumerate() {
             let attr = &whole.attributes[a];
-            assert_eq!(name, &attr.name);
+            assert_eq!(values.len(), attr.lexicon.len());
+            let sorted = values.sort();
+            let lexicon = sorted.to_lexicon();
+            assert!(
+                sorted
+                    .iter()
+                    .eq((0..attr.lexicon.len()).map(|i| attr.lexicon.get(i as u32)))
+            );
+            let rank = sorted.into_rank();
+            assert_eq!(&name, &attr.name);
             assert_eq!(lexicon.text, attr.lexicon.text);
             assert_eq!(lexicon.offsets, attr.lexicon.offsets);
             let ids: Vec<u32> = raw[a].iter().map(|&id| rank[id as usize]).collect();
