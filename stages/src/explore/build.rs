@@ -304,10 +304,10 @@ impl SeenLines {
     }
 }
 
-/// Most distinct token lines remembered (about 40 bytes each with one column, 10 MB in all).
-/// A corpus's lines come in Zipf's order: the lines first seen early are the frequent ones,
-/// so those beyond the bound are rare and cost little to split; remembering every line made
-/// this cache as large as the lexicons themselves (a million lines at a million pages).
+/// Most distinct token lines remembered (about 40 bytes each with one column, 60 with three:
+/// 10–15 MB in all). A corpus's frequent lines tend to be seen early (Zipf), so those past the
+/// bound are mostly rare and cost little to split again; remembering every line made this
+/// cache as large as the lexicons themselves (a million lines at a million pages).
 const SEEN_LINES: usize = 1 << 18;
 
 impl IndexBuilder {
