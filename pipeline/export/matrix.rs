@@ -8,25 +8,35 @@
 //! graph, below its size limit).
 //!
 //! **Invariants:** the files are those `stages::export::matrix` writes from a matrix held in
-//! memory, byte for byte; memory is the vocabulary and one buffer of rows, unless the whole
-//! matrix is asked for.
+//! memory, byte for byte; memory is one buffer of rows and at most [`WORDS_IN_MEMORY`] words
+//! while the documents stream (the vocabulary goes to sorted runs beside the rows, merged by
+//! word at the end), then the kept words once, unless the whole matrix is asked for.
 
-use std::io::{BufRead, Read, Write};
+use std::io::{BufRead, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use stages::export::matrix::{self, FilteredColumns, MatrixBuilder, SparseMatrix};
+use stages::export::matrix::{self, FilteredColumns, MatrixBuilder, SparseMatrix, Word};
 
 use super::Output;
+use crate::ground::runs;
 
 /// Non-zero entries kept in memory before the builder's rows go to the scratch file.
 const NONZEROS_IN_MEMORY: usize = 1 << 20;
 
-/// A matrix being built, its rows spilled to `path`.
+/// Distinct words counted in memory before the vocabulary goes to a sorted run (about 10 MB;
+/// a million pages of web text have about a million).
+const WORDS_IN_MEMORY: usize = 1 << 18;
+
+/// A matrix being built, its rows spilled to `path`, its vocabulary in runs beside it.
 pub(super) struct SpilledMatrix {
     pub(super) builder: MatrixBuilder,
     path: PathBuf,
-    file: std::io::BufWriter<std::fs::File>,
+    file: BufWriter<std::fs::File>,
+    /// The vocabulary's runs, each sorted by word.
+    runs: Vec<PathBuf>,
+    /// [`WORDS_IN_MEMORY`], lowered by tests.
+    words_max: usize,
 }
 
 /// What writing a matrix gave.
@@ -47,8 +57,10 @@ impl SpilledMatrix {
             .with_context(|| format!("cannot write {}", path.display()))?;
         Ok(SpilledMatrix {
             builder,
-            file: std::io::BufWriter::with_capacity(1 << 20, file),
+            file: BufWriter::with_capacity(1 << 20, file),
             path,
+            runs: Vec::new(),
+            words_max: WORDS_IN_MEMORY,
         })
     }
 
@@ -58,7 +70,50 @@ impl SpilledMatrix {
         if self.builder.pending_nnz() >= NONZEROS_IN_MEMORY {
             self.spill()?;
         }
+        if self.builder.vocabulary().len() >= self.words_max {
+            self.spill_words()?;
+        }
         Ok(row)
+    }
+
+    /// The builder's vocabulary as a run sorted by word, beside the rows (each word's payload:
+    /// `u32` raw id, `u32` df, `u64` count).
+    fn spill_words(&mut self) -> anyhow::Result<()> {
+        let (base, words) = self.builder.take_vocabulary();
+        let path = self
+            .path
+            .with_extension(format!("words{}", self.runs.len()));
+        // Listed before it is written, so that a failed run is removed with the others.
+        self.runs.push(path.clone());
+        let entries = words.sorted().into_iter().filter_map(|local| {
+            let w = words.get(local as usize)?;
+            let mut p = [0u8; 16];
+            p[..4].copy_from_slice(&base.saturating_add(local).to_le_bytes());
+            p[4..8].copy_from_slice(&w.df.to_le_bytes());
+            p[8..].copy_from_slice(&w.count.to_le_bytes());
+            Some((w.word, p))
+        });
+        runs::write_run(&path, entries)
+    }
+
+    /// The filtered columns: from the builder when its vocabulary never left memory, else from
+    /// the runs merged by word, read twice (counted, then placed); the runs are removed.
+    fn columns(&mut self) -> anyhow::Result<FilteredColumns> {
+        if self.runs.is_empty() {
+            return Ok(self.builder.filtered_columns());
+        }
+        self.spill_words()?;
+        let mut counter = self.builder.column_counter();
+        merge_words(&self.runs, |w, _| counter.count(w.word, w.df))?;
+        let mut placer = counter.placer();
+        merge_words(&self.runs, |w, raw_ids| placer.place(w, raw_ids))?;
+        for path in std::mem::take(&mut self.runs) {
+            std::fs::remove_file(&path)
+                .with_context(|| format!("cannot remove {}", path.display()))?;
+        }
+        placer
+            .finish()
+            .map_err(|e| anyhow::anyhow!("{e} ({})", self.path.with_extension("words*").display()))
     }
 
     /// Rows as `u32 length, then (u32 column, u32 count)…`, little-endian.
@@ -90,7 +145,7 @@ impl SpilledMatrix {
         self.file
             .flush()
             .with_context(|| format!("cannot write {}", self.path.display()))?;
-        let columns = self.builder.filtered_columns();
+        let columns = self.columns()?;
         let n_rows = self.builder.n_docs();
         drop(self.builder);
         let dense_cells = n_rows.saturating_mul(columns.n_cols());
@@ -188,6 +243,26 @@ impl SpilledMatrix {
     }
 }
 
+/// Calls `each` with every distinct word of the vocabulary's runs, in byte order, its df and
+/// count summed over the runs, and the raw ids it had in them.
+fn merge_words(paths: &[PathBuf], mut each: impl FnMut(Word<'_>, &[u32])) -> anyhow::Result<()> {
+    let mut raw_ids = Vec::new();
+    runs::merge_runs(paths, 16, |word, payloads| {
+        let (mut df, mut count) = (0u32, 0u64);
+        raw_ids.clear();
+        for p in payloads.chunks_exact(16) {
+            let u32_at = |a: usize| u32::from_le_bytes([p[a], p[a + 1], p[a + 2], p[a + 3]]);
+            let mut c = [0u8; 8];
+            c.copy_from_slice(&p[8..]);
+            raw_ids.push(u32_at(0));
+            df = df.saturating_add(u32_at(4));
+            count = count.saturating_add(u64::from_le_bytes(c));
+        }
+        each(Word { word, df, count }, &raw_ids);
+        Ok(())
+    })
+}
+
 /// Reads the spilled rows back in order, in the filtered columns.
 fn read_rows(
     path: &Path,
@@ -234,35 +309,53 @@ mod tests {
     use stages::export::matrix::MatrixOptions;
 
     #[test]
-    fn spilled_rows_write_the_files_of_the_matrix_in_memory() {
+    fn spilled_rows_and_words_write_the_files_of_the_matrix_in_memory() {
         let dir = tempfile::tempdir().unwrap();
         let options = MatrixOptions {
             lowercase: true,
             min_df: 2,
+            max_vocabulary: Some(60),
             ..MatrixOptions::default()
         };
-        let words = [
+        // Eight frequent words and a tail of rarer ones, so that a vocabulary run holds some
+        // words another run has too and some of its own.
+        let words: Vec<String> = [
             "Le", "calque", "masque", "de", "couche", "flou", "Calque", "été",
-        ];
+        ]
+        .iter()
+        .map(|w| w.to_string())
+        .chain((0..300).map(|i| format!("mot{i}")))
+        .collect();
         let docs: Vec<Vec<&str>> = (0..3000)
-            .map(|i| (0..(i % 11 + 1)).map(|k| words[(i * k + k) % 8]).collect())
+            .map(|i| {
+                (0..(i % 11 + 1))
+                    .map(|k| words[(i * k + k) % 8].as_str())
+                    .chain([
+                        words[8 + (i * 7) % 300].as_str(),
+                        words[8 + i % 41].as_str(),
+                    ])
+                    .collect()
+            })
             .collect();
         let mut whole = MatrixBuilder::with_options(options.clone()).unwrap();
         for doc in &docs {
             whole.add(doc);
         }
         let whole = whole.filtered();
-        for keep in [false, true] {
-            let out = dir.path().join(format!("keep-{keep}"));
+        assert_eq!(whole.n_cols(), 60);
+        for (keep, words_max) in [(false, 1), (true, 5), (false, 64), (true, usize::MAX)] {
+            let out = dir.path().join(format!("keep-{keep}-{words_max}"));
             std::fs::create_dir_all(&out).unwrap();
             let builder = MatrixBuilder::with_options(options.clone()).unwrap();
             let mut m = SpilledMatrix::create(builder, out.join("rows.tmp")).unwrap();
+            m.words_max = words_max;
             for (i, doc) in docs.iter().enumerate() {
                 assert_eq!(m.add(doc).unwrap(), i);
                 if i % 700 == 0 {
                     m.spill().unwrap();
                 }
             }
+            assert_eq!(m.runs.is_empty(), words_max == usize::MAX);
             let written = m.write(&out, "", true, |_| keep).unwrap();
             let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap();
             assert_eq!(read("counts.mtx"), whole.to_matrix_market());
@@ -272,7 +365,32 @@ mod tests {
             assert_eq!(written.nonzeros, whole.nnz());
             assert_eq!(written.matrix.is_some(), keep);
             assert_eq!(written.words.len(), 3000);
-            assert!(!out.join("rows.tmp").exists());
+            // Only the written files are left.
+            let mut left: Vec<String> = std::fs::read_dir(&out)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            left.sort();
+            assert_eq!(left, ["counts.mtx", "dense.csv", "long.csv", "vocab.tsv"]);
         }
+    }
+
+    #[test]
+    fn a_damaged_vocabulary_run_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let builder = MatrixBuilder::new(false);
+        let mut m = SpilledMatrix::create(builder, dir.path().join("rows.tmp")).unwrap();
+        m.words_max = 2;
+        for doc in [["calque", "masque"], ["flou", "couche"], ["masque", "zinc"]] {
+            m.add(&doc).unwrap();
+        }
+        let run = m.runs[0].clone();
+        let bytes = std::fs::read(&run).unwrap();
+        std::fs::write(&run, &bytes[..bytes.len() - 3]).unwrap();
+        let err = m.write(dir.path(), "", false, |_| false).err().unwrap();
+        assert!(
+            format!("{err:#}").contains("rows.words0 is damaged"),
+            "{err:#}"
+        );
     }
 }

@@ -76,6 +76,25 @@ impl StrPool {
         self.ends.shrink_to_fit();
     }
 
+    /// A read-only pool of `text` cut at `ends` (the start of each string, then the end of the
+    /// last), or `None` when `ends` does not start at 0, rise, end at the text's end and fall on
+    /// character boundaries. An empty `ends` is the empty pool.
+    pub fn from_parts(text: String, ends: Vec<usize>) -> Option<StrPool> {
+        let cut = match (ends.first(), ends.last()) {
+            (None, _) => text.is_empty(),
+            (Some(&first), Some(&last)) => first == 0 && last == text.len(),
+            _ => false,
+        };
+        let valid = cut
+            && ends.windows(2).all(|w| w[0] <= w[1])
+            && ends.iter().all(|&end| text.is_char_boundary(end));
+        valid.then(|| StrPool {
+            table: hashbrown::HashTable::new(),
+            text,
+            ends,
+        })
+    }
+
     /// The strings in id order.
     pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
         (0..self.len() as u32).map(|id| self.get(id))
@@ -98,6 +117,22 @@ mod tests {
         assert_eq!(pool.iter().collect::<Vec<_>>(), ["Next", "", "Home", "été"]);
         pool.freeze();
         assert_eq!((pool.get(3), pool.get(1), pool.get(9)), ("été", "", ""));
+        let parts = StrPool::from_parts("Nextété".into(), vec![0, 4, 4, 9]).unwrap();
+        assert_eq!(parts.iter().collect::<Vec<_>>(), ["Next", "", "été"]);
+        assert!(
+            StrPool::from_parts(String::new(), Vec::new())
+                .unwrap()
+                .is_empty()
+        );
+        for bad in [
+            vec![0, 5, 9],
+            vec![1, 9],
+            vec![0, 6, 4, 9],
+            vec![0, 8],
+            vec![],
+        ] {
+            assert!(StrPool::from_parts("Nextété".into(), bad).is_none());
+        }
     }
 
     #[test]

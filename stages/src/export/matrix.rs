@@ -16,7 +16,11 @@
 //!
 //! **Invariants:** memory is bounded by the vocabulary plus the non-zero entries, never by
 //! documents squared (filtering needs the final document frequencies, so the raw rows are kept
-//! and columns are re-numbered only when the filtered matrix is made); only tokens with at
+//! and columns are re-numbered only when the filtered matrix is made); a caller may take the
+//! rows ([`MatrixBuilder::take_rows`]) and the vocabulary
+//! ([`MatrixBuilder::take_vocabulary`]) as they grow and keep them on disk, and the columns
+//! placed from the vocabulary's runs ([`crate::export::vocabulary`]) are those of the builder
+//! that kept everything; only tokens with at
 //! least one letter or digit are words (punctuation is not counted); with `lowercase` every
 //! word is lower-cased before counting; filtering removes columns, never rows, so row `i` is
 //! the same document in both matrices (a document may become an empty row); the Matrix Market
@@ -26,13 +30,13 @@
 //! read every word back whole (a vocabulary of `n` words is `n` rows); the dense CSV's row
 //! column has an empty header, so no word can share its column name (a word `doc` did).
 
-use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use crate::export::delimited::push_field;
+use crate::export::vocabulary::KeepRule;
+pub use crate::export::vocabulary::{ColumnCounter, ColumnPlacer, Vocabulary, Word};
 use crate::page::stopwords;
-use crate::pool::StrPool;
 
 /// Default guard of [`SparseMatrix::to_dense_csv`]: at most this many cells (rows × columns).
 pub const DENSE_MAX_CELLS: usize = 5_000_000;
@@ -62,6 +66,12 @@ pub enum MatrixError {
         /// The guard that was exceeded.
         max_cells: usize,
     },
+    /// The two readings of a vocabulary kept on disk gave different words.
+    #[error(
+        "the matrix's vocabulary read differently the second time (its scratch files changed \
+         while the export ran); run the export again"
+    )]
+    VocabularyChanged,
 }
 
 /// How the matrix is built ([`lowercase`](Self::lowercase)) and filtered (the other fields,
@@ -126,7 +136,11 @@ impl MatrixOptions {
 pub struct MatrixBuilder {
     options: MatrixOptions,
     stop_codes: Vec<String>,
+    /// The words counted since the vocabulary was last taken
+    /// ([`MatrixBuilder::take_vocabulary`]).
     words: Vocabulary,
+    /// Raw ids given to the vocabularies taken: a word's raw id is this plus its id in `words`.
+    base: u32,
     /// Non-zero entries per document, each row sorted by column (the rows not yet taken by
     /// [`MatrixBuilder::take_rows`]).
     rows: Vec<Vec<(u32, u32)>>,
@@ -135,91 +149,6 @@ pub struct MatrixBuilder {
     /// Non-zero entries of `rows`, kept as rows come and go: the caller asks after every
     /// document whether to take them.
     pending: usize,
-}
-
-/// One vocabulary word and its statistics.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Word<'a> {
-    /// The word as counted.
-    pub word: &'a str,
-    /// Number of documents that contain it.
-    pub df: u32,
-    /// Total number of occurrences.
-    pub count: u64,
-}
-
-/// The words of a matrix in column order with their statistics: the texts in one
-/// [`StrPool`], so a word costs its bytes and about 25 more, not an allocation of its own (a
-/// million-page corpus has about a million distinct words).
-#[derive(Debug, Clone, Default)]
-pub struct Vocabulary {
-    words: StrPool,
-    df: Vec<u32>,
-    count: Vec<u64>,
-}
-
-impl PartialEq for Vocabulary {
-    fn eq(&self, other: &Vocabulary) -> bool {
-        self.iter().eq(other.iter())
-    }
-}
-
-impl Vocabulary {
-    /// Number of words.
-    pub fn len(&self) -> usize {
-        self.df.len()
-    }
-
-    /// Whether there is no word.
-    pub fn is_empty(&self) -> bool {
-        self.df.is_empty()
-    }
-
-    /// The word of column `col`, when there is one.
-    pub fn get(&self, col: usize) -> Option<Word<'_>> {
-        Some(Word {
-            word: self.words.get(u32::try_from(col).ok()?),
-            df: *self.df.get(col)?,
-            count: *self.count.get(col)?,
-        })
-    }
-
-    /// The words in column order.
-    pub fn iter(&self) -> impl Iterator<Item = Word<'_>> + '_ {
-        (0..self.len()).filter_map(|col| self.get(col))
-    }
-
-    /// The column of `word`, given the next one when it is new; `None` past `u32::MAX` words.
-    fn column(&mut self, word: &str) -> Option<usize> {
-        let col = self.words.intern(word) as usize;
-        if col == self.df.len() {
-            self.df.push(0);
-            self.count.push(0);
-        }
-        (col < self.df.len()).then_some(col)
-    }
-
-    /// Adds `df` documents and `count` occurrences to column `col` (nothing out of range).
-    fn add(&mut self, col: usize, df: u32, count: u64) {
-        if let (Some(d), Some(c)) = (self.df.get_mut(col), self.count.get_mut(col)) {
-            *d += df;
-            *c += count;
-        }
-    }
-
-    /// Appends a word not yet in the vocabulary.
-    fn push(&mut self, word: Word<'_>) {
-        if let Some(col) = self.column(word.word) {
-            self.add(col, word.df, word.count);
-        }
-    }
-
-    /// Drops what only adding words needs.
-    fn freeze(&mut self) {
-        self.words.freeze();
-        self.df.shrink_to_fit();
-        self.count.shrink_to_fit();
-    }
 }
 
 impl MatrixBuilder {
@@ -269,14 +198,18 @@ impl MatrixBuilder {
             } else {
                 token
             };
-            if let Some(col) = self.words.column(key) {
-                *counts.entry(col as u32).or_insert(0) += 1;
+            // Past `u32::MAX` raw ids a word is not counted (no corpus comes near).
+            if let Some(col) = self.words.column(key)
+                && let Some(raw) = self.base.checked_add(col as u32)
+            {
+                *counts.entry(raw).or_insert(0) += 1;
             }
         }
         let mut row: Vec<(u32, u32)> = counts.into_iter().collect();
         row.sort_unstable();
-        for &(col, count) in &row {
-            self.words.add(col as usize, 1, u64::from(count));
+        for &(raw, count) in &row {
+            self.words
+                .add((raw - self.base) as usize, 1, u64::from(count));
         }
         self.pending += row.len();
         self.rows.push(row);
@@ -304,40 +237,55 @@ impl MatrixBuilder {
         self.pending
     }
 
+    /// Takes the words counted so far, so the caller can keep them on disk, and starts a new
+    /// vocabulary: returns the raw id of its first word and the words. Raw ids go on from there,
+    /// so the rows stay valid; a word seen again gets a new raw id, and the caller merges the
+    /// runs by word for [`MatrixBuilder::column_counter`].
+    pub fn take_vocabulary(&mut self) -> (u32, Vocabulary) {
+        let base = self.base;
+        let words = std::mem::take(&mut self.words);
+        self.base = base.saturating_add(words.len() as u32);
+        (base, words)
+    }
+
+    /// Raw ids given so far (the vocabularies taken and the words counted since).
+    pub fn raw_ids(&self) -> usize {
+        self.base as usize + self.words.len()
+    }
+
+    /// The first of the two readings that place the filtered columns when the vocabulary was
+    /// taken in runs (see [`crate::export::vocabulary`]): after the last document and the last
+    /// [`take_vocabulary`](Self::take_vocabulary).
+    pub fn column_counter(&self) -> ColumnCounter {
+        ColumnCounter::new(
+            KeepRule {
+                min_df: self.options.min_df,
+                max_df: self.options.max_df_ratio * self.n_docs() as f64,
+                stop_codes: self.stop_codes.clone(),
+                max_vocabulary: self.options.max_vocabulary,
+            },
+            self.raw_ids(),
+        )
+    }
+
     /// The columns of the filtered matrix (see [`MatrixBuilder::filtered`]): its vocabulary and
-    /// the new column of every raw one.
+    /// the new column of every raw one. Only the words counted since the vocabulary was last
+    /// taken are seen: a caller that took it places the columns with
+    /// [`column_counter`](Self::column_counter).
     pub fn filtered_columns(&self) -> FilteredColumns {
-        let n_docs = self.n_docs() as f64;
-        let max_df = self.options.max_df_ratio * n_docs;
-        let word = |col: u32| self.words.get(col as usize).unwrap_or_default();
-        let mut kept: Vec<u32> = (0..self.words.len() as u32)
-            .filter(|&col| {
-                let w = word(col);
-                w.df >= self.options.min_df
-                    && f64::from(w.df) <= max_df
-                    && !self
-                        .stop_codes
-                        .iter()
-                        .any(|code| stopwords::is_stopword(code, w.word))
-            })
-            .collect();
-        kept.sort_by(|&a, &b| {
-            let (wa, wb) = (word(a), word(b));
-            (Reverse(wa.df), wa.word).cmp(&(Reverse(wb.df), wb.word))
-        });
-        if let Some(max) = self.options.max_vocabulary {
-            kept.truncate(max);
+        let order = self.words.sorted();
+        let word = |local: u32| self.words.get(local as usize).unwrap_or_default();
+        let mut counter = self.column_counter();
+        for &local in &order {
+            let w = word(local);
+            counter.count(w.word, w.df);
         }
-        let mut new_col = vec![u32::MAX; self.words.len()];
-        for (new, &old) in kept.iter().enumerate() {
-            new_col[old as usize] = new as u32;
+        let mut placer = counter.placer();
+        for &local in &order {
+            placer.place(word(local), &[self.base.saturating_add(local)]);
         }
-        let mut words = Vocabulary::default();
-        for &old in &kept {
-            words.push(word(old));
-        }
-        words.freeze();
-        FilteredColumns { new_col, words }
+        // Both readings go over the same words, so the placement is complete.
+        placer.finish().unwrap_or_default()
     }
 
     /// The vocabulary in column order.
@@ -380,8 +328,8 @@ impl MatrixBuilder {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FilteredColumns {
     /// New column of each raw column (`u32::MAX`: left out).
-    new_col: Vec<u32>,
-    words: Vocabulary,
+    pub(super) new_col: Vec<u32>,
+    pub(super) words: Vocabulary,
 }
 
 impl FilteredColumns {

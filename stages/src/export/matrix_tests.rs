@@ -260,3 +260,181 @@ fn the_vocabulary_table_in_pieces_is_the_whole_table() {
     assert_eq!(vocabulary.get(0).map(|w| (w.word, w.df)), Some(("mot0", 2)));
     assert_eq!(vocabulary.get(20_000), None);
 }
+
+/// The columns as sorting every kept word by (descending df, word) gives them: what the
+/// placement from counted runs must equal.
+fn sorted_columns(m: &MatrixBuilder) -> Vec<(String, u32, u64)> {
+    let o = m.options();
+    let n_docs = m.n_docs() as f64;
+    let codes: Vec<&str> = o
+        .stoplist
+        .as_deref()
+        .map_or(Vec::new(), |l| l.split(',').collect());
+    let mut kept: Vec<Word> = m
+        .vocabulary()
+        .iter()
+        .filter(|w| {
+            w.df >= o.min_df
+                && f64::from(w.df) <= o.max_df_ratio * n_docs
+                && !codes.iter().any(|c| stopwords::is_stopword(c, w.word))
+        })
+        .collect();
+    kept.sort_by(|a, b| (std::cmp::Reverse(a.df), a.word).cmp(&(std::cmp::Reverse(b.df), b.word)));
+    kept.truncate(o.max_vocabulary.unwrap_or(usize::MAX));
+    kept.into_iter()
+        .map(|w| (w.word.to_string(), w.df, w.count))
+        .collect()
+}
+
+/// The runs of `taken` merged by word, as a caller keeping them on disk reads them back.
+fn merged(taken: &[(u32, Vocabulary)]) -> Vec<(String, u32, u64, Vec<u32>)> {
+    let mut words: std::collections::BTreeMap<String, (u32, u64, Vec<u32>)> = Default::default();
+    for (base, run) in taken {
+        for local in run.sorted() {
+            let w = run.get(local as usize).unwrap();
+            let entry = words.entry(w.word.to_string()).or_default();
+            entry.0 += w.df;
+            entry.1 += w.count;
+            entry.2.push(base + local);
+        }
+    }
+    words
+        .into_iter()
+        .map(|(w, (df, count, raw))| (w, df, count, raw))
+        .collect()
+}
+
+#[test]
+fn columns_placed_from_vocabulary_runs_are_the_sorted_columns() {
+    // Words of a Zipf-like draw, some capitalised, some stop words, some multi-byte.
+    let pool: Vec<String> = (0..400)
+        .map(|i| match i % 9 {
+            0 => ["le", "de", "the", "of", "et"][i % 5].to_string(),
+            1 => format!("Été{i}"),
+            _ => format!("mot{}", i * 7919 % 1000),
+        })
+        .collect();
+    let docs: Vec<Vec<&str>> = (0..600usize)
+        .map(|d| {
+            (0..(d % 23 + 1))
+                .map(|k| pool[(d * 31 + k * k * 17) % (k * 13 + d % 50 + 1).min(400)].as_str())
+                .collect()
+        })
+        .collect();
+    let cases = [
+        MatrixOptions::default(),
+        MatrixOptions {
+            lowercase: true,
+            stoplist: Some("fr,en".into()),
+            min_df: 2,
+            max_df_ratio: 0.5,
+            max_vocabulary: None,
+        },
+        // Cut inside a document frequency's words, and past the vocabulary.
+        MatrixOptions {
+            max_vocabulary: Some(37),
+            ..MatrixOptions::default()
+        },
+        MatrixOptions {
+            lowercase: true,
+            max_vocabulary: Some(100_000),
+            ..MatrixOptions::default()
+        },
+        MatrixOptions {
+            min_df: 1000,
+            ..MatrixOptions::default()
+        },
+    ];
+    for options in cases {
+        let mut whole = MatrixBuilder::with_options(options.clone()).unwrap();
+        for doc in &docs {
+            whole.add(doc);
+        }
+        let want = sorted_columns(&whole);
+        let got: Vec<_> = whole
+            .filtered_columns()
+            .vocabulary()
+            .iter()
+            .map(|w| (w.word.to_string(), w.df, w.count))
+            .collect();
+        assert_eq!(got, want, "{options:?}");
+        for every in [1, 7, 100, 1000] {
+            let mut runs = MatrixBuilder::with_options(options.clone()).unwrap();
+            let (mut taken, mut rows) = (Vec::new(), Vec::new());
+            for (i, doc) in docs.iter().enumerate() {
+                runs.add(doc);
+                if i % every == every - 1 {
+                    taken.push(runs.take_vocabulary());
+                    rows.extend(runs.take_rows());
+                }
+            }
+            taken.push(runs.take_vocabulary());
+            rows.extend(runs.take_rows());
+            assert_eq!(
+                runs.raw_ids(),
+                taken.iter().map(|(_, v)| v.len()).sum::<usize>()
+            );
+            let merged = merged(&taken);
+            let mut counter = runs.column_counter();
+            for (word, df, _, _) in &merged {
+                counter.count(word, *df);
+            }
+            let mut placer = counter.placer();
+            for (word, df, count, raw) in &merged {
+                placer.place(
+                    Word {
+                        word,
+                        df: *df,
+                        count: *count,
+                    },
+                    raw,
+                );
+            }
+            let columns = placer.finish().unwrap();
+            let m = columns.matrix(rows.iter().map(|r| columns.row(r)).collect());
+            assert_eq!(
+                m,
+                whole.filtered(),
+                "{options:?}, a run every {every} documents"
+            );
+            assert_eq!(columns.vocabulary_tsv(), whole.filtered().vocabulary_tsv());
+        }
+    }
+}
+
+#[test]
+fn readings_that_disagree_are_refused() {
+    let mut m = MatrixBuilder::new(false);
+    m.add(&["calque", "masque", "calque"]);
+    m.add(&["masque", "flou"]);
+    let counted = [("calque", 1), ("flou", 1), ("masque", 2)];
+    let read_again: [&[(&str, u32)]; 3] = [
+        // A word missing, a word longer, a word more.
+        &[("calque", 1), ("masque", 2)],
+        &[("calque", 1), ("floue", 1), ("masque", 2)],
+        &[("calque", 1), ("flou", 1), ("masque", 2), ("zinc", 1)],
+    ];
+    for again in read_again {
+        let mut counter = m.column_counter();
+        for (word, df) in counted {
+            counter.count(word, df);
+        }
+        let mut placer = counter.placer();
+        for (i, &(word, df)) in again.iter().enumerate() {
+            placer.place(Word { word, df, count: 1 }, &[i as u32]);
+        }
+        let finished = placer.finish();
+        if again.len() == 4 {
+            // The extra word has no column: it is left out, the others are right.
+            let columns = finished.unwrap();
+            let words: Vec<_> = columns.vocabulary().iter().map(|w| w.word).collect();
+            assert_eq!(words, ["masque", "calque", "flou"]);
+        } else {
+            assert_eq!(
+                finished.err(),
+                Some(MatrixError::VocabularyChanged),
+                "{again:?}"
+            );
+        }
+    }
+}

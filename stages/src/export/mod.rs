@@ -13,7 +13,7 @@
 //! with `crawl.sqlite`; uses only this group and the ones upstream.
 //!
 //! Modules, in data-flow order: [`delimited`] (used by the table writers); [`graph`] →
-//! [`graphio`] → [`sitemap`]; [`matrix`] → [`similarity`]; [`treetagger`], [`vertical`] →
+//! [`graphio`] → [`sitemap`]; [`vocabulary`] → [`matrix`] → [`similarity`]; [`treetagger`], [`vertical`] →
 //! [`tagged`] → [`formats`].
 
 pub mod delimited;
@@ -24,6 +24,7 @@ pub mod sitemap;
 
 pub mod matrix;
 pub mod similarity;
+pub mod vocabulary;
 
 pub mod treetagger;
 pub mod vertical;
