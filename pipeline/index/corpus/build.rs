@@ -2,20 +2,27 @@
 //!
 //! **In:** a `.vrt` file and the names of its columns. **Out:** the index folder.
 //!
-//! **Invariants:** memory is the lexicons, the regions and fixed buffers, not the tokens; the
-//! index is written into a staging folder beside the target, then moved into place.
+//! **Invariants:** memory is fixed buffers, at most [`VALUES_IN_MEMORY`] distinct values per
+//! attribute (the rest wait in sorted runs) and the open regions, not the tokens or the
+//! lexicons; the index is written into a staging folder beside the target, then moved into
+//! place.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use stages::explore::build::{IndexBuilder, Lexicons, SortedValues};
+use stages::explore::build::{IndexBuilder, Lexicons, Values};
 
 use super::{Built, FORMAT, Manifest, regions};
+use crate::ground::runs;
 
 /// Token ids kept in memory before they are written to the staging folder.
 const IDS_IN_MEMORY: usize = 1 << 20;
+
+/// Distinct values of an attribute held in memory before they go to a sorted run in the
+/// staging folder (about 8 MB; a million pages have a million distinct words).
+const VALUES_IN_MEMORY: usize = 1 << 18;
 
 /// Positions of postings filled in memory at a time (4 bytes each, 32 MB). Above it, the
 /// forward index is split once into scratch files of that many positions, each filled in
@@ -26,42 +33,57 @@ pub const POSTINGS_IN_MEMORY: u64 = 8 << 20;
 
 /// Builds the index of `vrt` (columns named by `columns`) into `dir`, replacing what was there.
 ///
-/// Memory is the lexicons, the regions and fixed buffers, not the tokens: ids are written to
-/// the staging folder in first-seen numbering as they are read, renumbered once the lexicons
-/// are sorted, and the postings filled [`POSTINGS_IN_MEMORY`] positions at a time (the
-/// staging folder then holds 8 bytes a token of scratch files for one attribute at a time).
+/// Memory is fixed buffers, not the tokens or the lexicons: ids are written to the staging
+/// folder in first-seen numbering as they are read, and an attribute's values to a sorted run
+/// there each time it holds [`VALUES_IN_MEMORY`]; once the input ends, each lexicon is the
+/// merge of its runs, the ids are renumbered, and the postings filled [`POSTINGS_IN_MEMORY`]
+/// positions at a time (the staging folder then holds 8 bytes a token of scratch files for
+/// one attribute at a time).
 pub fn build(vrt: &Path, columns: &[&str], dir: &Path) -> anyhow::Result<Built> {
-    build_in(vrt, columns, dir, POSTINGS_IN_MEMORY)
+    let bounds = Bounds {
+        ids: IDS_IN_MEMORY,
+        values: VALUES_IN_MEMORY,
+        postings: POSTINGS_IN_MEMORY,
+    };
+    build_in(vrt, columns, dir, &bounds)
 }
 
-/// [`build`] with postings filled `postings_in_memory` positions at a time.
-fn build_in(
-    vrt: &Path,
-    columns: &[&str],
-    dir: &Path,
-    postings_in_memory: u64,
-) -> anyhow::Result<Built> {
+/// What the build holds in memory at most (tests lower them).
+struct Bounds {
+    /// Token ids, per attribute ([`IDS_IN_MEMORY`]).
+    ids: usize,
+    /// Distinct values, per attribute ([`VALUES_IN_MEMORY`]), checked with the ids.
+    values: usize,
+    /// Positions of postings ([`POSTINGS_IN_MEMORY`]).
+    postings: u64,
+}
+
+/// [`build`] within `bounds`.
+fn build_in(vrt: &Path, columns: &[&str], dir: &Path, bounds: &Bounds) -> anyhow::Result<Built> {
     let staging = staging_for(dir)?;
-    let (mut lexicons, raw, region_files) = read_vertical(vrt, columns, &staging)?;
+    let (mut lexicons, raw, region_files) = read_vertical(vrt, columns, &staging, bounds)?;
     let mut bytes = 0u64;
     let mut attribute_names = Vec::new();
-    // Each attribute's values are sorted when its turn comes and written from the first-seen
-    // buffer (no second copy), then leave memory; each renumbering leaves once the forward
-    // index is: the postings of one attribute are filled beside the unsorted values of those
-    // not yet written only (a million pages have a million distinct words per attribute).
+    // Each attribute's values are sorted when its turn comes (merged from their runs, or
+    // written from the first-seen buffer when none left memory), then leave memory; each
+    // renumbering (4 bytes a first-seen id) leaves once the forward index is: the postings of
+    // one attribute are filled beside the values in memory of those not yet written only.
     let attributes = std::mem::take(&mut lexicons.attributes);
-    for ((name, values), first_seen) in attributes.into_iter().zip(raw.files) {
-        let sorted = values.sort();
-        bytes += write_lexicon(&staging, &name, &sorted)?;
-        let rank = sorted.into_rank();
+    let FirstSeen { files, runs, .. } = raw;
+    let mut runs = runs.into_iter();
+    for ((name, base, values), first_seen) in attributes.into_iter().zip(files) {
+        let runs = runs.next().unwrap_or_default();
+        let (lexicon_bytes, distinct, rank) =
+            lexicon_and_rank(&staging, &name, (base, values), runs)?;
+        bytes += lexicon_bytes;
         let attribute = AttributeFiles {
             path: |ext: &str| staging.join(format!("{name}.{ext}")),
-            values: rank.len(),
+            values: distinct,
         };
         let offsets = attribute.write_forward(first_seen, rank)?;
         bytes += u64::from(lexicons.n_tokens) * 4;
         bytes += write_u64s(&attribute.path("offsets"), &offsets)?;
-        bytes += attribute.write_postings(&offsets, postings_in_memory)?;
+        bytes += attribute.write_postings(&offsets, bounds.postings)?;
         attribute_names.push(name);
     }
     let (region_bytes, region_names, region_attrs) = region_files.finish(&lexicons.regions)?;
@@ -91,6 +113,7 @@ fn read_vertical(
     vrt: &Path,
     columns: &[&str],
     staging: &Path,
+    bounds: &Bounds,
 ) -> anyhow::Result<(Lexicons, FirstSeen, regions::RegionFiles)> {
     let file = File::open(vrt)
         .with_context(|| format!("cannot read the vertical file {}", vrt.display()))?;
@@ -101,6 +124,7 @@ fn read_vertical(
     let mut raw = FirstSeen {
         staging: staging.to_path_buf(),
         files: Vec::new(),
+        runs: Vec::new(),
     };
     // The regions, written as they close.
     let mut region_files = regions::RegionFiles::new(staging);
@@ -122,7 +146,8 @@ fn read_vertical(
         builder
             .line(text)
             .map_err(|e| anyhow::anyhow!("{}: {e}", vrt.display()))?;
-        if builder.pending_ids() >= IDS_IN_MEMORY {
+        if builder.pending_ids() >= bounds.ids {
+            raw.keep_values(builder.take_values(bounds.values), &names)?;
             raw.keep(builder.take_ids(), &names)?;
             for chunk in builder.take_regions() {
                 region_files.write(&chunk)?;
@@ -373,46 +398,142 @@ pub(crate) fn put_in_place(staging: &Path, dir: &Path) -> anyhow::Result<()> {
         .with_context(|| format!("cannot move {} to {}", staging.display(), dir.display()))
 }
 
-/// An attribute's lexicon (`NAME.values`, `NAME.valueoffsets`) written from its sorted values,
-/// a piece at a time; returns the bytes written.
-fn write_lexicon(staging: &Path, name: &str, sorted: &SortedValues) -> anyhow::Result<u64> {
-    let text_path = staging.join(format!("{name}.values"));
-    let offsets_path = staging.join(format!("{name}.valueoffsets"));
-    let create = |path: &Path| -> anyhow::Result<std::io::BufWriter<File>> {
-        let file =
-            File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(std::io::BufWriter::with_capacity(1 << 20, file))
-    };
-    let (mut text, mut offsets) = (create(&text_path)?, create(&offsets_path)?);
-    let mut at = 0u64;
-    let mut n = 0u64;
-    for value in sorted.iter() {
+/// One attribute's lexicon (`NAME.values`, `NAME.valueoffsets`) and each first-seen id's final
+/// id: its values sorted in memory, or, when some went to runs, the runs and the rest merged
+/// (the runs are removed). Returns the bytes written, the number of distinct values and the
+/// final ids.
+fn lexicon_and_rank(
+    staging: &Path,
+    name: &str,
+    (base, values): (u32, Values),
+    mut runs: Vec<PathBuf>,
+) -> anyhow::Result<(u64, usize, Vec<u32>)> {
+    let mut lexicon = LexiconWriter::create(staging, name)?;
+    if runs.is_empty() {
+        let sorted = values.sort();
+        for value in sorted.iter() {
+            lexicon.push(value)?;
+        }
+        let rank = sorted.into_rank();
+        return Ok((lexicon.finish()?, rank.len(), rank));
+    }
+    let raw_ids = base as usize + values.len();
+    runs.push(write_value_run(staging, name, runs.len(), (base, values))?);
+    let mut rank = vec![0u32; raw_ids];
+    let mut distinct = 0u32;
+    runs::merge_runs(&runs, 4, |value, payloads| {
+        lexicon.push(value)?;
+        for id in payloads.chunks_exact(4) {
+            let id = u32::from_le_bytes([id[0], id[1], id[2], id[3]]);
+            if let Some(slot) = rank.get_mut(id as usize) {
+                *slot = distinct;
+            }
+        }
+        distinct += 1;
+        Ok(())
+    })?;
+    for path in &runs {
+        std::fs::remove_file(path).with_context(|| format!("cannot remove {}", path.display()))?;
+    }
+    Ok((lexicon.finish()?, distinct as usize, rank))
+}
+
+/// Values taken from the builder as a run sorted by value (`NAME.runK`, each value's payload
+/// its first-seen id); returns its path.
+fn write_value_run(
+    staging: &Path,
+    name: &str,
+    k: usize,
+    (base, values): (u32, Values),
+) -> anyhow::Result<PathBuf> {
+    let path = staging.join(format!("{name}.run{k}"));
+    let sorted = values.sort();
+    let entries = sorted
+        .ids()
+        .map(|(id, value)| (value, base.saturating_add(id).to_le_bytes()));
+    runs::write_run(&path, entries)?;
+    Ok(path)
+}
+
+/// An attribute's lexicon written a value at a time, in byte order: the values one after the
+/// other (`NAME.values`) and where each starts, then the end (`NAME.valueoffsets`, `u64`).
+struct LexiconWriter {
+    text: (PathBuf, std::io::BufWriter<File>),
+    offsets: (PathBuf, std::io::BufWriter<File>),
+    at: u64,
+    n: u64,
+}
+
+impl LexiconWriter {
+    fn create(staging: &Path, name: &str) -> anyhow::Result<LexiconWriter> {
+        let create = |ext: &str| -> anyhow::Result<(PathBuf, std::io::BufWriter<File>)> {
+            let path = staging.join(format!("{name}.{ext}"));
+            let file =
+                File::create(&path).with_context(|| format!("cannot write {}", path.display()))?;
+            Ok((path, std::io::BufWriter::with_capacity(1 << 20, file)))
+        };
+        Ok(LexiconWriter {
+            text: create("values")?,
+            offsets: create("valueoffsets")?,
+            at: 0,
+            n: 0,
+        })
+    }
+
+    fn push(&mut self, value: &str) -> anyhow::Result<()> {
+        let ((text_path, text), (offsets_path, offsets)) = (&mut self.text, &mut self.offsets);
         offsets
-            .write_all(&at.to_le_bytes())
+            .write_all(&self.at.to_le_bytes())
             .with_context(|| format!("cannot write {}", offsets_path.display()))?;
         text.write_all(value.as_bytes())
             .with_context(|| format!("cannot write {}", text_path.display()))?;
-        at += value.len() as u64;
-        n += 1;
+        self.at += value.len() as u64;
+        self.n += 1;
+        Ok(())
     }
-    offsets
-        .write_all(&at.to_le_bytes())
-        .with_context(|| format!("cannot write {}", offsets_path.display()))?;
-    text.flush()
-        .with_context(|| format!("cannot write {}", text_path.display()))?;
-    offsets
-        .flush()
-        .with_context(|| format!("cannot write {}", offsets_path.display()))?;
-    Ok(at + (n + 1) * 8)
+
+    /// Writes the end and flushes; returns the bytes written.
+    fn finish(self) -> anyhow::Result<u64> {
+        let ((text_path, mut text), (offsets_path, mut offsets)) = (self.text, self.offsets);
+        offsets
+            .write_all(&self.at.to_le_bytes())
+            .with_context(|| format!("cannot write {}", offsets_path.display()))?;
+        text.flush()
+            .with_context(|| format!("cannot write {}", text_path.display()))?;
+        offsets
+            .flush()
+            .with_context(|| format!("cannot write {}", offsets_path.display()))?;
+        Ok(self.at + (self.n + 1) * 8)
+    }
 }
 
-/// Each attribute's ids in first-seen numbering, written as they are read.
+/// Each attribute's ids in first-seen numbering, written as they are read, and the runs of
+/// values they number that left memory.
 struct FirstSeen {
     staging: PathBuf,
     files: Vec<(PathBuf, std::io::BufWriter<File>)>,
+    /// Per attribute, its runs of values (`NAME.runK`), in the order taken.
+    runs: Vec<Vec<PathBuf>>,
 }
 
 impl FirstSeen {
+    /// Writes the values taken from the builder as runs (`name(a)` names attribute `a`).
+    fn keep_values(
+        &mut self,
+        taken: Vec<(usize, u32, Values)>,
+        name: &dyn Fn(usize) -> String,
+    ) -> anyhow::Result<()> {
+        for (a, base, values) in taken {
+            if self.runs.len() <= a {
+                self.runs.resize(a + 1, Vec::new());
+            }
+            let k = self.runs[a].len();
+            let path = write_value_run(&self.staging, &name(a), k, (base, values))?;
+            self.runs[a].push(path);
+        }
+        Ok(())
+    }
+
     /// Appends the ids taken from the builder (per attribute; `name(a)` names attribute `a`).
     fn keep(&mut self, ids: Vec<Vec<u32>>, name: &dyn Fn(usize) -> String) -> anyhow::Result<()> {
         for (a, ids) in ids.into_iter().enumerate() {
@@ -520,7 +641,8 @@ mod tests {
     use crate::index::corpus::open;
 
     /// Postings filled a few positions at a time (from the forward index split into scratch
-    /// files) are the postings filled at once, and the files are those of the in-memory index.
+    /// files), with the lexicons merged from runs of a few values, are the postings filled at
+    /// once, and the files are those of the in-memory index.
     #[test]
     fn postings_in_small_passes_are_the_same_files() {
         let dir = tempfile::tempdir().unwrap();
@@ -540,8 +662,19 @@ mod tests {
         }
         std::fs::write(&vrt, &text).unwrap();
         let columns = ["word", "pos", "lemma"];
-        let whole = build_in(&vrt, &columns, &dir.path().join("a"), u64::MAX).unwrap();
-        let small = build_in(&vrt, &columns, &dir.path().join("b"), 3).unwrap();
+        let whole = Bounds {
+            ids: usize::MAX,
+            values: usize::MAX,
+            postings: u64::MAX,
+        };
+        let whole = build_in(&vrt, &columns, &dir.path().join("a"), &whole).unwrap();
+        // Ids taken every 5 tokens, values every 3 new ones: runs of values merged.
+        let bounds = Bounds {
+            ids: 5,
+            values: 3,
+            postings: 3,
+        };
+        let small = build_in(&vrt, &columns, &dir.path().join("b"), &bounds).unwrap();
         assert_eq!(whole.tokens, small.tokens);
         assert_eq!(whole.bytes, small.bytes);
         let memory = stages::explore::build::build_from_str(&text, &columns).unwrap();
@@ -574,6 +707,7 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert!(!names.iter().any(|n| n.contains("bucket")), "{names:?}");
+        assert!(!names.iter().any(|n| n.contains(".run")), "{names:?}");
         // The index opens and answers.
         let opened = open(&dir.path().join("b")).unwrap();
         assert_eq!(u64::from(opened.n_tokens), small.tokens);

@@ -52,6 +52,9 @@ pub enum BuildError {
 struct AttrBuild {
     name: String,
     values: StrPool,
+    /// Ids given to the values taken ([`IndexBuilder::take_values`]): a value's id is this
+    /// plus its id in `values`.
+    base: u32,
     ids: Vec<u32>,
 }
 
@@ -62,7 +65,7 @@ fn hash(value: &str) -> u64 {
 
 impl AttrBuild {
     fn push(&mut self, value: &str) -> u32 {
-        let id = self.values.intern(value);
+        let id = self.base.saturating_add(self.values.intern(value));
         self.ids.push(id);
         id
     }
@@ -162,6 +165,11 @@ impl SortedValues {
         }
         lexicon.offsets.push(lexicon.text.len() as u64);
         lexicon
+    }
+
+    /// The first-seen ids in the byte order of their values, with the values.
+    pub fn ids(&self) -> impl Iterator<Item = (u32, &str)> + '_ {
+        self.order.iter().map(|&id| (id, self.pool.get(id)))
     }
 
     /// Each first-seen id's rank; the values leave memory.
@@ -573,6 +581,24 @@ impl IndexBuilder {
         chunks
     }
 
+    /// Takes the values of each attribute holding at least `at_least`, so that the caller
+    /// keeps them on disk (sorted runs, merged when the input ends), and starts a new set for
+    /// it: returns the attribute's position (columns, then `lc`), the first-seen id of the
+    /// first value taken, and the values. Ids go on from there: a value seen again gets a new
+    /// id, which the caller's merge gives the same final id.
+    pub fn take_values(&mut self, at_least: usize) -> Vec<(usize, u32, Values)> {
+        let mut taken = Vec::new();
+        for (a, attr) in self.attrs.iter_mut().enumerate() {
+            if attr.values.len() >= at_least.max(1) {
+                let values = Values::of(std::mem::take(&mut attr.values));
+                let base = attr.base;
+                attr.base = base.saturating_add(values.len() as u32);
+                taken.push((a, base, values));
+            }
+        }
+        taken
+    }
+
     /// Ids read and not yet taken.
     pub fn pending_ids(&self) -> usize {
         self.attrs.first().map_or(0, |a| a.ids.len())
@@ -589,7 +615,10 @@ impl IndexBuilder {
         let attributes = self
             .attrs
             .iter_mut()
-            .map(|a| (a.name.clone(), Values::of(std::mem::take(&mut a.values))))
+            .map(|a| {
+                let values = Values::of(std::mem::take(&mut a.values));
+                (a.name.clone(), a.base, values)
+            })
             .collect();
         Ok(Lexicons {
             n_tokens: self.tokens as u32,
@@ -624,9 +653,10 @@ impl IndexBuilder {
 pub struct Lexicons {
     /// Tokens read.
     pub n_tokens: u32,
-    /// Per attribute: name and distinct values in first-seen order (sorted by the caller, one
-    /// attribute at a time, with [`Values::sort`]).
-    pub attributes: Vec<(String, Values)>,
+    /// Per attribute: name, the first-seen id of the first value not taken by
+    /// [`IndexBuilder::take_values`] (0 when none was) and those values in first-seen order
+    /// (sorted by the caller, one attribute at a time, with [`Values::sort`]).
+    pub attributes: Vec<(String, u32, Values)>,
     /// The regions not taken by [`IndexBuilder::take_regions`] (all of them when it was
     /// never called): each element's last chunk, [`RegionChunk::first`] being the regions
     /// taken before.

@@ -9,14 +9,27 @@ fn chunked_build_gives_the_in_memory_index() {
     let g = generate(&mut rng, 300);
     let whole = index_of(&g);
     // The cache of seen lines full from the start, after a few lines, or never: lines past
-    // it are split again and must get the same ids.
-    for (every, seen_max) in [(1usize, 0), (7, 5), (1000, usize::MAX), (usize::MAX, 40)] {
+    // it are split again and must get the same ids. The values taken in runs of 3 or 50, or
+    // never: a value seen again in a later run gets a new id, which must end as the same id.
+    let cases = [
+        (1usize, 0, usize::MAX),
+        (7, 5, 3),
+        (1000, usize::MAX, 50),
+        (usize::MAX, 40, usize::MAX),
+        (1, usize::MAX, 1),
+    ];
+    for (every, seen_max, values_max) in cases {
         let mut builder = IndexBuilder::new(&["word", "pos", "lemma"]).unwrap();
         builder.seen_max = seen_max;
         let mut raw: Vec<Vec<u32>> = vec![Vec::new(); 4];
+        let mut runs: Vec<Vec<(u32, crate::explore::build::Values)>> =
+            (0..4).map(|_| Vec::new()).collect();
         let mut chunks = Vec::new();
         for line in g.vrt.lines() {
             builder.line(line).unwrap();
+            for (a, base, values) in builder.take_values(values_max) {
+                runs[a].push((base, values));
+            }
             if builder.pending_ids() >= every {
                 for (a, ids) in builder.take_ids().into_iter().enumerate() {
                     raw[a].extend(ids);
@@ -30,8 +43,16 @@ fn chunked_build_gives_the_in_memory_index() {
         for (a, ids) in lexicons.pending.into_iter().enumerate() {
             raw[a].extend(ids);
         }
-        for (a, (name, values)) in lexicons.attributes.into_iter().enumerate() {
+        for (a, (name, base, values)) in lexicons.attributes.into_iter().enumerate() {
             let attr = &whole.attributes[a];
+            if !runs[a].is_empty() {
+                runs[a].push((base, values));
+                let rank = merged_rank(std::mem::take(&mut runs[a]), attr);
+                let ids: Vec<u32> = raw[a].iter().map(|&id| rank[id as usize]).collect();
+                assert_eq!(ids, whole.columns.ids[a], "{name}, runs of {values_max}");
+                continue;
+            }
+            assert_eq!(base, 0);
             assert_eq!(values.len(), attr.lexicon.len());
             let sorted = values.sort();
             let lexicon = sorted.to_lexicon();
@@ -61,6 +82,44 @@ fn chunked_build_gives_the_in_memory_index() {
             assert_eq!(postings, whole.columns.postings[a], "{name}");
         }
     }
+}
+
+/// The runs of one attribute merged as a caller keeping them on disk does: checks that their
+/// distinct values in byte order are the attribute's lexicon; returns each first-seen id's
+/// final id.
+fn merged_rank(
+    runs: Vec<(u32, crate::explore::build::Values)>,
+    attr: &crate::explore::index::Attribute,
+) -> Vec<u32> {
+    let mut by_value: std::collections::BTreeMap<String, Vec<u32>> = Default::default();
+    let mut raw_ids = 0;
+    for (base, values) in runs {
+        assert_eq!(base as usize, raw_ids, "runs' ids follow one another");
+        raw_ids += values.len();
+        for (id, value) in values.sort().ids() {
+            by_value
+                .entry(value.to_string())
+                .or_default()
+                .push(base + id);
+        }
+    }
+    let lexicon: Vec<&str> = (0..attr.lexicon.len())
+        .map(|i| attr.lexicon.get(i as u32))
+        .collect();
+    assert!(
+        by_value
+            .keys()
+            .map(String::as_str)
+            .eq(lexicon.iter().copied())
+    );
+    let mut rank = vec![u32::MAX; raw_ids];
+    for (r, ids) in by_value.values().enumerate() {
+        for &id in ids {
+            rank[id as usize] = r as u32;
+        }
+    }
+    assert!(!rank.contains(&u32::MAX));
+    rank
 }
 
 /// The regions of [`IndexBuilder::take_regions`]'s chunks and the rest, joined the way a
