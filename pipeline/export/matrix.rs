@@ -111,8 +111,7 @@ impl SpilledMatrix {
             std::fs::remove_file(&path)
                 .with_context(|| format!("cannot remove {}", path.display()))?;
         }
-        placer
-            .finish()
+        FilteredColumns::placed(placer)
             .map_err(|e| anyhow::anyhow!("{e} ({})", self.path.with_extension("words*").display()))
     }
 

@@ -285,7 +285,7 @@ impl MatrixBuilder {
             placer.place(word(local), &[self.base.saturating_add(local)]);
         }
         // Both readings go over the same words, so the placement is complete.
-        placer.finish().unwrap_or_default()
+        FilteredColumns::placed(placer).unwrap_or_default()
     }
 
     /// The vocabulary in column order.
@@ -328,11 +328,18 @@ impl MatrixBuilder {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FilteredColumns {
     /// New column of each raw column (`u32::MAX`: left out).
-    pub(super) new_col: Vec<u32>,
-    pub(super) words: Vocabulary,
+    new_col: Vec<u32>,
+    words: Vocabulary,
 }
 
 impl FilteredColumns {
+    /// The columns `placer` placed (see [`MatrixBuilder::column_counter`]), or
+    /// [`MatrixError::VocabularyChanged`] when its two readings gave different words.
+    pub fn placed(placer: ColumnPlacer) -> Result<FilteredColumns, MatrixError> {
+        let (new_col, words) = placer.finish().ok_or(MatrixError::VocabularyChanged)?;
+        Ok(FilteredColumns { new_col, words })
+    }
+
     /// Number of columns.
     pub fn n_cols(&self) -> usize {
         self.words.len()

@@ -390,7 +390,7 @@ fn columns_placed_from_vocabulary_runs_are_the_sorted_columns() {
                     raw,
                 );
             }
-            let columns = placer.finish().unwrap();
+            let columns = FilteredColumns::placed(placer).unwrap();
             let m = columns.matrix(rows.iter().map(|r| columns.row(r)).collect());
             assert_eq!(
                 m,
@@ -423,7 +423,7 @@ fn readings_that_disagree_are_refused() {
         for (i, &(word, df)) in again.iter().enumerate() {
             placer.place(Word { word, df, count: 1 }, &[i as u32]);
         }
-        let finished = placer.finish();
+        let finished = FilteredColumns::placed(placer);
         if again.len() == 4 {
             // The extra word has no column: it is left out, the others are right.
             let columns = finished.unwrap();

@@ -8,8 +8,9 @@
 //! statistics summed over the runs and every raw id it had, read twice: by a [`ColumnCounter`],
 //! then by the [`ColumnPlacer`] it gives.
 //!
-//! **Out:** [`FilteredColumns`]: the kept words in column order (descending document frequency,
-//! then byte order, cut to `max_vocabulary`) and the column of every raw id.
+//! **Out:** the kept words in column order (descending document frequency, then byte order,
+//! cut to `max_vocabulary`) and the column of every raw id, which
+//! [`FilteredColumns::placed`](crate::export::matrix::FilteredColumns::placed) takes.
 //!
 //! **Invariants:** the columns are those of sorting the kept words by (descending df, word),
 //! with no sort: the first reading counts the kept words and their bytes for each document
@@ -21,7 +22,6 @@
 
 use std::collections::BTreeMap;
 
-use crate::export::matrix::{FilteredColumns, MatrixError};
 use crate::page::stopwords;
 use crate::pool::StrPool;
 
@@ -244,8 +244,9 @@ impl ColumnPlacer {
         }
     }
 
-    /// The columns, or [`MatrixError::VocabularyChanged`] when the two readings differed.
-    pub fn finish(self) -> Result<FilteredColumns, MatrixError> {
+    /// The new column of every raw id and the kept words in column order, or `None` when the
+    /// two readings differed.
+    pub(super) fn finish(self) -> Option<(Vec<u32>, Vocabulary)> {
         let complete = self
             .slots
             .values()
@@ -259,15 +260,12 @@ impl ColumnPlacer {
         let words = String::from_utf8(text)
             .ok()
             .filter(|_| complete)
-            .and_then(|text| StrPool::from_parts(text, ends))
-            .ok_or(MatrixError::VocabularyChanged)?;
-        Ok(FilteredColumns {
-            new_col: self.new_col,
-            words: Vocabulary {
-                words,
-                df: self.df,
-                count: self.count,
-            },
-        })
+            .and_then(|text| StrPool::from_parts(text, ends))?;
+        let words = Vocabulary {
+            words,
+            df: self.df,
+            count: self.count,
+        };
+        Some((self.new_col, words))
     }
 }
