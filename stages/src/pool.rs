@@ -95,6 +95,13 @@ impl StrPool {
         })
     }
 
+    /// The ids in the byte order of their strings.
+    pub fn sorted_ids(&self) -> Vec<u32> {
+        let mut order: Vec<u32> = (0..self.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| self.get(a).cmp(self.get(b)));
+        order
+    }
+
     /// The strings in id order.
     pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
         (0..self.len() as u32).map(|id| self.get(id))
@@ -115,6 +122,7 @@ mod tests {
         assert_eq!(ids, [0, 1, 2, 0, 3, 2, 1]);
         assert_eq!(pool.len(), 4);
         assert_eq!(pool.iter().collect::<Vec<_>>(), ["Next", "", "Home", "été"]);
+        assert_eq!(pool.sorted_ids(), [1, 2, 0, 3]);
         pool.freeze();
         assert_eq!((pool.get(3), pool.get(1), pool.get(9)), ("été", "", ""));
         let parts = StrPool::from_parts("Nextété".into(), vec![0, 4, 4, 9]).unwrap();

@@ -126,10 +126,8 @@ impl Values {
     /// The values in byte order, with each first-seen id's rank (its final id).
     pub fn sort(self) -> SortedValues {
         let pool = self.pool;
-        let n = pool.len();
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        order.sort_unstable_by(|&a, &b| pool.get(a).cmp(pool.get(b)));
-        let mut rank = vec![0u32; n];
+        let order = pool.sorted_ids();
+        let mut rank = vec![0u32; order.len()];
         for (r, &old) in order.iter().enumerate() {
             if let Some(slot) = rank.get_mut(old as usize) {
                 *slot = r as u32;

@@ -79,9 +79,7 @@ impl Vocabulary {
 
     /// The ids in byte order of their words: the order of a run on disk.
     pub fn sorted(&self) -> Vec<u32> {
-        let mut order: Vec<u32> = (0..self.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| self.words.get(a).cmp(self.words.get(b)));
-        order
+        self.words.sorted_ids()
     }
 
     /// The id of `word`, given the next one when it is new; `None` past `u32::MAX` words.
