@@ -30,11 +30,12 @@
 //!
 //! The tokenizer is html5gum's rather than html5ever's (which the extractor uses): html5gum
 //! hands its [`Emitter`](html5gum::Emitter) byte slices of the page, so the skim copies only the
-//! text it keeps and the attributes of the few elements it reads, and runs of text (script content
-//! included) are found with a vectorised byte search: 5× html5ever's tokenizer on the fixture pages
-//! (`examples/bench_skim.rs`). Without a tree builder, the emitter itself switches the tokenizer to
-//! the raw-text states after `<script>`, `<style>`, `<title>`, `<textarea>`…, as the skim did with
-//! html5ever.
+//! text it keeps and the attributes of the few elements it reads: 3× html5ever's tokenizer on the
+//! fixture pages (`examples/bench_skim.rs`). It is built without its `jetscii` feature: a plain
+//! loop finds the end of each run of text, where a vectorised search set up for each run cost
+//! more on the short runs between tags of documentation pages (docs/BENCHMARKS.md, B1). Without
+//! a tree builder, the emitter itself switches the tokenizer to the raw-text states after
+//! `<script>`, `<style>`, `<title>`, `<textarea>`…, as the skim did with html5ever.
 //!
 //! **Files**, in data-flow order: `emitter` (html5gum's callbacks, whole tags and text) →
 //! `state` (blocks, links, metadata; the finished skim), reading elements with `tags`; this file
