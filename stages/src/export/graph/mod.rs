@@ -182,6 +182,11 @@ impl LinkGraph {
         self.nodes.get(i)
     }
 
+    /// The crawl's URL id of node `i` (0 for an index out of range).
+    pub fn node_id(&self, i: usize) -> i64 {
+        self.nodes.id(i)
+    }
+
     /// Every node, by index.
     pub fn nodes(&self) -> impl ExactSizeIterator<Item = NodeRef<'_>> + '_ {
         (0..self.nodes.len()).map(|i| self.nodes.get(i))

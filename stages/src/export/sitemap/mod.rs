@@ -31,18 +31,13 @@ use std::fmt::Write as _;
 use crate::export::graph::{LinkGraph, NodeRef, Reach, text_of, xml_escape};
 use crate::export::graphio::is_broken;
 
-/// One page of a site map (about 60 bytes: the URL is borrowed from the graph, the title read
-/// when the map is written, the children a slice of one shared list).
+/// One page of a site map (24 bytes: its URL, id and PageRank are read from the graph through
+/// the map, its title when the map is written, its children are a slice of one shared list).
 #[derive(Debug, Clone, PartialEq)]
-pub struct SiteMapPage<'g> {
-    /// Crawl URL id.
-    pub id: i64,
-    /// URL.
-    pub url: &'g str,
-    /// The page's node in the graph (for the anchor of its tree link, see [`SiteMap::title`]).
+pub struct SiteMapPage {
+    /// The page's node in the graph (see [`SiteMap::url`], [`SiteMap::id`],
+    /// [`SiteMap::pagerank`]).
     node: u32,
-    /// PageRank score (0 when none was given).
-    pub pagerank: f64,
     /// Depth in the tree (the root is 0).
     pub level: u32,
     /// Position of the parent in [`SiteMap::pages`]; `None` for the root.
@@ -59,12 +54,15 @@ pub struct SiteMap<'g> {
     /// Host name.
     pub host: String,
     /// Pages in breadth-first order; `pages[0]` is the home page.
-    pub pages: Vec<SiteMapPage<'g>>,
+    pub pages: Vec<SiteMapPage>,
     /// Pages of the host that are neither broken nor robots-excluded but cannot be reached
     /// from the home page by links inside the host.
     pub unreachable: usize,
-    /// The graph the map was drawn from (tree links' anchors are read from it).
+    /// The graph the map was drawn from (the pages' URLs and ids, and the tree links' anchors,
+    /// are read from it).
     graph: &'g LinkGraph,
+    /// PageRank by node index.
+    pagerank: &'g [f64],
     /// The pages' own titles, asked for as the map is written: a host of a million pages has
     /// a hundred megabytes of them.
     title_of: std::cell::RefCell<TitleSource<'g>>,
@@ -106,7 +104,7 @@ fn score(pagerank: &[f64], i: usize) -> f64 {
 /// The site map of every host with at least one fetched page, sorted by host.
 pub fn site_maps<'g>(
     graph: &'g LinkGraph,
-    pagerank: &[f64],
+    pagerank: &'g [f64],
     titles: &'g HashMap<i64, String>,
 ) -> Vec<SiteMap<'g>> {
     home_pages(graph)
@@ -173,7 +171,7 @@ fn home_key(graph: &LinkGraph, i: usize) -> (bool, i64, usize, &str) {
 /// The site map of `host`, or `None` when no page of the host was fetched (no home page).
 pub fn site_map<'g>(
     graph: &'g LinkGraph,
-    pagerank: &[f64],
+    pagerank: &'g [f64],
     titles: &'g HashMap<i64, String>,
     host: &str,
 ) -> Option<SiteMap<'g>> {
@@ -196,41 +194,48 @@ pub fn site_map<'g>(
 /// titles from its store instead of holding them).
 pub fn site_map_from<'g>(
     graph: &'g LinkGraph,
-    pagerank: &[f64],
+    pagerank: &'g [f64],
     title_of: TitleSource<'g>,
     home: &Home,
 ) -> SiteMap<'g> {
-    let g = |i: usize| graph.node(i);
-    let root = home.root;
     let host = &*home.host;
     let on_host = |i: usize| {
-        let node = g(i);
+        let node = graph.node(i);
         node.host == host && is_mappable(&node)
     };
     // Node indices and positions as u32: a map holds fewer than 4 billion pages.
-    let mut position: HashMap<u32, u32> = HashMap::new();
-    // Per position: the node, its parent's position and its level.
-    let mut tree: Vec<(u32, Option<u32>, u32)> = vec![(root as u32, None, 0)];
-    position.insert(root as u32, 0);
+    let mut position = Slots::for_host(graph.node_count(), home.mappable);
+    let mut best = Slots::for_host(graph.node_count(), home.mappable);
+    let mut pages = vec![SiteMapPage {
+        node: home.root as u32,
+        level: 0,
+        parent: None,
+        children: (0, 0),
+    }];
+    position.insert(home.root as u32, 0);
     let mut frontier = 0..1usize;
     let mut level = 0u32;
+    // The pages found at a level, before they are placed.
+    let mut found: Vec<u32> = Vec::new();
     while !frontier.is_empty() {
         level += 1;
         // P3 + P4: every page not yet in the map, linked from this level, with its best parent.
-        let mut best: HashMap<u32, u32> = HashMap::new();
         for p in frontier.clone() {
-            let from = tree[p].0 as usize;
+            let from = pages[p].node as usize;
             for q in graph.out_targets(from) {
                 let q32 = q as u32;
-                if position.contains_key(&q32) || !on_host(q) {
+                if position.get(q32).is_some() || !on_host(q) {
                     continue;
                 }
-                let better = match best.get(&q32) {
-                    None => true,
-                    Some(&cur) => {
-                        let (a, b) = (from, tree[cur as usize].0 as usize);
-                        let (ra, rb) = (score(pagerank, a), score(pagerank, b));
-                        ra > rb || (ra == rb && g(a).url < g(b).url)
+                let better = match best.get(q32) {
+                    None => {
+                        found.push(q32);
+                        true
+                    }
+                    Some(cur) => {
+                        let other = pages[cur as usize].node as usize;
+                        let (ra, rb) = (score(pagerank, from), score(pagerank, other));
+                        ra > rb || (ra == rb && graph.node(from).url < graph.node(other).url)
                     }
                 };
                 if better {
@@ -238,37 +243,43 @@ pub fn site_map_from<'g>(
                 }
             }
         }
-        let mut next: Vec<(u32, u32)> = best.into_iter().collect();
-        // The order inside a level only decides positions in `pages`; make it deterministic.
-        // Sorted by parent first, the children of a page are next to each other.
-        next.sort_by_cached_key(|&(q, p)| (p, g(q as usize).url));
-        let start = tree.len();
-        for (q, p) in next {
-            position.insert(q, tree.len() as u32);
-            tree.push((q, Some(p), level));
+        // Sorted by parent, the children of a page are next to each other; the order among
+        // them (node order) only decides positions in `pages`, never the files.
+        found.sort_unstable_by_key(|&q| (best.get(q), q));
+        let start = pages.len();
+        for q in found.drain(..) {
+            let parent = best.take(q);
+            position.insert(q, pages.len() as u32);
+            pages.push(SiteMapPage {
+                node: q,
+                level,
+                parent,
+                children: (0, 0),
+            });
         }
-        frontier = start..tree.len();
+        frontier = start..pages.len();
     }
-    drop(position);
+    drop((position, best));
+    let child_list = child_list(graph, &mut pages);
+    // Every page of the map is a mappable page of the host.
+    let unreachable = home.mappable.saturating_sub(pages.len());
+    SiteMap {
+        host: host.to_string(),
+        pages,
+        unreachable,
+        graph,
+        pagerank,
+        title_of: std::cell::RefCell::new(title_of),
+        child_list,
+    }
+}
 
-    let mut pages: Vec<SiteMapPage<'g>> = Vec::with_capacity(tree.len());
-    for &(i, parent, level) in &tree {
-        let n = g(i as usize);
-        pages.push(SiteMapPage {
-            id: n.id,
-            url: n.url,
-            node: i,
-            pagerank: score(pagerank, i as usize),
-            level,
-            parent,
-            children: (0, 0),
-        });
-    }
-    drop(tree);
-    // Children are contiguous in `pages` (positions 1.. by parent): the child list is those
-    // positions, each parent's slice in the order the crawl found the pages (URL id), which is
-    // the order of the links on the page that found them: a manual's chapters come in the
-    // order of its table of contents.
+/// The children of every page, parent by parent: children are contiguous in `pages`
+/// (positions 1.. by parent), so the list is those positions, each parent's slice in the
+/// order the crawl found the pages (URL id), which is the order of the links on the page that
+/// found them: a manual's chapters come in the order of its table of contents. Sets each
+/// page's slice of it.
+fn child_list(graph: &LinkGraph, pages: &mut [SiteMapPage]) -> Vec<u32> {
     let mut child_list: Vec<u32> = (1..pages.len() as u32).collect();
     let mut k = 1;
     while k < pages.len() {
@@ -278,33 +289,90 @@ pub fn site_map_from<'g>(
             end += 1;
         }
         let slice = &mut child_list[k - 1..end - 1];
-        slice.sort_by_key(|&a| pages[a as usize].id);
+        slice.sort_by_key(|&a| graph.node_id(pages[a as usize].node as usize));
         if let Some(p) = parent.and_then(|p| pages.get_mut(p as usize)) {
             p.children = ((k - 1) as u32, (end - 1) as u32);
         }
         k = end;
     }
-    // Every page of the map is a mappable page of the host.
-    let unreachable = home.mappable.saturating_sub(pages.len());
-    SiteMap {
-        host: host.to_string(),
-        pages,
-        unreachable,
-        graph,
-        title_of: std::cell::RefCell::new(title_of),
-        child_list,
+    child_list
+}
+
+/// Node index → a position, for the nodes of one host: a vector over every node when the host
+/// holds a quarter of them or more (4 bytes a node of the graph), else a hash map (about 16
+/// bytes a page of the host).
+enum Slots {
+    Dense(Vec<u32>),
+    Sparse(HashMap<u32, u32>),
+}
+
+impl Slots {
+    const NONE: u32 = u32::MAX;
+
+    fn for_host(nodes: usize, host_pages: usize) -> Slots {
+        if host_pages.saturating_mul(4) >= nodes {
+            Slots::Dense(vec![Slots::NONE; nodes])
+        } else {
+            Slots::Sparse(HashMap::new())
+        }
+    }
+
+    fn get(&self, node: u32) -> Option<u32> {
+        match self {
+            Slots::Dense(v) => v.get(node as usize).copied().filter(|&p| p != Slots::NONE),
+            Slots::Sparse(m) => m.get(&node).copied(),
+        }
+    }
+
+    fn insert(&mut self, node: u32, position: u32) {
+        match self {
+            Slots::Dense(v) => {
+                if let Some(slot) = v.get_mut(node as usize) {
+                    *slot = position;
+                }
+            }
+            Slots::Sparse(m) => {
+                m.insert(node, position);
+            }
+        }
+    }
+
+    /// The position of `node`, removed.
+    fn take(&mut self, node: u32) -> Option<u32> {
+        match self {
+            Slots::Dense(v) => v
+                .get_mut(node as usize)
+                .map(|slot| std::mem::replace(slot, Slots::NONE))
+                .filter(|&p| p != Slots::NONE),
+            Slots::Sparse(m) => m.remove(&node),
+        }
     }
 }
 
 impl<'g> SiteMap<'g> {
+    /// The URL of `page`.
+    pub fn url(&self, page: &SiteMapPage) -> &'g str {
+        self.graph.node(page.node as usize).url
+    }
+
+    /// The crawl's URL id of `page`.
+    pub fn id(&self, page: &SiteMapPage) -> i64 {
+        self.graph.node_id(page.node as usize)
+    }
+
+    /// The PageRank of `page` (0 when none was given).
+    pub fn pagerank(&self, page: &SiteMapPage) -> f64 {
+        score(self.pagerank, page.node as usize)
+    }
+
     /// The title of `page`: the crawl's title when given, else the anchor text of the tree
     /// link to the page, else the URL.
-    pub fn title(&self, page: &SiteMapPage<'_>) -> String {
+    pub fn title(&self, page: &SiteMapPage) -> String {
         let own = self
             .title_of
             .try_borrow_mut()
             .ok()
-            .and_then(|mut title_of| title_of(page.id));
+            .and_then(|mut title_of| title_of(self.id(page)));
         if let Some(own) = own.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
             return own.to_string();
         }
@@ -316,12 +384,12 @@ impl<'g> SiteMap<'g> {
             })
             .map(|e| e.anchor.trim().to_string())
             .filter(|a| !a.is_empty())
-            .unwrap_or_else(|| page.url.to_string())
+            .unwrap_or_else(|| self.url(page).to_string())
     }
 
     /// The positions of `page`'s children in [`SiteMap::pages`], in the order the crawl found
     /// them (URL id).
-    pub fn children(&self, page: &SiteMapPage<'_>) -> &[u32] {
+    pub fn children(&self, page: &SiteMapPage) -> &[u32] {
         let (from, to) = page.children;
         self.child_list
             .get(from as usize..to as usize)
@@ -338,7 +406,7 @@ enum Step {
 
 /// Visits the tree depth-first without recursion: `visit(page, Open)` before its children,
 /// `visit(page, Close)` after them.
-fn walk<'g>(map: &SiteMap<'g>, mut visit: impl FnMut(&SiteMapPage<'g>, Step)) {
+fn walk<'g>(map: &SiteMap<'g>, mut visit: impl FnMut(&SiteMapPage, Step)) {
     if map.pages.is_empty() {
         return;
     }
@@ -378,7 +446,7 @@ impl SiteMap<'_> {
         &self,
         w: &mut dyn std::io::Write,
         head: &str,
-        mut page: impl FnMut(&mut String, &SiteMapPage<'_>, Step),
+        mut page: impl FnMut(&mut String, &SiteMapPage, Step),
         tail: &str,
     ) -> std::io::Result<()> {
         let mut out = String::with_capacity(PIECE + 4096);
@@ -409,7 +477,7 @@ impl SiteMap<'_> {
 
     /// [`SiteMap::to_xml`] into `w`, a piece at a time.
     pub fn write_xml(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-        let root = self.pages.first().map_or("", |p| p.url);
+        let root = self.pages.first().map_or("", |p| self.url(p));
         let head = format!(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
              <sitemap host=\"{}\" root=\"{}\" pages=\"{}\" unreachable=\"{}\">\n",
@@ -418,7 +486,7 @@ impl SiteMap<'_> {
             self.pages.len(),
             self.unreachable
         );
-        let page = |out: &mut String, p: &SiteMapPage<'_>, step| {
+        let page = |out: &mut String, p: &SiteMapPage, step| {
             let leaf = self.children(p).is_empty();
             match step {
                 Step::Open => {
@@ -426,9 +494,9 @@ impl SiteMap<'_> {
                     let _ = write!(
                         out,
                         "<page url=\"{}\" title=\"{}\" pagerank=\"{}\" level=\"{}\"",
-                        xml_escape(p.url),
+                        xml_escape(self.url(p)),
                         xml_escape(&self.title(p)),
-                        p.pagerank,
+                        self.pagerank(p),
                         p.level
                     );
                     out.push_str(if leaf { "/>\n" } else { ">\n" });
@@ -445,7 +513,7 @@ impl SiteMap<'_> {
 
     /// What a page of the map is to the corpus: `kept`, `fetched` (not kept) or `unfetched`
     /// (never requested), with the crawl's reason.
-    fn standing(&self, page: &SiteMapPage<'_>) -> (&'static str, String) {
+    fn standing(&self, page: &SiteMapPage) -> (&'static str, String) {
         let node = self.graph.node(page.node as usize);
         let class = if node.kept {
             "kept"
@@ -510,18 +578,19 @@ impl SiteMap<'_> {
         if listed {
             head.push_str("<ul>\n");
         }
-        let page = |out: &mut String, p: &SiteMapPage<'_>, step| {
+        let page = |out: &mut String, p: &SiteMapPage, step| {
             let leaf = self.children(p).is_empty();
             match step {
                 Step::Open => {
                     let title = xml_escape(&self.title(p));
                     let (class, reason) = self.standing(p);
-                    let lower = p.url.to_ascii_lowercase();
+                    let url = self.url(p);
+                    let lower = url.to_ascii_lowercase();
                     if lower.starts_with("http://") || lower.starts_with("https://") {
                         let _ = write!(
                             out,
                             "<li class=\"{class}\"><a href=\"{}\">{title}</a>",
-                            xml_escape(p.url)
+                            xml_escape(url)
                         );
                     } else {
                         let _ = write!(out, "<li class=\"{class}\">{title}");
@@ -529,7 +598,11 @@ impl SiteMap<'_> {
                     if class != "kept" {
                         let _ = write!(out, " <span class=\"why\">{}</span>", xml_escape(&reason));
                     }
-                    let _ = write!(out, " <span class=\"pr\">PageRank {:.6}</span>", p.pagerank);
+                    let _ = write!(
+                        out,
+                        " <span class=\"pr\">PageRank {:.6}</span>",
+                        self.pagerank(p)
+                    );
                     out.push_str(if leaf { "</li>\n" } else { "\n<ul>\n" });
                 }
                 Step::Close if !leaf => out.push_str("</ul>\n</li>\n"),

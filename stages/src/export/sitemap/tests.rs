@@ -59,8 +59,9 @@ fn parent_of(map: &SiteMap) -> BTreeMap<String, Option<String>> {
         .iter()
         .map(|p| {
             (
-                p.url.to_string(),
-                p.parent.map(|k| map.pages[k as usize].url.to_string()),
+                map.url(p).to_string(),
+                p.parent
+                    .map(|k| map.url(&map.pages[k as usize]).to_string()),
             )
         })
         .collect()
@@ -195,8 +196,8 @@ fn keeps_to_the_host_and_skips_broken_and_robots_pages() {
     assert_eq!(hosts, ["other.test", "s.test"]);
     let map = &maps[1];
     // No `/` was fetched: the shallowest fetched page is the root.
-    assert_eq!(map.pages[0].url, "http://s.test/index.html");
-    let urls: Vec<&str> = map.pages.iter().map(|p| p.url).collect();
+    assert_eq!(map.url(&map.pages[0]), "http://s.test/index.html");
+    let urls: Vec<&str> = map.pages.iter().map(|p| map.url(p)).collect();
     assert_eq!(
         urls,
         [
@@ -256,7 +257,8 @@ fn every_reachable_page_once_at_its_bfs_distance() {
             p.depth = Some(0);
         }
     });
-    let map = site_map(&g, &pr(&g), no_titles(), "r.test").unwrap();
+    let ranks = pr(&g);
+    let map = site_map(&g, &ranks, no_titles(), "r.test").unwrap();
     // Independent BFS distances.
     let mut dist = vec![usize::MAX; n];
     dist[0] = 0;
@@ -274,12 +276,13 @@ fn every_reachable_page_once_at_its_bfs_distance() {
     assert_eq!(map.unreachable, n - reachable);
     let mut seen = std::collections::HashSet::new();
     for p in &map.pages {
-        assert!(seen.insert(p.id), "page {} twice", p.url);
-        assert_eq!(p.level as usize, dist[p.id as usize], "{}", p.url);
+        let (id, url) = (map.id(p), map.url(p));
+        assert!(seen.insert(id), "page {url} twice");
+        assert_eq!(p.level as usize, dist[id as usize], "{url}");
         if let Some(k) = p.parent {
             let parent = &map.pages[k as usize];
             assert_eq!(parent.level + 1, p.level);
-            assert!(links.iter().any(|l| l.0 == parent.id && l.1 == p.id));
+            assert!(links.iter().any(|l| l.0 == map.id(parent) && l.1 == id));
         }
     }
     let xml = map.to_xml();
@@ -388,7 +391,7 @@ fn chapters_keep_the_order_the_crawl_found_them_and_say_what_each_page_became() 
     let order: Vec<&str> = map
         .children(&map.pages[0])
         .iter()
-        .map(|&c| map.pages[c as usize].url)
+        .map(|&c| map.url(&map.pages[c as usize]))
         .collect();
     assert_eq!(
         order,
