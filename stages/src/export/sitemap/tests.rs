@@ -417,3 +417,44 @@ fn chapters_keep_the_order_the_crawl_found_them_and_say_what_each_page_became() 
     assert!(at("http://m.test/intro") < at("http://m.test/layers"));
     assert!(at("http://m.test/layers") < at("http://m.test/zzz-index"));
 }
+
+#[test]
+fn a_small_host_among_many_nodes_gets_the_map_it_gets_alone() {
+    // Positions over every node for a large host, a hash map for a small one: the same map.
+    let own = [
+        (0, "http://s.test/"),
+        (1, "http://s.test/b"),
+        (2, "http://s.test/a"),
+        (3, "http://s.test/c"),
+    ];
+    let own_links = [(0, 1, "B"), (0, 2, "A"), (1, 3, "via b"), (2, 3, "via a")];
+    let others: Vec<String> = (4..44).map(|i| format!("http://o.test/{i}")).collect();
+    let mut all: Vec<(i64, &str)> = own.to_vec();
+    all.extend(
+        others
+            .iter()
+            .enumerate()
+            .map(|(k, u)| (k as i64 + 4, u.as_str())),
+    );
+    let mut all_links = own_links.to_vec();
+    all_links.extend((4..43).map(|i| (i, i + 1, "next")));
+    let alone = build(&own, &own_links);
+    let among = build(&all, &all_links);
+    assert!(matches!(Slots::for_host(4, 4), Slots::Dense(_)));
+    assert!(matches!(Slots::for_host(44, 4), Slots::Sparse(_)));
+    // Equal ranks for a and b: the tie goes to the smaller URL (a).
+    let ranks = [0.4, 0.2, 0.2, 0.2];
+    let mut ranks_among = ranks.to_vec();
+    ranks_among.resize(44, 0.0);
+    let one = site_map(&alone, &ranks, no_titles(), "s.test").unwrap();
+    let two = site_map(&among, &ranks_among, no_titles(), "s.test").unwrap();
+    assert_eq!(one.to_xml(), two.to_xml());
+    assert_eq!(parent_of(&one), parent_of(&two));
+    assert_eq!(
+        parent_of(&two).get("http://s.test/c"),
+        Some(&Some("http://s.test/a".to_string()))
+    );
+    // The other host (a chain from its shortest URL) holds the rest: positions over every node.
+    let other = site_map(&among, &ranks_among, no_titles(), "o.test");
+    assert_eq!(other.map(|m| m.pages.len()), Some(40));
+}
