@@ -91,23 +91,20 @@ pub(super) type Duplicates = (
 );
 
 /// Each original's copies and each copy's decision, by index into the candidates (the
-/// documents that pass every other test, in URL-id order), from their duplicate verdicts;
+/// documents that pass every other test, in URL-id order), from the copies' verdicts;
 /// `document_of(k)` gives candidate `k`'s document id, URL id and URL.
 pub(super) fn duplicates(
     text: &TextSection,
-    verdicts: &[Verdict],
+    verdicts: &BTreeMap<usize, Verdict>,
     mut document_of: impl FnMut(usize) -> anyhow::Result<(String, i64, String)>,
 ) -> anyhow::Result<Duplicates> {
-    // Ordered by copy (URL-id order), so each original lists its copies in a stable order.
-    let mut duplicate_of: BTreeMap<usize, (usize, Verdict)> = BTreeMap::new();
-    for (copy, verdict) in verdicts.iter().enumerate() {
-        if let Some(original) = verdict.original() {
-            duplicate_of.insert(copy, (original, *verdict));
-        }
-    }
     let mut copies: BTreeMap<usize, Vec<DuplicateRef>> = BTreeMap::new();
     let mut dup_reason: HashMap<usize, DuplicateReason> = HashMap::new();
-    for (&copy, &(original, verdict)) in &duplicate_of {
+    // Ordered by copy (URL-id order), so each original lists its copies in a stable order.
+    for (&copy, &verdict) in verdicts {
+        let Some(original) = verdict.original() else {
+            continue;
+        };
         let (orig_id, _, orig_url) = document_of(original)?;
         let (_, copy_id, copy_url) = document_of(copy)?;
         let (reason, kind, detail, jaccard) = match verdict {

@@ -25,9 +25,9 @@
 //! temporary file and renamed, so a crash leaves either the old file or the new one; one
 //! damaged record is a recorded reason, not an error; memory is the batches, a fixed buffer
 //! for the host-boilerplate counts (which spill to `extract.tmp/` in sorted runs, so only the
-//! boilerplate paragraphs' keys stay), one compact duplicate signature per candidate document
-//! (about 120 bytes) and the digests and band keys that two candidates share — not the pages'
-//! text, nor one entry per distinct paragraph.
+//! boilerplate paragraphs' keys stay), each candidate document's URL id and line offset (16
+//! bytes; its compact duplicate signature waits in `extract.tmp/`) and the digests and band
+//! keys that two candidates share — not the pages' text, nor one entry per distinct paragraph.
 
 mod cache;
 mod decide;

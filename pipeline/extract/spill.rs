@@ -1,16 +1,20 @@
 //! The extract stage's scratch files: JSON lines written once, read back in order or, for a
-//! candidate pair of near duplicates, at an offset.
+//! candidate pair of near duplicates, at an offset; and the duplicate check's signatures,
+//! records of one size written once and read back whole as often as the check needs.
 //!
-//! **In:** lines of JSON. **Out:** the same lines, in order or by offset.
+//! **In:** lines of JSON; signatures. **Out:** the same lines, in order or by offset; the same
+//! signatures, in order.
 //!
 //! **Invariants:** a line never holds a line break (JSON escapes them); every error names the
 //! file.
 
-use std::io::{BufRead, Seek, Write};
+use std::cell::RefCell;
+use std::io::{BufRead, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use serde::Deserialize;
+use stages::corpus::dedup::{SIGNATURE_BYTES, Signature, SignatureSource};
 
 /// A scratch file being written.
 pub(super) struct Writer {
@@ -178,6 +182,99 @@ impl Lookup {
             .map(|p| p.text)
             .collect::<Vec<_>>()
             .join("\n\n"))
+    }
+}
+
+/// The duplicate check's signatures being written, in candidate order.
+pub(super) struct SignatureWriter {
+    path: PathBuf,
+    file: std::io::BufWriter<std::fs::File>,
+    count: usize,
+}
+
+impl SignatureWriter {
+    pub(super) fn create(path: PathBuf) -> anyhow::Result<SignatureWriter> {
+        let file = std::fs::File::create(&path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(SignatureWriter {
+            path,
+            file: std::io::BufWriter::with_capacity(1 << 20, file),
+            count: 0,
+        })
+    }
+
+    pub(super) fn push(&mut self, signature: &Signature) -> anyhow::Result<()> {
+        self.file
+            .write_all(&signature.to_bytes())
+            .with_context(|| format!("cannot write {}", self.path.display()))?;
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Flushes the file; the signatures, to be read back.
+    pub(super) fn finish(mut self) -> anyhow::Result<SignatureFile> {
+        self.file
+            .flush()
+            .with_context(|| format!("cannot write {}", self.path.display()))?;
+        Ok(SignatureFile {
+            path: self.path,
+            count: self.count,
+            error: RefCell::new(None),
+        })
+    }
+}
+
+/// The signatures on disk, read whole at each pass of the duplicate check: at a million
+/// pages they are 113 MB there instead of 120 in memory. A read error ends the pass and is
+/// kept for [`SignatureFile::take_error`].
+pub(super) struct SignatureFile {
+    path: PathBuf,
+    count: usize,
+    error: RefCell<Option<anyhow::Error>>,
+}
+
+impl SignatureFile {
+    /// The first read error, taken (the check's verdicts are then incomplete).
+    pub(super) fn take_error(&self) -> Option<anyhow::Error> {
+        self.error.borrow_mut().take()
+    }
+
+    fn keep(&self, e: std::io::Error, what: &str) {
+        self.error.borrow_mut().get_or_insert_with(|| {
+            anyhow::Error::new(e).context(format!("cannot {what} {}", self.path.display()))
+        });
+    }
+}
+
+impl SignatureSource for SignatureFile {
+    fn count(&self) -> usize {
+        self.count
+    }
+
+    fn each(&self) -> impl Iterator<Item = Signature> + '_ {
+        let mut file = match std::fs::File::open(&self.path) {
+            Ok(file) => Some(std::io::BufReader::with_capacity(1 << 20, file)),
+            Err(e) => {
+                self.keep(e, "read");
+                None
+            }
+        };
+        let mut left = self.count;
+        std::iter::from_fn(move || {
+            let reader = file.as_mut().filter(|_| left > 0)?;
+            let mut record = [0u8; SIGNATURE_BYTES];
+            match reader.read_exact(&mut record) {
+                Ok(()) => {
+                    left -= 1;
+                    Some(Signature::from_bytes(&record))
+                }
+                Err(e) => {
+                    self.keep(e, "read back the signatures of");
+                    file = None;
+                    None
+                }
+            }
+        })
     }
 }
 

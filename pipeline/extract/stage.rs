@@ -3,10 +3,11 @@
 //! on all cores, counted for host boilerplate, and written with its page facts to
 //! `extract.tmp/pages.jsonl`; (2) each page is read back from there, its boilerplate removed,
 //! its score and decision computed on all cores, and the pages that may be documents are
-//! written to `extract.tmp/candidates.jsonl` with their compact signature kept in memory; (3)
-//! after the duplicate decision (on the signatures; the texts of candidate pairs are read
-//! back), the documents are copied to `docs.jsonl` while a second thread records each page's
-//! decision in the store. `extract.tmp/` is removed at the end.
+//! written to `extract.tmp/candidates.jsonl`, their compact signatures to
+//! `extract.tmp/signatures.bin`; (3) after the duplicate decision (on the signatures, read
+//! back once per key table; the texts of candidate pairs are read back), the documents are
+//! copied to `docs.jsonl` while a second thread records each page's decision in the store.
+//! `extract.tmp/` is removed at the end.
 //!
 //! **In:** the topic, the store, the run folder's WARC file and extract cache. **Out:**
 //! `docs.jsonl`, `removed-paragraphs.csv`, every page's decision in the store, the next run's
@@ -21,7 +22,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use anyhow::Context;
-use stages::corpus::dedup::Signature;
 use stages::corpus::host_boilerplate::{RepeatCounter, RepeatRule, paragraph_keys};
 use stages::page::extract::ExtractOptions;
 
@@ -339,12 +339,12 @@ pub(super) fn read_page(
 }
 
 /// What pass 2 leaves for the duplicate decision and pass 3: the candidates' file, each
-/// candidate's URL id and line offset, and their signatures.
+/// candidate's URL id and line offset, and their signatures (on disk).
 struct Candidates {
     path: PathBuf,
     /// Per candidate: its URL id and line offset.
     rows: Vec<(i64, u64)>,
-    signatures: Vec<Signature>,
+    signatures: spill::SignatureFile,
 }
 
 /// Pass 2: remove the marked paragraphs, evaluate, decide (duplicates aside).
@@ -358,11 +358,10 @@ fn judge_pages(
     bar: &indicatif::ProgressBar,
 ) -> anyhow::Result<Candidates> {
     let mut candidates_out = spill::Writer::create(scratch.join("candidates.jsonl"))?;
+    let mut signatures = spill::SignatureWriter::create(scratch.join("signatures.bin"))?;
     // Sized once (the stored pages bound the candidates): a doubling vector would hold twice
-    // a million signatures.
-    let capacity = usize::try_from(total).unwrap_or(0);
-    let mut rows: Vec<(i64, u64)> = Vec::with_capacity(capacity);
-    let mut signatures: Vec<Signature> = Vec::with_capacity(capacity);
+    // a million rows.
+    let mut rows: Vec<(i64, u64)> = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
     // The stamp line aside.
     let source = spill::Reader::open(processed_path)?.skip(1);
     crate::ground::parallel::ordered(
@@ -400,7 +399,7 @@ fn judge_pages(
                     let offset = candidates_out.line(&doc_line)?;
                     candidates_out.line(&removed_line)?;
                     rows.push((id, offset));
-                    signatures.push(signature);
+                    signatures.push(&signature)?;
                 }
             }
             bar.inc(1);
@@ -410,7 +409,7 @@ fn judge_pages(
     Ok(Candidates {
         path: candidates_out.finish()?,
         rows,
-        signatures,
+        signatures: signatures.finish()?,
     })
 }
 
@@ -489,7 +488,7 @@ fn duplicates(topic: &Topic, candidates: &Candidates) -> anyhow::Result<(Copies,
     let text = &topic.file.text;
     let mut lookup = spill::Lookup::open(&candidates.path)?;
     let mut failed: Option<anyhow::Error> = None;
-    let verdicts = stages::corpus::dedup::deduplicate_signatures(
+    let copies = stages::corpus::dedup::copies(
         &candidates.signatures,
         text.near_duplicates
             .then_some(text.near_duplicate_threshold),
@@ -502,7 +501,7 @@ fn duplicates(topic: &Topic, candidates: &Candidates) -> anyhow::Result<(Copies,
             None => Vec::new(),
         },
     );
-    if let Some(e) = failed {
+    if let Some(e) = failed.or_else(|| candidates.signatures.take_error()) {
         return Err(e);
     }
     // Only copies and their originals are looked up (their URLs read back from the file).
@@ -513,7 +512,7 @@ fn duplicates(topic: &Topic, candidates: &Candidates) -> anyhow::Result<(Copies,
             .context("a duplicate verdict names no candidate")?;
         Ok((format!("d{id:06}"), id, lookup.document_url(offset)?))
     };
-    decide::duplicates(text, &verdicts, document_of)
+    decide::duplicates(text, &copies, document_of)
 }
 
 /// Pass 3: the documents, in URL-id order, with their copies; the paragraphs removed from

@@ -31,10 +31,12 @@
 //! **Invariants**: no randomness (hash seeds are constants); never panics; a document is never
 //! a copy of itself, and the original it points to is always a [`Verdict::Original`].
 
-use std::collections::HashMap;
-
 use md5::{Digest, Md5};
 use serde::Serialize;
+
+mod signatures;
+
+pub use signatures::{SIGNATURE_BYTES, Signature, SignatureSource, copies, deduplicate_signatures};
 
 /// Words per shingle.
 pub const SHINGLE_WORDS: usize = 5;
@@ -129,205 +131,6 @@ pub fn deduplicate(
     deduplicate_signatures(&signatures, near_threshold, |i| {
         texts.get(i).map(|t| shingle_set(t)).unwrap_or_default()
     })
-}
-
-/// What [`deduplicate_signatures`] keeps of a document: the two digests and one 32-bit key per
-/// LSH band, about 120 bytes instead of a [`Fingerprint`]'s 840, so that a million documents'
-/// signatures fit in memory while their texts stay on disk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Signature {
-    /// MD5 of the normalised text.
-    pub md5_normalised: [u8; 16],
-    /// MD5 of the normalised text with diacritics removed.
-    pub md5_plain: [u8; 16],
-    /// The text has at least one diacritic.
-    pub has_diacritics: bool,
-    /// The band keys of the MinHash signature, folded to 32 bits (a text without words has
-    /// none). Two bands that collide only by the folding make a candidate pair that the exact
-    /// Jaccard check then rejects: folding costs checks, never a wrong verdict.
-    pub bands: Option<[u32; BANDS]>,
-}
-
-impl Fingerprint {
-    /// The compact signature of this fingerprint.
-    pub fn signature(&self) -> Signature {
-        let keys = band_keys(&self.minhash);
-        let mut bands = [0u32; BANDS];
-        let complete = keys.len() == BANDS;
-        for (slot, key) in bands.iter_mut().zip(keys) {
-            *slot = (key ^ (key >> 32)) as u32;
-        }
-        Signature {
-            md5_normalised: self.md5_normalised,
-            md5_plain: self.md5_plain,
-            has_diacritics: self.has_diacritics,
-            bands: complete.then_some(bands),
-        }
-    }
-}
-
-/// [`deduplicate`] on compact signatures: `shingles(i)` gives the shingle set of document `i`
-/// ([`shingle_set`] of its text), asked only for the two documents of a candidate pair, so the
-/// texts can be read back from disk when needed.
-///
-/// Memory: the signatures and, for the digests and band keys that **two documents or more
-/// share**, one entry each. A key held by one document can never make a pair, so it is not
-/// kept: on a corpus of distinct pages the tables are nearly empty, and they grow with the
-/// copies, not with the corpus. (At most `u32::MAX - 1` documents are compared; more are
-/// originals.)
-pub fn deduplicate_signatures(
-    signatures: &[Signature],
-    near_threshold: Option<f64>,
-    mut shingles: impl FnMut(usize) -> Vec<u64>,
-) -> Vec<Verdict> {
-    let n = signatures.len().min(NONE as usize);
-    let mut verdicts = vec![Verdict::Original; signatures.len()];
-    let signatures = &signatures[..n];
-    let mut by_md5 = Shared::of(signatures.iter().map(|s| s.md5_normalised).collect());
-    let mut by_plain = Shared::of(signatures.iter().map(|s| s.md5_plain).collect());
-    let near = near_threshold.filter(|_| signatures.iter().any(|s| s.bands.is_some()));
-    // Per band, its shared keys with the first original holding each (a document without
-    // words has no bands and takes part in no band).
-    let mut buckets: Vec<Shared<u32>> = match near {
-        Some(_) => (0..BANDS)
-            .map(|band| {
-                Shared::of(
-                    signatures
-                        .iter()
-                        .filter_map(|s| s.bands.map(|b| b[band]))
-                        .collect(),
-                )
-            })
-            .collect(),
-        None => Vec::new(),
-    };
-
-    // Priority order: the documents with diacritics first, then the others, each in caller
-    // order.
-    let first_pass = (0..n).filter(|&i| signatures[i].has_diacritics);
-    let second_pass = (0..n).filter(|&i| !signatures[i].has_diacritics);
-    for i in first_pass.chain(second_pass) {
-        let sig = &signatures[i];
-        let md5_slot = by_md5.slot(&sig.md5_normalised);
-        let plain_slot = by_plain.slot(&sig.md5_plain);
-        if let Some(of) = md5_slot.and_then(|s| by_md5.first(s)) {
-            verdicts[i] = Verdict::Exact { of };
-            continue;
-        }
-        if let Some(of) = plain_slot.and_then(|s| by_plain.first(s)) {
-            verdicts[i] = Verdict::ExactWithoutDiacritics { of };
-            continue;
-        }
-        // The shared band keys of this document.
-        let slots: Vec<(usize, usize)> = match (near, &sig.bands) {
-            (Some(_), Some(bands)) => bands
-                .iter()
-                .enumerate()
-                .filter_map(|(band, key)| buckets[band].slot(key).map(|s| (band, s)))
-                .collect(),
-            _ => Vec::new(),
-        };
-        if let Some(threshold) = near {
-            let mut candidates: Vec<usize> = Vec::new();
-            for &(band, slot) in &slots {
-                candidates.extend(buckets[band].originals(slot));
-            }
-            if !candidates.is_empty() {
-                // Candidates are visited by priority rank so that ties go to the earliest.
-                candidates.sort_by_key(|&c| (!signatures[c].has_diacritics, c));
-                candidates.dedup();
-                let mine = shingles(i);
-                let mut best: Option<(usize, f64)> = None;
-                for c in candidates {
-                    let j = jaccard(&mine, &shingles(c));
-                    if j >= threshold && best.is_none_or(|(_, b)| j > b) {
-                        best = Some((c, j));
-                    }
-                }
-                if let Some((of, jaccard)) = best {
-                    verdicts[i] = Verdict::Near { of, jaccard };
-                    continue;
-                }
-            }
-        }
-        // An original: later documents with its digests or band keys are compared with it.
-        if let Some(s) = md5_slot {
-            by_md5.add(s, i);
-        }
-        if let Some(s) = plain_slot {
-            by_plain.add(s, i);
-        }
-        for (band, slot) in slots {
-            buckets[band].add(slot, i);
-        }
-    }
-    verdicts
-}
-
-/// No original yet.
-const NONE: u32 = u32::MAX;
-
-/// The keys that at least two documents share, sorted, each with the originals that hold it.
-struct Shared<K> {
-    keys: Vec<K>,
-    /// The first original holding each key ([`NONE`] while there is none).
-    first: Vec<u32>,
-    /// The later originals holding a key (rare: a document that shares a key with an original
-    /// is compared with it and is usually its copy).
-    more: HashMap<u32, Vec<u32>>,
-}
-
-impl<K: Ord + Copy> Shared<K> {
-    /// From every document's key (consumed: sorted in place, then only the repeated keys kept).
-    fn of(mut all: Vec<K>) -> Shared<K> {
-        all.sort_unstable();
-        let mut keys: Vec<K> = all
-            .chunk_by(|a, b| a == b)
-            .filter(|run| run.len() > 1)
-            .map(|run| run[0])
-            .collect();
-        drop(all);
-        keys.shrink_to_fit();
-        Shared {
-            first: vec![NONE; keys.len()],
-            keys,
-            more: HashMap::new(),
-        }
-    }
-
-    /// Where `key` is, if two documents or more hold it.
-    fn slot(&self, key: &K) -> Option<usize> {
-        self.keys.binary_search(key).ok()
-    }
-
-    fn first(&self, slot: usize) -> Option<usize> {
-        self.first
-            .get(slot)
-            .filter(|&&f| f != NONE)
-            .map(|&f| f as usize)
-    }
-
-    /// The originals holding the key at `slot`, first first.
-    fn originals(&self, slot: usize) -> impl Iterator<Item = usize> + '_ {
-        let more = self.more.get(&(slot as u32)).map_or(&[][..], Vec::as_slice);
-        self.first(slot)
-            .into_iter()
-            .chain(more.iter().map(|&m| m as usize))
-    }
-
-    fn add(&mut self, slot: usize, original: usize) {
-        let Some(first) = self.first.get_mut(slot) else {
-            return;
-        };
-        if *first == NONE {
-            *first = original as u32;
-        } else {
-            self.more
-                .entry(slot as u32)
-                .or_default()
-                .push(original as u32);
-        }
-    }
 }
 
 /// The words of `text` (maximal runs of letters and digits), lower-cased, joined by single
@@ -472,6 +275,8 @@ fn band_keys(sig: &[u64]) -> Vec<u64> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
+
     use super::*;
 
     fn run(texts: &[&str], threshold: Option<f64>) -> Vec<Verdict> {
