@@ -47,11 +47,16 @@ impl Writer {
 
     /// Appends one line given as bytes (a line read back with [`Reader::bytes`]).
     pub(super) fn line_bytes(&mut self, bytes: &[u8]) -> anyhow::Result<()> {
+        self.record(bytes)?;
+        self.record(b"\n")
+    }
+
+    /// Appends bytes as they are (a record of fixed size, no line break).
+    pub(super) fn record(&mut self, bytes: &[u8]) -> anyhow::Result<()> {
         self.file
             .write_all(bytes)
-            .and_then(|()| self.file.write_all(b"\n"))
             .with_context(|| format!("cannot write {}", self.path.display()))?;
-        self.offset += bytes.len() as u64 + 1;
+        self.offset += bytes.len() as u64;
         Ok(())
     }
 
@@ -187,37 +192,28 @@ impl Lookup {
 
 /// The duplicate check's signatures being written, in candidate order.
 pub(super) struct SignatureWriter {
-    path: PathBuf,
-    file: std::io::BufWriter<std::fs::File>,
+    out: Writer,
     count: usize,
 }
 
 impl SignatureWriter {
     pub(super) fn create(path: PathBuf) -> anyhow::Result<SignatureWriter> {
-        let file = std::fs::File::create(&path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
         Ok(SignatureWriter {
-            path,
-            file: std::io::BufWriter::with_capacity(1 << 20, file),
+            out: Writer::create(path)?,
             count: 0,
         })
     }
 
     pub(super) fn push(&mut self, signature: &Signature) -> anyhow::Result<()> {
-        self.file
-            .write_all(&signature.to_bytes())
-            .with_context(|| format!("cannot write {}", self.path.display()))?;
+        self.out.record(&signature.to_bytes())?;
         self.count += 1;
         Ok(())
     }
 
     /// Flushes the file; the signatures, to be read back.
-    pub(super) fn finish(mut self) -> anyhow::Result<SignatureFile> {
-        self.file
-            .flush()
-            .with_context(|| format!("cannot write {}", self.path.display()))?;
+    pub(super) fn finish(self) -> anyhow::Result<SignatureFile> {
         Ok(SignatureFile {
-            path: self.path,
+            path: self.out.finish()?,
             count: self.count,
             error: RefCell::new(None),
         })
