@@ -279,6 +279,36 @@ mod tests {
     use super::*;
 
     #[test]
+    fn signatures_come_back_at_every_pass_and_a_cut_file_is_an_error_naming_it() {
+        use stages::corpus::dedup::Fingerprint;
+        let dir = tempfile::tempdir().unwrap();
+        let sigs: Vec<Signature> = ["un texte", "un autre texte", "", "été"]
+            .iter()
+            .map(|t| Fingerprint::new(t).signature())
+            .collect();
+        let mut w = SignatureWriter::create(dir.path().join("signatures.bin")).unwrap();
+        for s in &sigs {
+            w.push(s).unwrap();
+        }
+        let file = w.finish().unwrap();
+        assert_eq!(file.count(), 4);
+        for _ in 0..3 {
+            assert_eq!(file.each().collect::<Vec<_>>(), sigs);
+        }
+        assert!(file.take_error().is_none());
+        // Cut in the third record: two come back, and the error names the file.
+        let path = dir.path().join("signatures.bin");
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..2 * SIGNATURE_BYTES + 7]).unwrap();
+        assert_eq!(file.each().collect::<Vec<_>>(), sigs[..2]);
+        let err = file.take_error().expect("the cut file's error");
+        assert!(format!("{err:#}").contains("signatures.bin"), "{err:#}");
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(file.each().count(), 0);
+        assert!(file.take_error().is_some());
+    }
+
+    #[test]
     fn lines_come_back_in_order_and_by_offset() {
         let dir = tempfile::tempdir().unwrap();
         let mut w = Writer::create(dir.path().join("a.jsonl")).unwrap();
